@@ -1,0 +1,5 @@
+#ifndef CPANGOCAIRO_SHIM_H
+#define CPANGOCAIRO_SHIM_H
+#include <cairo.h>
+#include <pango/pangocairo.h>
+#endif

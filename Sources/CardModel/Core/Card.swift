@@ -1,0 +1,28 @@
+/// One card as the operator described it in the deck file.
+public struct Card: Hashable, Sendable, Identifiable {
+    /// Unique within the deck; decisions refer to it.
+    public var id: String
+    public var title: String
+    /// The body line under the title (the seed's subtitle); may be empty.
+    public var subtitle: String
+    /// The card's colour: the stack's gradient base, or the list row's background.
+    public var color: Color
+    /// Text colour that reads on `color` (a theme's accent colour).
+    public var accent: Color
+    /// Path of a product image, already resolved by the app; nil for none.
+    public var imagePath: String?
+    public var tags: [String]
+
+    public init(
+        id: String, title: String, subtitle: String = "", color: Color, accent: Color = .white,
+        imagePath: String? = nil, tags: [String] = []
+    ) {
+        self.id = id
+        self.title = title
+        self.subtitle = subtitle
+        self.color = color
+        self.accent = accent
+        self.imagePath = imagePath
+        self.tags = tags
+    }
+}

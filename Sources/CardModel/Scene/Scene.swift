@@ -1,0 +1,160 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Translation, rotation and scale of an element, applied about the centre of its frame:
+/// scale first, then rotate, then translate.
+public struct Transform: Hashable, Sendable {
+    public var translation: Point
+    /// Radians, clockwise on screen (y grows downwards).
+    public var rotation: Double
+    public var scale: Double
+
+    public init(translation: Point = .zero, rotation: Double = 0, scale: Double = 1) {
+        self.translation = translation
+        self.rotation = rotation
+        self.scale = scale
+    }
+
+    public static let identity = Transform()
+
+    public var isIdentity: Bool { translation == .zero && rotation == 0 && scale == 1 }
+}
+
+/// A control a person can press.
+public enum ButtonRole: String, Hashable, Sendable {
+    /// The list's "+" in the title bar.
+    case add
+    /// The detail page's back control.
+    case back
+    /// Under the stack: ✗, ✓ and undo, for people who cannot swipe.
+    case dismissLeft
+    case dismissRight
+    case undo
+    /// The accessible "Karte entfernen".
+    case remove
+}
+
+/// What an element is; the renderer draws each kind its own way.
+public enum ElementKind: Hashable, Sendable {
+    /// A card of the stack (seed 1).
+    case card(Card)
+    /// A row of the list (seed 2).
+    case row(Card)
+    /// The red area with a trash icon behind a row being swiped left.
+    case deleteArea
+    /// The list's title bar with its title.
+    case titleBar(title: String)
+    case button(ButtonRole)
+    /// A check-seal icon and the text under it, when the stack is empty.
+    case emptyState(text: String)
+    /// A row's detail page, filled with the card's colour.
+    case detailPage(Card)
+    /// A line of text, e.g. a "Nein"/"Ja" hint while dragging or "Tippen zum Starten".
+    case label(text: String, color: Color)
+}
+
+/// One thing to draw.
+public struct SceneElement: Hashable, Sendable {
+    /// Stable across scenes for the same thing (e.g. "card:<id>"), so damage can be found.
+    public var id: String
+    public var kind: ElementKind
+    /// Untransformed frame in screen points.
+    public var frame: Rect
+    public var transform: Transform
+    public var opacity: Double
+    /// Blur radius of the drop shadow in points; 0 for none.
+    public var shadowRadius: Double
+    /// Larger is drawn later (on top).
+    public var zIndex: Int
+
+    public init(
+        id: String, kind: ElementKind, frame: Rect, transform: Transform = .identity,
+        opacity: Double = 1, shadowRadius: Double = 0, zIndex: Int = 0
+    ) {
+        self.id = id
+        self.kind = kind
+        self.frame = frame
+        self.transform = transform
+        self.opacity = opacity
+        self.shadowRadius = shadowRadius
+        self.zIndex = zIndex
+    }
+
+    /// Extra room a shadow of `radius` needs around its shape (blur plus offset).
+    public static func shadowMargin(radius: Double) -> Double { radius > 0 ? radius * 2 + 2 : 0 }
+
+    /// The axis-aligned box, in screen points, that drawing this element can touch
+    /// (the transformed frame grown by the shadow).
+    public var bounds: Rect {
+        let c = frame.center
+        let hw = frame.width / 2 * transform.scale
+        let hh = frame.height / 2 * transform.scale
+        let cosA = cos(transform.rotation)
+        let sinA = sin(transform.rotation)
+        let ex = abs(hw * cosA) + abs(hh * sinA)
+        let ey = abs(hw * sinA) + abs(hh * cosA)
+        let cx = c.x + transform.translation.x
+        let cy = c.y + transform.translation.y
+        let m = SceneElement.shadowMargin(radius: shadowRadius)
+        return Rect(x: cx - ex - m, y: cy - ey - m, width: 2 * (ex + m), height: 2 * (ey + m))
+    }
+}
+
+/// Everything to draw at one instant, bottom to top, in logical screen points.
+public struct Scene: Hashable, Sendable {
+    /// The logical (rotated) screen size.
+    public var size: Size
+    public var background: Color
+    /// Sorted by `zIndex` (stable for equal values).
+    public var elements: [SceneElement]
+    /// True while anything still moves (a spring not at rest, a fling): the app keeps
+    /// drawing frames; when false it may sleep until the next input.
+    public var isAnimating: Bool
+
+    public init(size: Size, background: Color, elements: [SceneElement], isAnimating: Bool) {
+        self.size = size
+        self.background = background
+        self.elements = elements.enumerated()
+            .sorted { ($0.element.zIndex, $0.offset) < ($1.element.zIndex, $1.offset) }
+            .map(\.element)
+        self.isAnimating = isAnimating
+    }
+
+    /// The region that differs between `previous` and `self`, clipped to the screen:
+    /// the old and new bounds of every element that appeared, vanished or changed.
+    /// The whole screen when there is no previous scene or the size or background changed.
+    /// `Rect.null` when nothing changed, so a frame can be skipped.
+    public func damage(since previous: Scene?) -> Rect {
+        let screen = Rect(origin: .zero, size: size)
+        guard let previous, previous.size == size, previous.background == background else {
+            return screen
+        }
+        var old: [String: SceneElement] = [:]
+        for e in previous.elements { old[e.id] = e }
+        var damage = Rect.null
+        var orderChanged = previous.elements.map(\.id) != elements.map(\.id)
+        for e in elements {
+            if let o = old.removeValue(forKey: e.id) {
+                if o != e { damage = damage.union(o.bounds).union(e.bounds) }
+            } else {
+                damage = damage.union(e.bounds)
+                orderChanged = false
+            }
+        }
+        for o in old.values {
+            damage = damage.union(o.bounds)
+            orderChanged = false
+        }
+        if orderChanged {
+            // Same elements, new stacking: every element whose position in the order moved.
+            let before = previous.elements.map(\.id)
+            for (i, e) in elements.enumerated() where i >= before.count || before[i] != e.id {
+                damage = damage.union(e.bounds)
+            }
+        }
+        return damage.intersection(screen)
+    }
+}

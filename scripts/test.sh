@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every test: format lint, a warning-free build, the unit tests, and the end-to-end
+# run of the virtual kiosk on a real kernel (when its script is present).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+echo "== swift format lint"
+swift format lint --strict -r Sources Tests Package.swift
+
+echo "== build (warnings are errors)"
+log=$(mktemp)
+swift build --build-tests 2>&1 | tee "$log" | grep -vE '^\[[0-9]+/[0-9]+\]' || true
+# SwiftPM's own pkg-config filter warns about glib's '-pthread' (a known SwiftPM quirk,
+# not our code); every other warning fails the run.
+if grep -E 'warning:' "$log" | grep -v "prohibited flag(s): -pthread" | grep -q .; then
+  echo "test: the build printed warnings (above); warnings are bugs" >&2
+  exit 1
+fi
+grep -q 'error:' "$log" && exit 1
+
+echo "== unit tests"
+swift test --skip-build
+
+if [ -x deploy/vm/e2e.sh ]; then
+  echo "== end to end (virtual kiosk)"
+  deploy/vm/e2e.sh
+fi
