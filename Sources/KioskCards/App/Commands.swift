@@ -20,6 +20,7 @@ extension CommandLine {
         case "--help", "-h", "help":
             printUsage()
             return 0
+        case "replay": return runReplayCommand(arguments: rest)
         default:
             _ = rest
             Log.error("KioskCards: unknown command '\(first)'. Run 'KioskCards --help' for the list.")
@@ -35,6 +36,7 @@ extension CommandLine {
             Usage: KioskCards <command> [options]
 
             Commands:
+              replay FILE   decode an evemu touch recording, print JSON frames (replay --help)
               --help, --version
             """)
     }
