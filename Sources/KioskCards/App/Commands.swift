@@ -21,6 +21,7 @@ extension CommandLine {
             printUsage()
             return 0
         case "replay": return runReplayCommand(arguments: rest)
+        case "inject": return runInjectCommand(arguments: rest)
         default:
             _ = rest
             Log.error("KioskCards: unknown command '\(first)'. Run 'KioskCards --help' for the list.")
@@ -37,6 +38,7 @@ extension CommandLine {
 
             Commands:
               replay FILE   decode an evemu touch recording, print JSON frames (replay --help)
+              inject ...    play touches on a virtual uinput touchscreen (inject --help)
               --help, --version
             """)
     }
