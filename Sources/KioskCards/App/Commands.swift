@@ -22,6 +22,7 @@ extension CommandLine {
             return 0
         case "replay": return runReplayCommand(arguments: rest)
         case "inject": return runInjectCommand(arguments: rest)
+        case "probe": return runProbeCommand(arguments: rest)
         default:
             _ = rest
             Log.error("KioskCards: unknown command '\(first)'. Run 'KioskCards --help' for the list.")
@@ -39,6 +40,7 @@ extension CommandLine {
             Commands:
               replay FILE   decode an evemu touch recording, print JSON frames (replay --help)
               inject ...    play touches on a virtual uinput touchscreen (inject --help)
+              probe         list input devices, their kind, axes and the touch transform
               --help, --version
             """)
     }

@@ -17,8 +17,12 @@ struct InputDeviceError: Error, CustomStringConvertible {
                 "permission denied on \(path) — add the kiosk's user to group 'input' (usermod -aG input USER), then log in again"
         case .busy:
             hint = "another program has grabbed \(path) exclusively — find it with 'fuser -v \(path)'"
-        case .noEntry, .noDevice, Errno(ENXIO):
+        case .noEntry:
+            hint = "no device node \(path) — list the devices with 'KioskCards probe'"
+        case .noDevice, Errno(ENXIO):
             hint = "\(path) is gone (unplugged?)"
+        case Errno(ENOTTY), Errno(EINVAL):
+            hint = "\(path) is not an evdev input device (use /dev/input/eventN)"
         default:
             hint = nil
         }
