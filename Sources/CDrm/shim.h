@@ -10,11 +10,6 @@
 #include <linux/vt.h>
 #include <sys/signalfd.h>
 
-// DRM_IOCTL_MODE_* are built by the function-like _IOWR macro, which Swift cannot import.
-static inline unsigned long CDrmIoctlModeCreateDumb(void) { return DRM_IOCTL_MODE_CREATE_DUMB; }
-static inline unsigned long CDrmIoctlModeMapDumb(void) { return DRM_IOCTL_MODE_MAP_DUMB; }
-static inline unsigned long CDrmIoctlModeDestroyDumb(void) { return DRM_IOCTL_MODE_DESTROY_DUMB; }
-
 // DRM_FORMAT_XRGB8888 is fourcc_code(...), a function-like macro Swift cannot import.
 static inline uint32_t CDrmFormatXRGB8888(void) { return DRM_FORMAT_XRGB8888; }
 

@@ -17,6 +17,8 @@ extension CommandLine {
         case "--version", "version":
             print("KioskCards \(kioskCardsVersion)")
             return 0
+        case "display-test":
+            return DisplayTestCommand.run(arguments: rest)
         case "--help", "-h", "help":
             printUsage()
             return 0
@@ -35,6 +37,7 @@ extension CommandLine {
             Usage: KioskCards <command> [options]
 
             Commands:
+              display-test          animate a test pattern on the display, report flips/s, restore
               --help, --version
             """)
     }
