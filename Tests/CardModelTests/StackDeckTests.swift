@@ -39,7 +39,7 @@ import Testing
         s.down(centre)
         s.move(to: centre + d, over: 200)
         s.wait(100)
-        deck.play(s)
+        deck.play(&s)
         let e = try top(deck.scene(at: s.now))
         expectClose(e.transform.translation, Point(x: d.x, y: d.y / 12))
         expectClose(e.transform.rotation, d.x / 20 * degrees)
@@ -52,7 +52,7 @@ import Testing
         var deck = StackDeck(cards: sampleCards(3), metrics: panel7)
         var s = TouchScript()
         s.drag(from: centre, by: Point(x: dx, y: 20), over: 400, holdMs: 150)
-        deck.play(s)
+        deck.play(&s)
         let decisions = deck.takeDecisions()
         #expect(decisions.map(\.action) == (action.map { [$0] } ?? []))
         let later = deck.scene(at: s.now.advanced(bySeconds: 3))
@@ -73,7 +73,7 @@ import Testing
             var deck = StackDeck(cards: sampleCards(2), metrics: panel7)
             var s = TouchScript()
             s.drag(from: centre, by: Point(x: dx, y: 30), over: 400)
-            deck.play(s)
+            deck.play(&s)
             let flying = try #require(deck.departures.first)
             #expect(flying.entry.drag.target == Point(x: 800 * sign, y: 30))
             // It moves outwards on every frame until it has left the screen, then is dropped.
@@ -98,13 +98,13 @@ import Testing
         flick.down(centre)
         flick.move(to: centre + Point(x: -70, y: 0), over: 80)  // ~875 pt/s
         flick.up(afterMs: 1000 / 60)
-        deck.play(flick)
+        deck.play(&flick)
         #expect(deck.takeDecisions().map(\.action) == [.swipedLeft])
 
         var slow = StackDeck(cards: sampleCards(2), metrics: panel7)
         var s = TouchScript()
         s.drag(from: centre, by: Point(x: -70, y: 0), over: 400, holdMs: 120)
-        slow.play(s)
+        slow.play(&s)
         #expect(slow.takeDecisions().isEmpty)
     }
 
@@ -113,19 +113,19 @@ import Testing
         var s = TouchScript()
         s.drag(from: centre, by: Point(x: 100, y: 0), over: 300)
         s.wait(120)
-        deck.play(s)
+        deck.play(&s)
         let grabTime = s.now
         let before = try top(deck.scene(at: grabTime)).transform.translation.x
         #expect(before > 5 && before < 100)
         var s2 = TouchScript(at: grabTime)
         s2.down(Point(x: 300, y: 300))
-        deck.play(s2)
+        deck.play(&s2)
         expectClose(try top(deck.scene(at: grabTime)).transform.translation.x, before, within: 1e-9)
         // It stays put under a resting finger, then moves with it.
         expectClose(try top(deck.scene(at: grabTime.advanced(bySeconds: 0.2))).transform.translation.x, before)
         s2.move(to: Point(x: 330, y: 300), over: 100)
         s2.wait(60)
-        deck.play(s2)
+        deck.play(&s2)
         expectClose(try top(deck.scene(at: s2.now)).transform.translation.x, before + 30, within: 1e-9)
     }
 
@@ -138,7 +138,7 @@ import Testing
         s.down(centre)
         s.move(to: centre + Point(x: -60, y: 0), over: 100)
         s.wait(50)
-        deck.play(s)
+        deck.play(&s)
         let mid = deck.scene(at: s.now)
         let flying = try top(mid, "c0")
         let held = try top(mid, "c1")
@@ -151,7 +151,7 @@ import Testing
         s2.move(to: centre + Point(x: -200, y: 0), over: 100)
         s2.wait(100)
         s2.up(afterMs: 16)
-        deck.play(s2)
+        deck.play(&s2)
         let decisions = deck.takeDecisions()
         #expect(decisions.map(\.cardID) == ["c0", "c1"])
         #expect(decisions.map(\.action) == [.swipedRight, .swipedLeft])
@@ -165,7 +165,7 @@ import Testing
             var s = TouchScript()
             s.down(centre)
             s.move(to: centre + Point(x: 200, y: 0), over: 200)
-            deck.play(s)
+            deck.play(&s)
             if unplug {
                 deck.cancelTouches(at: s.now.advanced(bySeconds: 0.01))
             } else {
@@ -188,7 +188,7 @@ import Testing
             // A new touch works.
             var n = TouchScript(at: t.advanced(bySeconds: 3))
             n.drag(from: centre, by: Point(x: -150, y: 0), over: 300)
-            deck.play(n)
+            deck.play(&n)
             #expect(deck.takeDecisions().map(\.action) == [.swipedLeft])
         }
     }
@@ -201,12 +201,12 @@ import Testing
         s.down(Point(x: 100, y: 100), id: 2)
         s.move(to: Point(x: 700, y: 400), over: 100, id: 2)
         s.wait(60)
-        deck.play(s)
+        deck.play(&s)
         expectClose(try top(deck.scene(at: s.now)).transform.translation.x, 50)
         s.up(id: 1)
         s.move(to: Point(x: 100, y: 400), over: 300, id: 2)
         s.up(id: 2)
-        deck.play(s)
+        deck.play(&s)
         #expect(deck.takeDecisions().isEmpty)
         #expect(try top(deck.scene(at: s.now.advanced(bySeconds: 3))).transform.translation == .zero)
     }
@@ -217,7 +217,7 @@ import Testing
         var s = TouchScript(at: .seconds(3))
         s.drag(from: centre, by: Point(x: 150, y: 0), over: 300, holdMs: 200)
         let release = s.now
-        deck.play(s)
+        deck.play(&s)
         deck.perform(.dismissLeft, at: .seconds(6))
         deck.perform(.remove, at: .seconds(10))
         let d = deck.takeDecisions()
@@ -313,7 +313,7 @@ import Testing
         s.down(centre)
         s.move(to: centre + Point(x: -60, y: 0), over: 200)
         s.wait(100)
-        deck.play(s)
+        deck.play(&s)
         let scene = deck.scene(at: s.now)
         let label = try #require(scene.element("label:left"))
         #expect(scene.element("label:right") == nil)
@@ -329,7 +329,7 @@ import Testing
         let r = labelCentre - cardCentre
         expectClose(r.length, 150, within: 1e-9)
         s.up()
-        deck.play(s)
+        deck.play(&s)
         #expect(deck.scene(at: s.now).element("label:left") == nil)
     }
 }
@@ -364,17 +364,17 @@ import Testing
         var s = TouchScript()
         s.down(yes.frame.center)
         s.up(afterMs: 80)
-        deck.play(s)
+        deck.play(&s)
         #expect(deck.takeDecisions().map(\.action) == [.swipedRight])
         // A drag that starts on a button is no tap and moves no card.
         var d = TouchScript(at: .seconds(2))
         d.drag(from: yes.frame.center, by: Point(x: -200, y: 0), over: 200)
-        deck.play(d)
+        deck.play(&d)
         #expect(deck.takeDecisions().isEmpty)
         var u = TouchScript(at: .seconds(3))
         u.down(undo.frame.center)
         u.up(afterMs: 50)
-        deck.play(u)
+        deck.play(&u)
         #expect(deck.takeDecisions().map(\.action) == [.undone])
     }
 }

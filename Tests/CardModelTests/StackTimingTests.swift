@@ -22,7 +22,8 @@ import Testing
         var runs: [[Instant: Scene]] = []
         for hz in [30, 60, 144] {
             var deck = StackDeck(cards: sampleCards(4), metrics: panel7)
-            let scenes = deck.play(script(), drawingAt: hz, from: start, until: end)
+            var s = script()
+            let scenes = deck.play(&s, drawingAt: hz, from: start, until: end)
             #expect(deck.takeDecisions().map(\.action) == [.swipedRight])
             runs.append(Dictionary(uniqueKeysWithValues: scenes.map { ($0.time, $0.scene) }))
         }
@@ -49,7 +50,7 @@ import Testing
         let lastMove = s.now
         s.up(afterMs: 40)
         var deck = StackDeck(cards: sampleCards(3), metrics: panel7)
-        let scenes = deck.play(s, drawingAt: 60, from: .seconds(1), until: lastMove)
+        let scenes = deck.play(&s, drawingAt: 60, from: .seconds(1), until: lastMove)
         // The finger's translation as the card shows it: x = dx, y = dy/12.
         var shown: [Point] = []
         for (_, scene) in scenes {

@@ -6,6 +6,8 @@ import Testing
 /// wait and lift; the script records the `TouchFrame`s a touchscreen would deliver.
 struct TouchScript {
     private(set) var frames: [TouchFrame] = []
+    /// Frames before this index were already played.
+    private var played = 0
     /// The script's clock.
     private(set) var now: Instant
     private var down: [Int: Point] = [:]
@@ -59,6 +61,12 @@ struct TouchScript {
         emit([TouchContact(id: id, position: p, phase: .cancelled)])
     }
 
+    /// The frames not yet played, marking them played.
+    mutating func takeFrames() -> ArraySlice<TouchFrame> {
+        defer { played = frames.count }
+        return frames[played...]
+    }
+
     /// A complete drag: down at `from`, move by `by` over `ms`, hold still `holdMs`, lift.
     mutating func drag(from: Point, by d: Point, over ms: Double, holdMs: Double = 100, hz: Double = 60) {
         down(from)
@@ -69,18 +77,18 @@ struct TouchScript {
 }
 
 extension CardDeck {
-    /// Feeds every frame of `script` (in time order).
-    mutating func play(_ script: TouchScript) {
-        for f in script.frames { handle(f) }
+    /// Feeds the frames of `script` not played yet (in time order).
+    mutating func play(_ script: inout TouchScript) {
+        for f in script.takeFrames() { handle(f) }
     }
 
     /// Feeds `script` and draws a scene every 1/`hz` s from `start` to `end`, interleaved in time
     /// order as the app would; returns the scenes with their times.
-    mutating func play(_ script: TouchScript, drawingAt hz: Int, from start: Instant, until end: Instant)
+    mutating func play(_ script: inout TouchScript, drawingAt hz: Int, from start: Instant, until end: Instant)
         -> [(time: Instant, scene: Scene)]
     {
         var out: [(Instant, Scene)] = []
-        var frames = script.frames[...]
+        var frames = script.takeFrames()
         var k: Int64 = 0
         while true {
             // Integer nanoseconds, so frames of different rates meet exactly at common times.
