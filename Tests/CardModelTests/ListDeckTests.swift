@@ -96,7 +96,7 @@ import Testing
         s.wait(100)
         deck.play(&s)
         let pulled = deck.scrollOffset(at: s.now)
-        #expect(pulled < -100 && pulled > -250 * 0.55, "resists: \(pulled)")
+        #expect(pulled < -80 && pulled > -250 * 0.55, "resists: \(pulled)")
         let row = try #require(deck.scene(at: s.now).element("row:c0"))
         expectClose(row.frame.minY, 58 - pulled)
         s.up(afterMs: 16)

@@ -299,6 +299,25 @@ import Testing
         expectClose(d[0].dwellSeconds, 2, within: 1e-9)
     }
 
+    @Test func wakesOnlyWhileSomethingMoves() {
+        var deck = StackDeck(cards: sampleCards(3), metrics: panel7)
+        #expect(!deck.scene(at: .seconds(1)).isAnimating)
+        #expect(deck.nextWakeup == nil)
+        deck.perform(.dismissRight, at: .seconds(2))
+        #expect(deck.nextWakeup == .seconds(2))
+        #expect(deck.scene(at: .seconds(2.2)).isAnimating)
+        #expect(!deck.scene(at: .seconds(5)).isAnimating)
+        #expect(deck.nextWakeup == nil)
+        // A finger resting on the card needs no frames; a moving one does.
+        var s = TouchScript(at: .seconds(6))
+        s.down(centre)
+        s.move(to: centre + Point(x: 40, y: 0), over: 100)
+        deck.play(&s)
+        #expect(deck.scene(at: s.now).isAnimating)
+        s.wait(200)
+        #expect(!deck.scene(at: s.now).isAnimating)
+    }
+
     @Test func repeatedIDsAreKeptApart() {
         let c = Card(id: "x", title: "X", color: .white)
         var deck = StackDeck(cards: [c, c, c], metrics: panel7)

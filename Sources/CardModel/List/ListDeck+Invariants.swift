@@ -3,10 +3,13 @@ extension ListDeck {
     func checkInvariants() {
         #if DEBUG
             var ids = Set<String>()
+            var held: String?
+            if case .swiping(let id, _, _) = grab { held = id }
             for r in rows {
                 precondition(ids.insert(r.card.id).inserted, "duplicate row id \(r.card.id)")
                 precondition(r.shift.target == 0, "row \(r.card.id) springs to a shifted slot")
-                precondition(r.swipe.target <= 0, "row \(r.card.id) swiped right")
+                // A row the finger holds may be pulled right (rubber band); a free one rests at 0.
+                precondition(r.card.id == held || r.swipe.target <= 0, "row \(r.card.id) left swiped right")
             }
             for d in departing {
                 precondition(ids.insert(d.card.id).inserted, "departing row \(d.card.id) also listed")
