@@ -34,6 +34,8 @@ let package = Package(
             dependencies: ["CardModel", "CEvdev", "CDrm", "CPangoCairo", "CSQLite"]
         ),
         .testTarget(name: "CardModelTests", dependencies: ["CardModel"]),
-        .testTarget(name: "KioskCardsTests", dependencies: ["KioskCards", "CardModel"]),
+        .testTarget(
+            name: "KioskCardsTests", dependencies: ["KioskCards", "CardModel"],
+            exclude: ["Fixtures"]),
     ]
 )

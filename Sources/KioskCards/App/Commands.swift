@@ -20,6 +20,7 @@ extension CommandLine {
         case "--help", "-h", "help":
             printUsage()
             return 0
+        case "check-deck": return CheckDeckCommand.run(arguments: rest)
         default:
             _ = rest
             Log.error("KioskCards: unknown command '\(first)'. Run 'KioskCards --help' for the list.")
@@ -35,6 +36,7 @@ extension CommandLine {
             Usage: KioskCards <command> [options]
 
             Commands:
+              check-deck FILE...   check deck files; print every problem with line and field
               --help, --version
             """)
     }
