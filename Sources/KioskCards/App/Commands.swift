@@ -21,6 +21,8 @@ extension CommandLine {
             printUsage()
             return 0
         case "check-deck": return CheckDeckCommand.run(arguments: rest)
+        case "export": return ExportCommand.run(arguments: rest)
+        case "store-stress": return StoreStressCommand.run(arguments: rest)  // hidden: durability test
         default:
             _ = rest
             Log.error("KioskCards: unknown command '\(first)'. Run 'KioskCards --help' for the list.")
@@ -37,6 +39,7 @@ extension CommandLine {
 
             Commands:
               check-deck FILE...   check deck files; print every problem with line and field
+              export               write stored decisions as CSV or JSON (export --help)
               --help, --version
             """)
     }
