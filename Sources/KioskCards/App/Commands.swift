@@ -4,7 +4,30 @@ import Glibc
 /// The version `--version` prints.
 let kioskCardsVersion = "0.1.0"
 
+/// One subcommand: its name, a one-line summary for `--help`, and what runs it.
+struct Subcommand {
+    var name: String
+    var summary: String
+    var run: ([String]) -> Int32
+}
+
 extension CommandLine {
+    /// Every subcommand, one line each, in the order `--help` lists them.
+    static let subcommands: [Subcommand] = [
+        Subcommand(name: "replay", summary: "decode an evemu touch recording, print JSON frames (replay --help)") {
+            runReplayCommand(arguments: $0)
+        },
+        Subcommand(name: "inject", summary: "play touches on a virtual uinput touchscreen (inject --help)") {
+            runInjectCommand(arguments: $0)
+        },
+        Subcommand(name: "probe", summary: "list input and DRM devices, their kind, axes, modes and transforms") {
+            runProbeCommand(arguments: $0)
+        },
+        Subcommand(name: "display-test", summary: "animate a test pattern on the display, report flips/s, restore") {
+            DisplayTestCommand.run(arguments: $0)
+        },
+    ]
+
     /// Dispatches a subcommand and returns the process exit status
     /// (0 success, 1 runtime failure, 2 bad input or usage).
     static func runKiosk(arguments: [String]) -> Int32 {
@@ -20,17 +43,20 @@ extension CommandLine {
         case "--help", "-h", "help":
             printUsage()
             return 0
-        case "replay": return runReplayCommand(arguments: rest)
-        case "inject": return runInjectCommand(arguments: rest)
-        case "probe": return runProbeCommand(arguments: rest)
         default:
-            _ = rest
+            if let command = subcommands.first(where: { $0.name == first }) {
+                return command.run(rest)
+            }
             Log.error("KioskCards: unknown command '\(first)'. Run 'KioskCards --help' for the list.")
             return 2
         }
     }
 
     static func printUsage() {
+        let width = subcommands.map(\.name.count).max() ?? 0
+        let lines = subcommands.map { c in
+            "  " + c.name + String(repeating: " ", count: width - c.name.count + 2) + c.summary
+        }
         print(
             """
             KioskCards \(kioskCardsVersion) — a touch card deck on a bare Linux panel
@@ -38,9 +64,7 @@ extension CommandLine {
             Usage: KioskCards <command> [options]
 
             Commands:
-              replay FILE   decode an evemu touch recording, print JSON frames (replay --help)
-              inject ...    play touches on a virtual uinput touchscreen (inject --help)
-              probe         list input devices, their kind, axes and the touch transform
+            \(lines.joined(separator: "\n"))
               --help, --version
             """)
     }
