@@ -36,6 +36,7 @@ let package = Package(
         .testTarget(name: "CardModelTests", dependencies: ["CardModel"]),
         .testTarget(
             name: "KioskCardsTests", dependencies: ["KioskCards", "CardModel"],
-            exclude: ["Fixtures"]),
+            exclude: ["Fixtures"]  // evemu/text fixtures read by path, not bundled
+        ),
     ]
 )

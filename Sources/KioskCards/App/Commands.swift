@@ -4,7 +4,36 @@ import Glibc
 /// The version `--version` prints.
 let kioskCardsVersion = "0.1.0"
 
+/// One subcommand: its name, a one-line summary for `--help`, and what runs it.
+struct Subcommand {
+    var name: String
+    var summary: String
+    var run: ([String]) -> Int32
+}
+
 extension CommandLine {
+    /// Every subcommand, one line each, in the order `--help` lists them.
+    static let subcommands: [Subcommand] = [
+        Subcommand(name: "replay", summary: "decode an evemu touch recording, print JSON frames (replay --help)") {
+            runReplayCommand(arguments: $0)
+        },
+        Subcommand(name: "inject", summary: "play touches on a virtual uinput touchscreen (inject --help)") {
+            runInjectCommand(arguments: $0)
+        },
+        Subcommand(name: "probe", summary: "list input and DRM devices, their kind, axes, modes and transforms") {
+            runProbeCommand(arguments: $0)
+        },
+        Subcommand(name: "display-test", summary: "animate a test pattern on the display, report flips/s, restore") {
+            DisplayTestCommand.run(arguments: $0)
+        },
+        Subcommand(name: "check-deck", summary: "check deck files; print every problem with its line and field") {
+            CheckDeckCommand.run(arguments: $0)
+        },
+        Subcommand(name: "export", summary: "write the stored decisions as CSV or JSON (export --help)") {
+            ExportCommand.run(arguments: $0)
+        },
+    ]
+
     /// Dispatches a subcommand and returns the process exit status
     /// (0 success, 1 runtime failure, 2 bad input or usage).
     static func runKiosk(arguments: [String]) -> Int32 {
@@ -20,17 +49,21 @@ extension CommandLine {
         case "--help", "-h", "help":
             printUsage()
             return 0
-        case "check-deck": return CheckDeckCommand.run(arguments: rest)
-        case "export": return ExportCommand.run(arguments: rest)
-        case "store-stress": return StoreStressCommand.run(arguments: rest)  // hidden: durability test
+        case "store-stress": return StoreStressCommand.run(arguments: rest)  // hidden: the kill -9 durability test
         default:
-            _ = rest
+            if let command = subcommands.first(where: { $0.name == first }) {
+                return command.run(rest)
+            }
             Log.error("KioskCards: unknown command '\(first)'. Run 'KioskCards --help' for the list.")
             return 2
         }
     }
 
     static func printUsage() {
+        let width = subcommands.map(\.name.count).max() ?? 0
+        let lines = subcommands.map { c in
+            "  " + c.name + String(repeating: " ", count: width - c.name.count + 2) + c.summary
+        }
         print(
             """
             KioskCards \(kioskCardsVersion) — a touch card deck on a bare Linux panel
@@ -38,8 +71,7 @@ extension CommandLine {
             Usage: KioskCards <command> [options]
 
             Commands:
-              check-deck FILE...   check deck files; print every problem with line and field
-              export               write stored decisions as CSV or JSON (export --help)
+            \(lines.joined(separator: "\n"))
               --help, --version
             """)
     }

@@ -1,0 +1,157 @@
+import CardModel
+
+/// `KioskCards replay FILE [--screen WxH] [--rotation R] [--touch-matrix "a b c d e f"]
+/// [--touch-transform SPEC]`: decodes an evemu recording exactly as the app decodes a live
+/// device and prints one JSON object per line (see `replayUsage`). Returns the exit status:
+/// 0 done, 2 bad arguments or a bad file (message names the line).
+func runReplayCommand(arguments: [String]) -> Int32 {
+    let parsed: (path: String, options: TouchReplayOptions)
+    switch parseReplayArguments(arguments) {
+    case .help:
+        print(replayUsage)
+        return 0
+    case .failure(let message):
+        Log.error("replay: \(message)\n\(replayUsage)")
+        return 2
+    case .success(let path, let options):
+        parsed = (path, options)
+    }
+    let replay: TouchReplay
+    do {
+        replay = try TouchReplay(try EvemuRecording(contentsOf: parsed.path), options: parsed.options)
+    } catch let error as EvemuError {
+        Log.error("replay: \(error)")
+        return 2
+    } catch {
+        Log.error("replay: \(parsed.path): \(error)")
+        return 2
+    }
+    var gestures = ReplayGestureHook(screen: replay.mapping.logicalSize)
+    for frame in replay.frames {
+        print(replayFrameJSON(frame))
+        for line in gestures.feed(frame) { print(line) }
+    }
+    if replay.cancelledAtEnd > 0 {
+        Log.warning("replay: \(replay.cancelledAtEnd) contact(s) still down at the end of the recording were cancelled")
+    }
+    return 0
+}
+
+let replayUsage = """
+    Usage: KioskCards replay FILE [--screen WxH] [--rotation 0|90|180|270]
+                                  [--touch-matrix "a b c d e f"] [--touch-transform SPEC]
+
+    Decodes an evemu recording (evemu-record output) like a live touchscreen and prints one JSON
+    object per line:
+      {"type":"frame","t":<s>,"contacts":[{"id":N,"x":<pt>,"y":<pt>,"phase":"began|moved|ended|cancelled"}]}
+    for every SYN_REPORT that changed something.
+
+      --screen WxH          the panel's native size in points (default 800x480)
+      --rotation R          display rotation, clockwise degrees (turns picture and touch together)
+      --touch-matrix M      libinput calibration matrix, six numbers (normalised space)
+      --touch-transform S   touch-only transform: rotate-90|rotate-180|rotate-270|flip-x|flip-y|swap-xy,
+                            comma-separated, applied after the matrix
+    """
+
+enum ReplayArguments {
+    case success(path: String, options: TouchReplayOptions)
+    case failure(String)
+    case help
+}
+
+func parseReplayArguments(_ arguments: [String]) -> ReplayArguments {
+    var options = TouchReplayOptions()
+    var path: String?
+    var i = 0
+    func value() -> String? {
+        i += 1
+        return i < arguments.count ? arguments[i] : nil
+    }
+    while i < arguments.count {
+        let arg = arguments[i]
+        switch arg {
+        case "--help", "-h":
+            return .help
+        case "--screen":
+            guard let v = value(), let size = parseScreenSize(v) else {
+                return .failure("--screen needs WIDTHxHEIGHT in points, e.g. --screen 800x480")
+            }
+            options.screen = size
+        case "--rotation":
+            guard let v = value(), let degrees = Int(v), degrees % 90 == 0, let r = Rotation(degrees: degrees) else {
+                return .failure("--rotation needs 0, 90, 180 or 270")
+            }
+            options.rotation = r
+        case "--touch-matrix":
+            guard let v = value(), let m = TouchMatrix(parsing: v) else {
+                return .failure(
+                    "--touch-matrix needs six numbers \"a b c d e f\" (libinput's calibration matrix, not singular)")
+            }
+            options.calibration = m
+        case "--touch-transform":
+            guard let v = value(), let m = TouchMatrix(transformSpec: v) else {
+                return .failure(
+                    "--touch-transform needs rotate-90, rotate-180, rotate-270, flip-x, flip-y or swap-xy (comma-separated)"
+                )
+            }
+            options.touchTransform = m
+        default:
+            if arg.hasPrefix("-") { return .failure("unknown option '\(arg)'") }
+            if path != nil { return .failure("one recording at a time (got '\(path!)' and '\(arg)')") }
+            path = arg
+        }
+        i += 1
+    }
+    guard let path else { return .failure("which recording? Give the path of an evemu file") }
+    return .success(path: path, options: options)
+}
+
+/// "800x480" → 800×480 points.
+func parseScreenSize(_ text: String) -> Size? {
+    let parts = text.split(separator: "x")
+    guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]), w >= 1, h >= 1, w.isFinite, h.isFinite
+    else { return nil }
+    return Size(width: w, height: h)
+}
+
+/// One `{"type":"frame",…}` line.
+func replayFrameJSON(_ frame: TouchFrame) -> String {
+    let contacts = frame.contacts.map { c in
+        "{\"id\":\(c.id),\"x\":\(jsonNumber(c.position.x, decimals: 2)),\"y\":\(jsonNumber(c.position.y, decimals: 2)),\"phase\":\"\(c.phase.rawValue)\"}"
+    }
+    return
+        "{\"type\":\"frame\",\"t\":\(jsonNumber(frame.time.seconds, decimals: 6)),\"contacts\":[\(contacts.joined(separator: ","))]}"
+}
+
+/// A JSON number with at most `decimals` fraction digits, trailing zeros dropped.
+func jsonNumber(_ value: Double, decimals: Int) -> String {
+    guard value.isFinite else { return "0" }
+    var scale: Int64 = 1
+    for _ in 0..<decimals { scale *= 10 }
+    let scaled = (value * Double(scale)).rounded()
+    guard abs(scaled) < 9e18 else { return String(value) }
+    let n = Int64(scaled)
+    let whole = abs(n) / scale
+    var fraction = String(abs(n) % scale)
+    fraction = String(repeating: "0", count: decimals - fraction.count) + fraction
+    while fraction.last == "0" { fraction.removeLast() }
+    return (n < 0 ? "-" : "") + String(whole) + (fraction.isEmpty ? "" : "." + fraction)
+}
+
+// MARK: - Gesture hook
+
+/// THE single place where `replay` turns frames into gesture lines.
+///
+/// LEAD: hook CardModel's `PrimaryGestureTracker` in here once it lands — feed it each frame
+/// and return one line per completed primary-contact gesture:
+/// `{"type":"gesture","kind":"tap|drag","translation":[dx,dy],"velocity":[vx,vy],"dismiss":"left|right|none"}`.
+/// Until then it prints nothing (replay's frame lines are complete without it).
+struct ReplayGestureHook {
+    /// The logical screen the frames are in.
+    var screen: Size
+
+    mutating func feed(_ frame: TouchFrame) -> [String] {
+        _ = frame
+        return []
+    }
+}
