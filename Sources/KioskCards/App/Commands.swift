@@ -5,10 +5,10 @@ import Glibc
 let kioskCardsVersion = "0.1.0"
 
 /// One subcommand: its name, a one-line summary for `--help`, and what runs it.
-struct Subcommand {
+struct Subcommand: Sendable {
     var name: String
     var summary: String
-    var run: ([String]) -> Int32
+    var run: @Sendable ([String]) -> Int32
 }
 
 extension CommandLine {
