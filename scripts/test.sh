@@ -22,6 +22,9 @@ grep -q 'error:' "$log" && exit 1
 echo "== unit tests"
 swift test --skip-build
 
+echo "== deploy checks (shellcheck, systemd-analyze verify/security, staged install)"
+bash deploy/check.sh
+
 if [ -x deploy/vm/e2e.sh ]; then
   echo "== end to end (virtual kiosk)"
   deploy/vm/e2e.sh

@@ -26,6 +26,12 @@ extension CommandLine {
         Subcommand(name: "display-test", summary: "animate a test pattern on the display, report flips/s, restore") {
             DisplayTestCommand.run(arguments: $0)
         },
+        Subcommand(name: "check-deck", summary: "check deck files; print every problem with its line and field") {
+            CheckDeckCommand.run(arguments: $0)
+        },
+        Subcommand(name: "export", summary: "write the stored decisions as CSV or JSON (export --help)") {
+            ExportCommand.run(arguments: $0)
+        },
     ]
 
     /// Dispatches a subcommand and returns the process exit status
@@ -43,6 +49,7 @@ extension CommandLine {
         case "--help", "-h", "help":
             printUsage()
             return 0
+        case "store-stress": return StoreStressCommand.run(arguments: rest)  // hidden: the kill -9 durability test
         default:
             if let command = subcommands.first(where: { $0.name == first }) {
                 return command.run(rest)

@@ -1,0 +1,410 @@
+/// Parsing `kiosk.conf` and command-line flags into a `KioskConfig` (pure: the file is read
+/// through a closure).
+extension KioskConfig {
+    /// What the command line asks for.
+    enum Command: Hashable, Sendable {
+        case run(KioskConfig)
+        case help
+        case version
+    }
+
+    /// The result of reading a config file.
+    enum FileContents {
+        case text(String)
+        case missing
+        /// Exists but cannot be read; the reason.
+        case unreadable(String)
+    }
+
+    /// One settable key: `name = value` in the file, `--name value` on the command line.
+    struct Option: Sendable {
+        var name: String
+        var value: String
+        var help: String
+        var repeatable = false
+        /// Sets the value, or returns what is accepted.
+        var apply: @Sendable (inout KioskConfig, String) -> String?
+    }
+
+    static let options: [Option] = [
+        Option(name: "deck", value: "FILE", help: "the deck file (JSON), reloaded when it changes") { c, v in
+            guard !v.isEmpty else { return "a path to a deck file" }
+            c.deckPath = v
+            return nil
+        },
+        Option(name: "data", value: "DIR", help: "data directory: decisions database, screenshots, recordings") {
+            c, v in
+            guard !v.isEmpty else { return "a directory path" }
+            c.dataDirectory = v
+            return nil
+        },
+        Option(name: "kiosk-id", value: "ID", help: "name stored with every decision (default: the host name)") {
+            c, v in
+            guard !v.isEmpty, v.count <= 64, v.unicodeScalars.allSatisfy(isIdentifierScalar) else {
+                return "1 to 64 letters, digits, '-', '_' or '.'"
+            }
+            c.kioskID = v
+            return nil
+        },
+        Option(name: "rotation", value: "DEG", help: "panel rotation clockwise: 0, 90, 180 or 270") { c, v in
+            guard let d = Int(v), [0, 90, 180, 270].contains(d), let r = Rotation(degrees: d) else {
+                return "0, 90, 180 or 270"
+            }
+            c.rotation = r
+            return nil
+        },
+        Option(
+            name: "touch-matrix", value: "\"a b c d e f\"",
+            help: "touch calibration, libinput's 6-value matrix (KioskCards calibrate prints one)"
+        ) { c, v in
+            let parts = v.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" })
+            let numbers = parts.compactMap { Double($0) }
+            guard parts.count == 6, numbers.count == 6, let m = TouchMatrix(numbers) else {
+                return "six numbers \"a b c d e f\" (identity: \"1 0 0 0 1 0\")"
+            }
+            c.touchMatrix = m
+            return nil
+        },
+        Option(
+            name: "input", value: "DEV", help: "touch input device; repeat for several (default: every touchscreen)",
+            repeatable: true
+        ) { c, v in
+            guard v.hasPrefix("/") else { return "an absolute device path such as /dev/input/event0" }
+            c.inputs.append(v)
+            return nil
+        },
+        Option(name: "drm", value: "DEV", help: "DRM device (default: the first with a connected display)") {
+            c, v in
+            guard v.hasPrefix("/") else { return "an absolute device path such as /dev/dri/card0" }
+            c.drmDevice = v
+            return nil
+        },
+        Option(
+            name: "connector", value: "NAME",
+            help: "display connector, e.g. HDMI-A-1 or DSI-1 (default: first connected)"
+        ) { c, v in
+            guard !v.isEmpty, !v.contains(" ") else { return "a connector name such as HDMI-A-1 or DSI-1" }
+            c.connector = v
+            return nil
+        },
+        Option(name: "mode", value: "WxH[@HZ]", help: "display mode, e.g. 800x480 or 1920x1080@60 (default: preferred)")
+        {
+            c, v in
+            if v == "preferred" || v == "auto" {
+                c.mode = nil
+                return nil
+            }
+            guard let m = parseMode(v) else {
+                return "WIDTHxHEIGHT or WIDTHxHEIGHT@HZ (e.g. 1920x1080@60), or preferred"
+            }
+            c.mode = m
+            return nil
+        },
+        Option(
+            name: "idle-timeout", value: "TIME",
+            help:
+                "reset for the next visitor after this long without a touch: 60, 90s, 2m (default: the deck's, else 60s)"
+        ) { c, v in
+            guard let s = parseDuration(v), s >= 5, s <= 86_400 else {
+                return "a duration from 5s to 24h, e.g. 60, 90s, 2m"
+            }
+            c.idleTimeout = s
+            return nil
+        },
+        Option(
+            name: "blank-timeout", value: "TIME",
+            help: "switch the panel off after this long without a touch: 10m, 1h, or off (default: off)"
+        ) { c, v in
+            if ["off", "never", "0"].contains(v.lowercased()) {
+                c.blankTimeout = nil
+                return nil
+            }
+            guard let s = parseDuration(v), s >= 10, s <= 7 * 86_400 else {
+                return "a duration from 10s to 7d, e.g. 10m or 1h, or off"
+            }
+            c.blankTimeout = s
+            return nil
+        },
+        Option(
+            name: "scale", value: "X", help: "points-to-pixels factor, e.g. 1.5, or auto (default: from the panel size)"
+        ) {
+            c, v in
+            if v == "auto" {
+                c.scale = nil
+                return nil
+            }
+            guard let s = Double(v), s >= 0.25, s <= 8 else { return "a number from 0.25 to 8, or auto" }
+            c.scale = s
+            return nil
+        },
+        Option(name: "buttons", value: "on|off", help: "on-screen buttons for the accessible actions (default: on)") {
+            c, v in
+            switch v.lowercased() {
+            case "on", "yes", "true", "1": c.buttons = true
+            case "off", "no", "false", "0": c.buttons = false
+            default: return "on or off"
+            }
+            return nil
+        },
+        Option(name: "stats", value: "FILE", help: "write the live stats line (fps, frame time, latency, RSS) here") {
+            c, v in
+            guard !v.isEmpty else { return "a file path" }
+            c.statsPath = v
+            return nil
+        },
+    ]
+
+    static var optionNames: [String] { options.map(\.name) }
+
+    private static func option(named name: String) -> Option? { options.first { $0.name == name } }
+
+    private static func isIdentifierScalar(_ u: Unicode.Scalar) -> Bool {
+        (u >= "a" && u <= "z") || (u >= "A" && u <= "Z") || (u >= "0" && u <= "9") || u == "-" || u == "_"
+            || u == "."
+    }
+
+    /// "60", "60s", "2m", "1.5h", "1d" as seconds.
+    static func parseDuration(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        var body = Substring(text.lowercased())
+        var scale = 1.0
+        if let last = body.last, let u = units[last] {
+            scale = u
+            body = body.dropLast()
+        }
+        guard let v = Double(body), v.isFinite, v >= 0 else { return nil }
+        return v * scale
+    }
+
+    /// "800x480" or "1920x1080@59.94".
+    static func parseMode(_ text: String) -> ModeRequest? {
+        let parts = text.lowercased().split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { return nil }
+        let size = parts[0].split(separator: "x", omittingEmptySubsequences: false)
+        guard size.count == 2, let w = Int(size[0]), let h = Int(size[1]), (1...16384).contains(w),
+            (1...16384).contains(h)
+        else { return nil }
+        var refresh: Double?
+        if parts.count == 2 {
+            guard let r = Double(parts[1]), r > 0, r <= 1000 else { return nil }
+            refresh = r
+        }
+        return ModeRequest(width: w, height: h, refresh: refresh)
+    }
+
+    // MARK: - Sources
+
+    private static func set(
+        _ config: inout KioskConfig, _ option: Option, _ value: String, source: String
+    ) -> ConfigError? {
+        guard let accepted = option.apply(&config, value) else { return nil }
+        return ConfigError(source: source, message: "bad value '\(value)' for \(option.name); expected \(accepted)")
+    }
+
+    /// Applies a config file's `key = value` lines to `config`.
+    static func apply(file text: String, name: String, to config: inout KioskConfig) -> ConfigError? {
+        var seen: [String: Int] = [:]
+        var lineNumber = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let source = "\(name):\(lineNumber)"
+            var line = Substring(rawLine)
+            if line.last == "\r" { line = line.dropLast() }
+            // A comment starts with '#' at the line start or after whitespace ("a#b" is a value).
+            if let hash = commentStart(line) { line = line[..<hash] }
+            let trimmed = line.trimmingSpaces
+            if trimmed.isEmpty { continue }
+            guard let eq = trimmed.firstIndex(of: "=") else {
+                return ConfigError(source: source, message: "expected 'key = value', found '\(trimmed)'")
+            }
+            let key = String(trimmed[..<eq].trimmingSpaces)
+            var value = trimmed[trimmed.index(after: eq)...].trimmingSpaces
+            if value.count >= 2 && value.first == "\"" && value.last == "\"" {
+                value = value.dropFirst().dropLast()
+            }
+            guard let option = option(named: key) else {
+                return ConfigError(
+                    source: source,
+                    message: "unknown key '\(key)'; " + ClosestMatch.hint(for: key, among: optionNames))
+            }
+            if !option.repeatable, let first = seen[key] {
+                return ConfigError(source: source, message: "'\(key)' is already set on line \(first); keep one")
+            }
+            seen[key] = lineNumber
+            if let error = set(&config, option, String(value), source: source) { return error }
+        }
+        return nil
+    }
+
+    private static func commentStart(_ line: Substring) -> Substring.Index? {
+        var previous: Character = " "
+        var i = line.startIndex
+        while i < line.endIndex {
+            let c = line[i]
+            if c == "#" && (previous == " " || previous == "\t") { return i }
+            previous = c
+            i = line.index(after: i)
+        }
+        return nil
+    }
+
+    /// Parses the command line (the arguments after `run`): reads the config file (from
+    /// `--config`, else the default path, which may be absent), then applies the flags.
+    static func parse(
+        arguments: [String], readFile: (String) -> FileContents
+    ) -> Result<Command, ConfigError> {
+        // Pass 1: split into (option, value) pairs and find --config, --help, --version.
+        var flags: [(option: Option, value: String, source: String)] = []
+        var configPath: String?
+        var i = 0
+        let flagNames = ["config", "help", "version"] + optionNames
+        while i < arguments.count {
+            let arg = arguments[i]
+            if arg == "--help" || arg == "-h" { return .success(.help) }
+            if arg == "--version" { return .success(.version) }
+            guard arg.hasPrefix("--"), arg.count > 2 else {
+                let what = arg.hasPrefix("-") ? "unknown flag" : "unexpected argument"
+                return .failure(
+                    ConfigError(source: arg, message: "\(what); flags are --name value. Run 'KioskCards run --help'"))
+            }
+            var name = String(arg.dropFirst(2))
+            var value: String?
+            if let eq = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: eq)...])
+                name = String(name[..<eq])
+            }
+            guard name == "config" || option(named: name) != nil else {
+                return .failure(
+                    ConfigError(
+                        source: "--\(name)",
+                        message: "unknown flag; "
+                            + ClosestMatch.hint(for: name, among: flagNames).replacingDashes(prefix: "--")))
+            }
+            if value == nil {
+                i += 1
+                guard i < arguments.count else {
+                    let expects = option(named: name)?.value ?? "FILE"
+                    return .failure(ConfigError(source: "--\(name)", message: "needs a value (\(expects))"))
+                }
+                value = arguments[i]
+            }
+            if name == "config" {
+                configPath = value
+            } else {
+                flags.append((option(named: name)!, value!, "--\(name)"))
+            }
+            i += 1
+        }
+
+        // Pass 2: defaults < file < flags.
+        var config = KioskConfig()
+        let path = configPath ?? defaultPath
+        switch readFile(path) {
+        case .text(let text):
+            config.configPath = path
+            if let error = apply(file: text, name: path, to: &config) { return .failure(error) }
+        case .missing:
+            if configPath != nil {
+                return .failure(ConfigError(source: "--config", message: "\(path) does not exist"))
+            }
+        case .unreadable(let reason):
+            return .failure(ConfigError(source: path, message: "cannot read the config file: \(reason)"))
+        }
+        var clearedRepeatables: Set<String> = []
+        for (option, value, source) in flags {
+            // Flags for a repeatable key replace the file's list rather than adding to it.
+            if option.repeatable && !clearedRepeatables.contains(option.name) {
+                clearedRepeatables.insert(option.name)
+                if option.name == "input" { config.inputs = [] }
+            }
+            if let error = set(&config, option, value, source: source) { return .failure(error) }
+        }
+        return .success(.run(config))
+    }
+
+    /// `KioskCards run --help`.
+    static var helpText: String {
+        var lines = [
+            "Usage: KioskCards run [--config FILE] [options]",
+            "",
+            "Runs the kiosk. Settings come from \(defaultPath) (or --config FILE), then the flags below,",
+            "which override the file. Each flag is also a config key: 'rotation = 90' in the file.",
+            "",
+            "  --config FILE".padded(to: 28) + "config file (default \(defaultPath); absent is fine)",
+        ]
+        for o in options {
+            lines.append("  --\(o.name) \(o.value)".padded(to: 28) + o.help)
+        }
+        lines += ["  --help, --version".padded(to: 28) + "this text; the version"]
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: Substring {
+        var s = self
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return s
+    }
+}
+
+extension String {
+    fileprivate func padded(to width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+
+    /// "did you mean 'rotation'?" → "did you mean '--rotation'?"; "valid: a, b" → "valid: --a, --b".
+    fileprivate func replacingDashes(prefix: String) -> String {
+        if hasPrefix("did you mean '") {
+            return "did you mean '" + prefix + dropFirst("did you mean '".count)
+        }
+        if hasPrefix("valid: ") {
+            return "valid: "
+                + dropFirst(7).split(separator: ",").map { prefix + $0.trimmingCharacters() }.joined(separator: ", ")
+        }
+        return self
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters() -> String { String(trimmingSpaces) }
+}
+
+extension KioskConfig {
+    /// Reads a config file from disk for `parse`.
+    static func readConfigFile(_ path: String) -> FileContents {
+        do {
+            let bytes = try DeckLoader.readFile(path, limit: 1 << 20)
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                return .unreadable("the file is not UTF-8 text")
+            }
+            return .text(text)
+        } catch {
+            if error.errno == .noEntry { return .missing }
+            return .unreadable(error.errno.message)
+        }
+    }
+
+    /// For the `run` command: the config, or the exit status after printing help, the
+    /// version, or the error (status 2, the error names the key/flag, the value and the fix).
+    static func resolve(arguments: [String]) -> Result<KioskConfig, ExitStatus> {
+        switch parse(arguments: arguments, readFile: readConfigFile) {
+        case .success(.run(let config)): return .success(config)
+        case .success(.help):
+            print(helpText)
+            return .failure(ExitStatus(code: 0))
+        case .success(.version):
+            print("KioskCards \(kioskCardsVersion)")
+            return .failure(ExitStatus(code: 0))
+        case .failure(let error):
+            Log.error("KioskCards: \(error)")
+            return .failure(ExitStatus(code: 2))
+        }
+    }
+
+    /// A process exit status, as an `Error` so it can travel in a `Result`.
+    struct ExitStatus: Error, Hashable {
+        var code: Int32
+    }
+}

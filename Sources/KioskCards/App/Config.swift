@@ -1,0 +1,99 @@
+/// Everything the operator can set for a kiosk: from `/etc/kioskcards/kiosk.conf`, then
+/// command-line flags (flags win). Made by `KioskConfig.parse(arguments:readFile:)`; every key
+/// is documented in `deploy/kiosk.conf.example`.
+struct KioskConfig: Hashable, Sendable {
+    static let defaultPath = "/etc/kioskcards/kiosk.conf"
+
+    /// The config file that was read (nil: none; the default path may be absent).
+    var configPath: String?
+    /// The deck file (JSON); reloaded when it changes.
+    var deckPath = "/etc/kioskcards/deck.json"
+    /// Where decisions are stored (`decisions.sqlite3`), screenshots and recordings go.
+    var dataDirectory = "/var/lib/kioskcards"
+    /// Stored with every decision; nil: the host name.
+    var kioskID: String?
+    /// How the panel is turned (picture and touch together).
+    var rotation = Rotation.deg0
+    /// libinput-style calibration matrix for the touchscreen; nil: identity.
+    var touchMatrix: TouchMatrix?
+    /// Input device paths (`/dev/input/eventN` or `/dev/input/by-path/…`); empty: every
+    /// touchscreen found.
+    var inputs: [String] = []
+    /// DRM device (`/dev/dri/card0`); nil: the first with a connected display.
+    var drmDevice: String?
+    /// Connector name (`HDMI-A-1`, `DSI-1`); nil: the first connected one.
+    var connector: String?
+    /// Display mode; nil: the connector's preferred mode.
+    var mode: ModeRequest?
+    /// Seconds without a touch before the deck resets for the next visitor; nil: the deck's
+    /// `idleTimeout`, else 60.
+    var idleTimeout: Double?
+    /// Seconds without a touch before the panel is switched off; nil: never.
+    var blankTimeout: Double?
+    /// Points-to-pixels factor; nil: from the panel's physical size.
+    var scale: Double?
+    /// On-screen buttons for the accessible actions (remove card, undo).
+    var buttons = true
+    /// A file the stats line is written to on demand (SIGUSR1 writes a screenshot); nil: off.
+    var statsPath: String?
+
+    static let defaultIdleTimeout = 60.0
+
+    /// The idle timeout in effect for `deck`: the config's, else the deck's, else 60 s.
+    func effectiveIdleTimeout(deck: DeckFile?) -> Double {
+        idleTimeout ?? deck?.idleTimeoutSeconds ?? Self.defaultIdleTimeout
+    }
+
+    /// libinput's calibration matrix (LIBINPUT_CALIBRATION_MATRIX): the first two rows of a
+    /// 3×3 affine matrix applied to normalised (0…1) device coordinates.
+    struct TouchMatrix: Hashable, Sendable, CustomStringConvertible {
+        var a, b, c, d, e, f: Double
+
+        static let identity = TouchMatrix(a: 1, b: 0, c: 0, d: 0, e: 1, f: 0)
+
+        var values: [Double] { [a, b, c, d, e, f] }
+
+        init(a: Double, b: Double, c: Double, d: Double, e: Double, f: Double) {
+            (self.a, self.b, self.c, self.d, self.e, self.f) = (a, b, c, d, e, f)
+        }
+
+        init?(_ values: [Double]) {
+            guard values.count == 6, values.allSatisfy(\.isFinite) else { return nil }
+            self.init(a: values[0], b: values[1], c: values[2], d: values[3], e: values[4], f: values[5])
+        }
+
+        /// Maps a normalised point.
+        func apply(x: Double, y: Double) -> (x: Double, y: Double) {
+            (a * x + b * y + c, d * x + e * y + f)
+        }
+
+        /// "a b c d e f", as the config and udev's LIBINPUT_CALIBRATION_MATRIX write it.
+        var description: String {
+            values.map { v in
+                let r = (v * 1_000_000).rounded() / 1_000_000
+                return r == r.rounded() && abs(r) < 1e9 ? String(Int(r)) : String(r)
+            }.joined(separator: " ")
+        }
+    }
+
+    /// A display mode request: "1920x1080" or "1920x1080@60".
+    struct ModeRequest: Hashable, Sendable, CustomStringConvertible {
+        var width: Int
+        var height: Int
+        /// Hz; nil: the highest the connector offers at that size.
+        var refresh: Double?
+
+        var description: String {
+            "\(width)x\(height)" + (refresh.map { "@\($0 == $0.rounded() ? String(Int($0)) : String($0))" } ?? "")
+        }
+    }
+}
+
+/// A bad config key, flag or value: where it came from, what is wrong, what is accepted.
+struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// "kiosk.conf:12" or "--rotation".
+    var source: String
+    var message: String
+
+    var description: String { "\(source): \(message)" }
+}

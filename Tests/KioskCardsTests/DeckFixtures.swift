@@ -1,0 +1,60 @@
+import Glibc
+
+@testable import KioskCards
+
+/// Paths to this package's fixtures and examples, found from this file's location.
+enum DeckFixtures {
+    /// `<repo>/Tests/KioskCardsTests`
+    static let testsDirectory = PathName.directory(of: #filePath)
+    static let packageRoot = PathName.normalize(testsDirectory + "/../..")
+    static let decks = testsDirectory + "/Fixtures/decks"
+
+    static func good(_ name: String) -> String { decks + "/good/" + name }
+    static func bad(_ name: String) -> String { decks + "/bad/" + name }
+
+    /// A fresh empty directory under /tmp, removed by `removeTree`.
+    static func temporaryDirectory(_ label: String) -> String {
+        var template = Array("/tmp/kioskcards-\(label)-XXXXXX".utf8CString)
+        let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(p != nil, "mkdtemp failed: \(Errno.current)")
+        return String(cString: p!)
+    }
+
+    /// `rm -rf path` for test scratch directories.
+    static func removeTree(_ path: String) {
+        guard path.hasPrefix("/tmp/kioskcards-") else { return }
+        _ = system("rm -rf '\(path)'")
+    }
+
+    static func write(_ text: String, to path: String) {
+        writeBytes(Array(text.utf8), to: path)
+    }
+
+    static func writeBytes(_ bytes: [UInt8], to path: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        precondition(fd >= 0, "open \(path): \(Errno.current)")
+        bytes.withUnsafeBytes { b in
+            var off = 0
+            while off < b.count {
+                let n = Glibc.write(fd, b.baseAddress! + off, b.count - off)
+                precondition(n > 0)
+                off += n
+            }
+        }
+        close(fd)
+    }
+
+    /// Names of the `.json` files directly in `directory`.
+    static func jsonFiles(in directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name.hasSuffix(".json") { names.append(name) }
+        }
+        return names.sorted()
+    }
+}

@@ -1,0 +1,205 @@
+import CardModel
+import Glibc
+import Testing
+
+@testable import KioskCards
+
+@Suite struct ExportTests {
+    /// An RFC 4180 reader for the test: quoted fields, doubled quotes, CRLF records.
+    static func parseCSV(_ text: String) -> [[String]] {
+        var records: [[String]] = []
+        var field = ""
+        var record: [String] = []
+        var quoted = false
+        var scalars = Array(text.unicodeScalars)[...]
+        while let c = scalars.popFirst() {
+            if quoted {
+                if c == "\"" {
+                    if scalars.first == "\"" {
+                        field.unicodeScalars.append("\"")
+                        scalars.removeFirst()
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    field.unicodeScalars.append(c)
+                }
+            } else if c == "\"" && field.isEmpty {
+                quoted = true
+            } else if c == "," {
+                record.append(field)
+                field = ""
+            } else if c == "\r" && scalars.first == "\n" {
+                scalars.removeFirst()
+                record.append(field)
+                records.append(record)
+                record = []
+                field = ""
+            } else {
+                field.unicodeScalars.append(c)
+            }
+        }
+        return records
+    }
+
+    func populate(_ dir: String, count: Int) throws -> [DecisionRecord] {
+        let store = DecisionStore(dataDirectory: dir)
+        let records = (0..<count).map { StoreTestSupport.record($0) }
+        for r in records { store.enqueue(r) }
+        #expect(store.flush(timeout: 30))
+        store.close()
+        return records
+    }
+
+    func record(fromFields f: [String]) -> DecisionRecord? {
+        guard f.count == ExportCommand.columns.count, let action = DecisionAction(rawValue: f[6]) else { return nil }
+        return DecisionRecord(
+            kioskID: f[1], sessionID: f[2], deckID: f[3], deckVersion: Int(f[4]) ?? -1, cardID: f[5],
+            action: action, wallTimeMs: Int64(f[8]) ?? -1, monotonicNs: Int64(f[9]) ?? -1, dwellMs: Int64(f[10]) ?? -1)
+    }
+
+    @Test(.enabled(if: StoreTestSupport.executableExists, "build the KioskCards executable first"))
+    func csvRoundTripsThroughTheCommand() throws {
+        let dir = DeckFixtures.temporaryDirectory("export-csv")
+        defer { DeckFixtures.removeTree(dir) }
+        let records = try populate(dir, count: 64)
+        let result = try #require(StoreTestSupport.run(["export", "--data", dir, "--format", "csv"]))
+        #expect(result.status == 0)
+        let text = try #require(String(validating: result.stdout, as: UTF8.self))
+        #expect(text.hasSuffix("\r\n"))
+        let table = Self.parseCSV(text)
+        #expect(table.first == ExportCommand.columns)
+        #expect(table.dropFirst().map { $0[0] } == (1...64).map(String.init))
+        #expect(table.dropFirst().map { record(fromFields: $0) } == records)
+        for row in table.dropFirst() {
+            #expect(WallClock.parse(row[7], now: 0).map(String.init) == row[8])
+        }
+    }
+
+    @Test(.enabled(if: StoreTestSupport.executableExists, "build the KioskCards executable first"))
+    func jsonRoundTripsThroughTheCommand() throws {
+        let dir = DeckFixtures.temporaryDirectory("export-json")
+        defer { DeckFixtures.removeTree(dir) }
+        let records = try populate(dir, count: 40)
+        let result = try #require(StoreTestSupport.run(["export", "--data", dir, "--format", "json"]))
+        #expect(result.status == 0)
+        let array = try #require(try JSONReader.parse(result.stdout).elements)
+        let decoded = array.map { object -> DecisionRecord? in
+            let fields = ExportCommand.columns.map { key -> String in
+                switch object[key]?.value {
+                case .string(let s): s
+                case .number(let d): String(Int64(d))
+                default: "?"
+                }
+            }
+            return record(fromFields: fields)
+        }
+        #expect(decoded == records)
+    }
+
+    @Test(.enabled(if: StoreTestSupport.executableExists, "build the KioskCards executable first"))
+    func sinceFiltersByWallTime() throws {
+        let dir = DeckFixtures.temporaryDirectory("export-since")
+        defer { DeckFixtures.removeTree(dir) }
+        let records = try populate(dir, count: 30)
+        let cut = records[12].wallTimeISO
+        let result = try #require(StoreTestSupport.run(["export", "--data", dir, "--format=csv", "--since", cut]))
+        #expect(result.status == 0)
+        let table = Self.parseCSV(String(decoding: result.stdout, as: UTF8.self))
+        #expect(table.dropFirst().map { record(fromFields: $0) } == Array(records[12...]))
+    }
+
+    @Test func emptyDatabaseGivesEmptyArray() throws {
+        let dir = DeckFixtures.temporaryDirectory("export-empty")
+        defer { DeckFixtures.removeTree(dir) }
+        _ = try populate(dir, count: 0)
+        _ = try DecisionDatabase.openForWriting(dataDirectory: dir)
+        #expect(try StoreTestSupport.rows(dir).isEmpty)
+        if StoreTestSupport.executableExists {
+            let result = try #require(StoreTestSupport.run(["export", "--data", dir, "--format", "json"]))
+            #expect(String(decoding: result.stdout, as: UTF8.self) == "[]\n")
+        }
+    }
+
+    @Test func optionErrorsNameTheFix() {
+        let now: Int64 = 1_714_521_600_000
+        guard case .failure(let e1) = ExportCommand.parse(["--formt", "csv"], now: now) else {
+            Issue.record("--formt accepted")
+            return
+        }
+        #expect(e1.message.contains("did you mean '--format'"))
+        guard case .failure(let e2) = ExportCommand.parse(["--format", "xml"], now: now) else {
+            Issue.record("xml accepted")
+            return
+        }
+        #expect(e2.message.contains("csv or json"))
+        guard case .failure(let e3) = ExportCommand.parse(["--since", "yesterday"], now: now) else {
+            Issue.record("yesterday accepted")
+            return
+        }
+        #expect(e3.message.contains("24h"))
+        #expect(
+            ExportCommand.parse(["--data", "/x", "--format", "JSON", "--since", "7d"], now: now)
+                == .success(.init(dataDirectory: "/x", format: .json, sinceMs: now - 7 * 86_400_000)))
+    }
+
+    @Test func missingDatabaseIsAClearError() {
+        #expect {
+            try StoreTestSupport.rows("/nonexistent-kiosk-data")
+        } throws: { error in
+            "\(error)".contains("no decisions database here")
+        }
+    }
+
+    @Test(arguments: ["plain", "a,b", "say \"hi\"", "two\nlines", "cr\rlf", "", "ünï"])
+    func csvFieldQuoting(value: String) {
+        let line = ExportCommand.csvField(value) + ",x\r\n"
+        #expect(Self.parseCSV(line) == [[value, "x"]])
+    }
+}
+
+@Suite struct StoreWallClockTests {
+    @Test func knownInstants() {
+        #expect(WallClock.iso8601(milliseconds: 0) == "1970-01-01T00:00:00.000Z")
+        // 2000-02-29 (a leap day in a century leap year) is 11016 days after the epoch.
+        #expect(WallClock.iso8601(milliseconds: 11016 * 86_400_000 + 1) == "2000-02-29T00:00:00.001Z")
+        #expect(WallClock.iso8601(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
+    }
+
+    @Test func formatAndParseAreInverse() {
+        var rng = DeckJSONReaderTests.SplitMix(state: 7)
+        for _ in 0..<2000 {
+            let ms = Int64(rng.next() % 8_000_000_000_000)  // 1970 … 2223
+            let text = WallClock.iso8601(milliseconds: ms)
+            #expect(WallClock.parse(text, now: 0) == ms, "\(text)")
+        }
+    }
+
+    @Test func civilDatesMatchTheSystemCalendar() {
+        // gmtime_r is the independent oracle.
+        var rng = DeckJSONReaderTests.SplitMix(state: 11)
+        for _ in 0..<500 {
+            let seconds = Int(rng.next() % 10_000_000_000)
+            var t = time_t(seconds)
+            var tm = Glibc.tm()
+            gmtime_r(&t, &tm)
+            let civil = WallClock.civil(fromDays: Int64(seconds / 86_400))
+            #expect(civil.year == Int64(tm.tm_year) + 1900)
+            #expect(civil.month == Int(tm.tm_mon) + 1)
+            #expect(civil.day == Int(tm.tm_mday))
+        }
+    }
+
+    @Test func parseForms() {
+        let day = WallClock.days(year: 2024, month: 5, day: 1) * 86_400_000
+        #expect(WallClock.parse("2024-05-01", now: 0) == day)
+        #expect(WallClock.parse("2024-05-01T12:30", now: 0) == day + 45_000_000)
+        #expect(WallClock.parse("2024-05-01T12:30Z", now: 0) == day + 45_000_000)
+        #expect(WallClock.parse("2024-05-01T14:30:00+02:00", now: 0) == day + 45_000_000)
+        #expect(WallClock.parse("2024-05-01T12:30:00.5Z", now: 0) == day + 45_000_500)
+        #expect(WallClock.parse("24h", now: 100_000_000) == Int64(100_000_000 - 86_400_000))
+        for bad in ["2024-02-30", "2024-13-01", "2024-05-01T25:00", "yesterday", "2024-05-01X", "12"] {
+            #expect(WallClock.parse(bad, now: 0) == nil, "\(bad)")
+        }
+    }
+}

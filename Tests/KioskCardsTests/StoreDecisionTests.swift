@@ -1,0 +1,224 @@
+import CSQLite
+import CardModel
+import Glibc
+import Testing
+
+@testable import KioskCards
+
+@Suite struct StoreDecisionTests {
+    @Test func recordsRoundTripInOrder() throws {
+        let dir = DeckFixtures.temporaryDirectory("store")
+        defer { DeckFixtures.removeTree(dir) }
+        let store = DecisionStore(dataDirectory: dir + "/data", batchLimit: 7)
+        let records = (0..<200).map { StoreTestSupport.record($0) }
+        var tickets: [UInt64] = []
+        for r in records { tickets.append(try #require(store.enqueue(r))) }
+        #expect(tickets == Array(1...200))
+        #expect(store.flush(timeout: 30))
+        let status = store.currentStatus
+        #expect(status.stored == 200)
+        #expect(status.storedThrough == 200)
+        #expect(status.pending == 0)
+        #expect(!status.failing)
+        store.close()
+
+        let rows = try StoreTestSupport.rows(dir + "/data")
+        #expect(rows.map(\.record) == records)
+        #expect(rows.map(\.id) == Array(1...200))
+        #expect(rows.map(\.actionName) == records.map(\.action.rawValue))
+        #expect(try StoreTestSupport.integrityCheck(dir + "/data") == "ok")
+    }
+
+    @Test func databaseIsWALWithCurrentSchema() throws {
+        let dir = DeckFixtures.temporaryDirectory("store-wal")
+        defer { DeckFixtures.removeTree(dir) }
+        let store = DecisionStore(dataDirectory: dir)
+        store.enqueue(StoreTestSupport.record(1))
+        #expect(store.flush(timeout: 30))
+        store.close()
+        let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir), create: false)
+        #expect(try db.scalarText("PRAGMA journal_mode") == "wal")
+        #expect(try db.scalarInt("PRAGMA user_version") == Int64(DecisionDatabase.schemaVersion))
+        #expect(try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'decisions_wall_ms'") == 1)
+    }
+
+    @Test func writerConnectionUsesSynchronousFull() throws {
+        let dir = DeckFixtures.temporaryDirectory("store-sync")
+        defer { DeckFixtures.removeTree(dir) }
+        let db = try DecisionDatabase.openForWriting(dataDirectory: dir)
+        #expect(try db.scalarInt("PRAGMA synchronous") == 2)  // 2 = FULL
+        #expect(try db.scalarText("PRAGMA journal_mode") == "wal")
+    }
+
+    @Test func migratesAVersionOneDatabaseKeepingRows() throws {
+        let dir = DeckFixtures.temporaryDirectory("store-migrate")
+        defer { DeckFixtures.removeTree(dir) }
+        do {
+            // A database as the first release wrote it: migration 1 only.
+            let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir))
+            try db.execute(DecisionDatabase.migrations[0])
+            try db.execute("PRAGMA user_version = 1")
+            try DecisionDatabase.insert([(uid: "old-1", record: StoreTestSupport.record(3))], into: db)
+        }
+        let store = DecisionStore(dataDirectory: dir)
+        store.enqueue(StoreTestSupport.record(4))
+        #expect(store.flush(timeout: 30))
+        store.close()
+        let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir), create: false)
+        #expect(try db.scalarInt("PRAGMA user_version") == Int64(DecisionDatabase.schemaVersion))
+        #expect(try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'decisions_wall_ms'") == 1)
+        #expect(
+            try StoreTestSupport.rows(dir).map(\.record) == [StoreTestSupport.record(3), StoreTestSupport.record(4)])
+    }
+
+    @Test func refusesANewerSchemaAndKeepsDecisionsPending() throws {
+        let dir = DeckFixtures.temporaryDirectory("store-newer")
+        defer { DeckFixtures.removeTree(dir) }
+        do {
+            let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir))
+            try db.execute("PRAGMA user_version = 99")
+        }
+        let store = DecisionStore(dataDirectory: dir, retryInterval: 60)
+        store.enqueue(StoreTestSupport.record(1))
+        #expect(StoreTestSupport.waitFor(seconds: 10) { store.currentStatus.failing })
+        let status = store.currentStatus
+        #expect(status.pending == 1)
+        #expect(status.lastError?.contains("schema version 99") == true)
+        store.close()
+    }
+
+    @Test func unopenableDirectoryKeepsDecisionsAndRecovers() throws {
+        let dir = DeckFixtures.temporaryDirectory("store-unopenable")
+        defer { DeckFixtures.removeTree(dir) }
+        // A regular file where the data directory should be: a real ENOTDIR/CANTOPEN fault.
+        let data = dir + "/data"
+        DeckFixtures.write("not a directory", to: data)
+        let store = DecisionStore(dataDirectory: data, capacity: 5, retryInterval: 0.05)
+        var accepted = 0
+        for n in 0..<8 where store.enqueue(StoreTestSupport.record(n)) != nil { accepted += 1 }
+        #expect(accepted == 5)
+        #expect(StoreTestSupport.waitFor(seconds: 10) { store.currentStatus.failing })
+        var status = store.currentStatus
+        #expect(status.pending == 5)
+        #expect(status.dropped == 3)
+        #expect(status.stored == 0)
+        #expect(status.lastError?.contains(DecisionDatabase.path(dataDirectory: data)) == true)
+        // Still failing a while later: nothing pretended to be stored.
+        usleep(200_000)
+        #expect(store.currentStatus.stored == 0)
+
+        unlink(data)
+        #expect(mkdir(data, 0o755) == 0)
+        #expect(store.flush(timeout: 30))
+        status = store.currentStatus
+        #expect(status.stored == 5)
+        #expect(!status.failing)
+        store.close()
+        #expect(try StoreTestSupport.rows(data).map(\.record) == (0..<5).map { StoreTestSupport.record($0) })
+    }
+
+    @Test(.enabled(if: StoreTestSupport.canMount, "needs CAP_SYS_ADMIN to mount a small tmpfs"))
+    func diskFullKeepsDecisionsAndRecovers() throws {
+        let dir = DeckFixtures.temporaryDirectory("store-full")
+        defer { DeckFixtures.removeTree(dir) }
+        try #require(StoreTestSupport.mountTmpfs(dir, kilobytes: 1024))
+        defer { StoreTestSupport.unmount(dir) }
+        let data = dir + "/data"
+        let store = DecisionStore(dataDirectory: data, retryInterval: 0.05)
+        for n in 0..<10 { store.enqueue(StoreTestSupport.record(n)) }
+        #expect(store.flush(timeout: 30))
+
+        // A real ENOSPC: fill the file system, then keep deciding.
+        let filled = StoreTestSupport.fillDisk(dir + "/filler")
+        #expect(filled > 0)
+        let total = 3000
+        for n in 10..<total { store.enqueue(StoreTestSupport.record(n)) }
+        #expect(StoreTestSupport.waitFor(seconds: 20) { store.currentStatus.failing })
+        let during = store.currentStatus
+        #expect(during.pending > 0)
+        #expect(during.lastError?.contains("full") == true, "\(during.lastError ?? "")")
+        #expect(during.stored + during.pending == total)
+
+        unlink(dir + "/filler")
+        #expect(store.flush(timeout: 60))
+        #expect(store.currentStatus.stored == total)
+        store.close()
+        let rows = try StoreTestSupport.rows(data)
+        #expect(rows.count == total)
+        #expect(rows.map(\.record) == (0..<total).map { StoreTestSupport.record($0) })
+        #expect(try StoreTestSupport.integrityCheck(data) == "ok")
+    }
+
+    @Test(.enabled(if: StoreTestSupport.canMount, "needs CAP_SYS_ADMIN to remount a tmpfs read-only"))
+    func readOnlyFileSystemKeepsDecisionsAndRecovers() throws {
+        let dir = DeckFixtures.temporaryDirectory("store-ro")
+        defer { DeckFixtures.removeTree(dir) }
+        try #require(StoreTestSupport.mountTmpfs(dir, kilobytes: 4096))
+        defer { StoreTestSupport.unmount(dir) }
+        let data = dir + "/data"
+        // A database written earlier, then the file system goes read-only (a real EROFS).
+        do {
+            let store = DecisionStore(dataDirectory: data)
+            for n in 0..<3 { store.enqueue(StoreTestSupport.record(n)) }
+            #expect(store.flush(timeout: 30))
+            store.close()
+        }
+        try #require(StoreTestSupport.remount(dir, readOnly: true, kilobytes: 4096))
+        let store = DecisionStore(dataDirectory: data, retryInterval: 0.05)
+        for n in 3..<10 { store.enqueue(StoreTestSupport.record(n)) }
+        #expect(StoreTestSupport.waitFor(seconds: 20) { store.currentStatus.failing })
+        let during = store.currentStatus
+        #expect(during.pending == 7)
+        #expect(during.lastError?.contains("read-only") == true, "\(during.lastError ?? "")")
+
+        try #require(StoreTestSupport.remount(dir, readOnly: false, kilobytes: 4096))
+        #expect(store.flush(timeout: 30))
+        store.close()
+        #expect(try StoreTestSupport.rows(data).map(\.record) == (0..<10).map { StoreTestSupport.record($0) })
+    }
+
+    @Test func enqueueFromManyThreadsLosesNothing() throws {
+        let dir = DeckFixtures.temporaryDirectory("store-threads")
+        defer { DeckFixtures.removeTree(dir) }
+        let store = DecisionStore(dataDirectory: dir)
+        final class Context: @unchecked Sendable {
+            let store: DecisionStore
+            let base: Int
+            init(_ store: DecisionStore, _ base: Int) {
+                self.store = store
+                self.base = base
+            }
+        }
+        var threads: [pthread_t] = []
+        for t in 0..<4 {
+            var thread = pthread_t()
+            let ctx = Unmanaged.passRetained(Context(store, t * 1000))
+            pthread_create(
+                &thread, nil,
+                { raw in
+                    let c = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
+                    for n in 0..<500 { c.store.enqueue(StoreTestSupport.record(c.base + n)) }
+                    return nil
+                }, ctx.toOpaque())
+            threads.append(thread)
+        }
+        for t in threads { pthread_join(t, nil) }
+        #expect(store.flush(timeout: 60))
+        store.close()
+        let stored = Set(try StoreTestSupport.rows(dir).map(\.record.cardID))
+        let expected = Set((0..<4).flatMap { t in (0..<500).map { StoreTestSupport.record(t * 1000 + $0).cardID } })
+        #expect(stored == expected)
+    }
+
+    @Test func wallTimeIsDerivedFromTheDecisionInstant() throws {
+        let deck = try DeckLoader.load(path: DeckFixtures.good("minimal-stack.json")).get()
+        let decision = Decision(cardID: "one", action: .swipedRight, time: .seconds(100), dwellSeconds: 2.5)
+        let r = DecisionRecord(
+            decision, kioskID: "k", sessionID: "s", deck: deck, wallNow: 1_000_000, monotonicNow: .seconds(103))
+        #expect(r.wallTimeMs == 997_000)
+        #expect(r.monotonicNs == 100_000_000_000)
+        #expect(r.dwellMs == 2500)
+        #expect(r.deckID == "minimal")
+        #expect(r.deckVersion == 1)
+    }
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Checks deploy/: the unit with systemd-analyze (verify, then the security exposure figure)
+# and every shell script with shellcheck. Run by scripts/test.sh; needs the built binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== shellcheck deploy/*.sh scripts/*.sh"
+shellcheck deploy/*.sh scripts/*.sh
+
+bin="$PWD/.build/debug/KioskCards"
+[ -x "$bin" ] || { echo "check: build first (swift build)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# systemd-analyze verify rejects a missing ExecStart binary; the build machine has no
+# /usr/local/bin/KioskCards, so verify a copy whose ExecStart points at the built binary.
+sed "s|/usr/local/bin/KioskCards|$bin|" deploy/kioskcards.service >"$tmp/kioskcards.service"
+
+echo "== systemd-analyze verify deploy/kioskcards.service"
+systemd-analyze verify "$tmp/kioskcards.service"
+
+echo "== systemd-analyze security --offline=yes"
+report=$(systemd-analyze security --offline=yes --no-pager "$tmp/kioskcards.service" 2>&1 || true)
+figure=$(printf '%s\n' "$report" | sed -n 's/.*Overall exposure level for kioskcards.service: \([0-9.]*\).*/\1/p')
+[ -n "$figure" ] || { printf '%s\n' "$report" >&2; echo "check: no exposure figure" >&2; exit 1; }
+echo "exposure $figure (deploy/README.md records 0.7)"
+# Fail when the unit gets noticeably weaker than the README says.
+awk -v f="$figure" 'BEGIN { exit !(f <= 1.5) }' || { echo "check: exposure $figure is above 1.5" >&2; exit 1; }
+
+echo "== install-rpi.sh --root (staged install)"
+deploy/install-rpi.sh --binary "$bin" --root "$tmp/root" --deck examples/products/products.json >/dev/null
+for f in usr/local/bin/KioskCards etc/systemd/system/kioskcards.service etc/kioskcards/kiosk.conf \
+         etc/kioskcards/deck.json etc/kioskcards/images/mug.png; do
+  [ -e "$tmp/root/$f" ] || { echo "check: staged install lacks /$f" >&2; exit 1; }
+done
+"$bin" check-deck "$tmp/root/etc/kioskcards/deck.json" >/dev/null
+echo "deploy checks passed"
