@@ -28,12 +28,20 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CTurboJPEG",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]
+        ),
         .target(name: "CardModel"),
         .executableTarget(
             name: "KioskCards",
-            dependencies: ["CardModel", "CEvdev", "CDrm", "CPangoCairo", "CSQLite"]
+            dependencies: ["CardModel", "CEvdev", "CDrm", "CPangoCairo", "CSQLite", "CTurboJPEG"]
         ),
         .testTarget(name: "CardModelTests", dependencies: ["CardModel"]),
-        .testTarget(name: "KioskCardsTests", dependencies: ["KioskCards", "CardModel"]),
+        .testTarget(
+            name: "KioskCardsTests", dependencies: ["KioskCards", "CardModel"],
+            // Golden images and photos, read by path from the tests.
+            exclude: ["Fixtures"]),
     ]
 )

@@ -20,8 +20,9 @@ extension CommandLine {
         case "--help", "-h", "help":
             printUsage()
             return 0
+        case "render": return runRenderCommand(rest)
+        case "bench": return runBenchCommand(rest)
         default:
-            _ = rest
             Log.error("KioskCards: unknown command '\(first)'. Run 'KioskCards --help' for the list.")
             return 2
         }
@@ -35,6 +36,9 @@ extension CommandLine {
             Usage: KioskCards <command> [options]
 
             Commands:
+              render      draw one frame headlessly into a PNG (--size WxH --out FILE.png
+                          [--layout stack|list] [--gesture "drag DX DY" | --script FILE] [--at MS])
+              bench       measure frame times of the renderer ([--json])
               --help, --version
             """)
     }

@@ -1,0 +1,243 @@
+import Glibc
+
+/// Where a cached element image lands on the screen: an affine map from screen pixels back
+/// to image pixels, or a whole-pixel offset when the element is neither turned nor scaled.
+struct Placement: Equatable {
+    /// Image coordinates of screen point (x, y) (continuous, pixel centres at .5):
+    /// u = a·x + b·y + c, v = d·x + e·y + f.
+    var a: Double, b: Double, c: Double
+    var d: Double, e: Double, f: Double
+    /// Set when the map is a pure whole-pixel translation: the image's top-left on screen.
+    var offset: (x: Int, y: Int)?
+
+    static func == (l: Placement, r: Placement) -> Bool {
+        l.a == r.a && l.b == r.b && l.c == r.c && l.d == r.d && l.e == r.e && l.f == r.f
+            && l.offset?.x == r.offset?.x && l.offset?.y == r.offset?.y
+    }
+
+    /// An image of `width`×`height` pixels whose centre goes to screen pixel position
+    /// (cx, cy), turned by `rotation` radians (clockwise) and scaled by `scale`.
+    /// Unturned, unscaled placements snap to whole pixels so they copy without resampling.
+    init(width: Int, height: Int, centerX cx: Double, centerY cy: Double, rotation: Double, scale: Double) {
+        let hw = Double(width) / 2
+        let hh = Double(height) / 2
+        if rotation == 0 && scale == 1 {
+            let ox = Int((cx - hw).rounded())
+            let oy = Int((cy - hh).rounded())
+            self.offset = (ox, oy)
+            (a, b, c, d, e, f) = (1, 0, -Double(ox), 0, 1, -Double(oy))
+            return
+        }
+        offset = nil
+        // Inverse of: translate(c) · rotate(θ) · scale(s) · translate(-half).
+        let cosA = cos(rotation) / scale
+        let sinA = sin(rotation) / scale
+        a = cosA
+        b = sinA
+        c = -cosA * cx - sinA * cy + hw
+        d = -sinA
+        e = cosA
+        f = sinA * cx - cosA * cy + hh
+    }
+}
+
+/// The pixel loops of the cached pipeline, over raw memory: XRGB8888 destinations, ARGB32
+/// premultiplied sources (cairo's layouts), OVER blending.
+///
+/// Colour channels travel four to a `UInt64`, 16 bits each (B, R, G, A), so one multiply
+/// scales all four; weights are 8-bit (0…256), which keeps every lane below 2^16.
+enum Compositor {
+    /// Copies `rect` from `source` to `target` (both the same size).
+    static func copy(_ rect: PixelRect, from source: PixelBuffer, to target: PixelBuffer) {
+        guard !rect.isEmpty else { return }
+        let bytes = rect.width * 4
+        for y in rect.y..<rect.maxY {
+            let off = y * target.stride + rect.x * 4
+            (target.pixels + off).copyMemory(from: source.pixels + y * source.stride + rect.x * 4, byteCount: bytes)
+        }
+    }
+
+    /// Fills `rect` with 0x00RRGGBB `value`.
+    static func fill(_ rect: PixelRect, with value: UInt32, in target: PixelBuffer) {
+        guard !rect.isEmpty else { return }
+        for y in rect.y..<rect.maxY {
+            let row = (target.pixels + y * target.stride).assumingMemoryBound(to: UInt32.self) + rect.x
+            row.update(repeating: value, count: rect.width)
+        }
+    }
+
+    @inline(__always) static func expand(_ p: UInt32) -> UInt64 {
+        let v = UInt64(p)
+        return (v & 0x00FF_00FF) | ((v & 0xFF00_FF00) << 24)
+    }
+
+    @inline(__always) static func pack(_ e: UInt64) -> UInt32 {
+        UInt32(truncatingIfNeeded: (e & 0x00FF_00FF) | ((e >> 24) & 0xFF00_FF00))
+    }
+
+    static let laneMask: UInt64 = 0x00FF_00FF_00FF_00FF
+
+    /// `s` (expanded, premultiplied) over destination pixel `d`.
+    @inline(__always) static func over(_ s: UInt64, _ d: UInt32) -> UInt32 {
+        let alpha = s >> 48
+        if alpha >= 255 { return pack(s) }
+        return pack(s &+ (((expand(d) &* (256 &- alpha)) >> 8) & laneMask))
+    }
+
+    /// Draws `image` at `placement` with `opacity` (0…1) over the screen inside `clip`.
+    ///
+    /// With `base`, every pixel of `clip` is written: where the image covers, `base` under
+    /// the image; elsewhere a copy of `base` — so restoring the still layer and drawing the
+    /// first moving element is one pass over memory. Without `base` it blends over `target`.
+    /// Turned or scaled placements sample bilinearly.
+    static func draw(
+        _ image: CairoImage, at placement: Placement, opacity: Double, into target: PixelBuffer,
+        base: PixelBuffer?, clip: PixelRect
+    ) {
+        let clip = clip.intersection(target.bounds)
+        guard !clip.isEmpty else { return }
+        let src = UnsafePointer(image.data.assumingMemoryBound(to: UInt32.self))
+        let sw = image.stride / 4
+        let op = UInt64(max(0, min(256, (opacity * 256).rounded())))
+        let w = image.width
+        let h = image.height
+        for y in clip.y..<clip.maxY {
+            let dst = (target.pixels + y * target.stride).assumingMemoryBound(to: UInt32.self)
+            let under: UnsafePointer<UInt32> =
+                base.map { UnsafePointer(($0.pixels + y * $0.stride).assumingMemoryBound(to: UInt32.self)) }
+                ?? UnsafePointer(dst)
+            // The covered span of this row.
+            var x0 = clip.x
+            var x1 = clip.maxX
+            if let o = placement.offset {
+                let sy = y - o.y
+                if sy < 0 || sy >= h {
+                    x1 = x0
+                } else {
+                    x0 = max(x0, o.x)
+                    x1 = min(x1, o.x + w)
+                }
+            } else {
+                let span = bilinearSpan(placement, y: y, width: w, height: h)
+                x0 = max(x0, span.lowerBound)
+                x1 = min(x1, span.upperBound)
+            }
+            if x1 <= x0 {
+                if base != nil { (dst + clip.x).update(from: under + clip.x, count: clip.width) }
+                continue
+            }
+            if base != nil {
+                (dst + clip.x).update(from: under + clip.x, count: x0 - clip.x)
+                (dst + x1).update(from: under + x1, count: clip.maxX - x1)
+            }
+            if let o = placement.offset {
+                let row = src + (y - o.y) * sw - o.x
+                copyRow(row, dst: dst, under: under, from: x0, to: x1, opacity: op)
+            } else {
+                bilinearRow(
+                    src, stride: sw, width: w, height: h, placement, y: y, dst: dst, under: under, from: x0, to: x1,
+                    opacity: op)
+            }
+        }
+    }
+
+    /// One unturned row: `row[x]` over `under[x]` into `dst[x]`.
+    @inline(__always) private static func copyRow(
+        _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>,
+        from x0: Int, to x1: Int, opacity op: UInt64
+    ) {
+        if op >= 256 {
+            for x in x0..<x1 {
+                let p = row[x]
+                let alpha = p >> 24
+                if alpha == 255 {
+                    dst[x] = p
+                } else if alpha == 0 {
+                    dst[x] = under[x]
+                } else {
+                    dst[x] = over(expand(p), under[x])
+                }
+            }
+        } else {
+            for x in x0..<x1 {
+                let p = row[x]
+                if p == 0 {
+                    dst[x] = under[x]
+                } else {
+                    dst[x] = over(((expand(p) &* op) >> 8) & laneMask, under[x])
+                }
+            }
+        }
+    }
+
+    /// The screen columns of row `y` whose sample point falls where all four bilinear taps
+    /// lie inside the image (its one-pixel transparent border makes the rest transparent).
+    static func bilinearSpan(_ p: Placement, y: Int, width: Int, height: Int) -> Range<Int> {
+        let yc = Double(y) + 0.5
+        var lo = -Double.infinity
+        var hi = Double.infinity
+        // u(x) = a·(x+0.5) + ub within [0.5, width - 0.5] (pixel centres of the image).
+        func limit(_ slope: Double, _ intercept: Double, _ maxValue: Double) {
+            let minV = 0.5 + 1e-7
+            let maxV = maxValue - 0.5 - 1e-7
+            if abs(slope) < 1e-12 {
+                if intercept < minV || intercept > maxV { (lo, hi) = (1, 0) }
+                return
+            }
+            var t0 = (minV - intercept) / slope
+            var t1 = (maxV - intercept) / slope
+            if t0 > t1 { swap(&t0, &t1) }
+            lo = max(lo, t0)
+            hi = min(hi, t1)
+        }
+        limit(p.a, p.b * yc + p.c, Double(width))
+        limit(p.d, p.e * yc + p.f, Double(height))
+        guard lo <= hi else { return 0..<0 }
+        // x + 0.5 in [lo, hi]
+        let first = Int(max(-1e9, (lo - 0.5).rounded(.up)))
+        let last = Int(min(1e9, (hi - 0.5).rounded(.down)))
+        return last >= first ? first..<(last + 1) : 0..<0
+    }
+
+    /// One turned or scaled row, sampled bilinearly with 8-bit weights.
+    @inline(__always) private static func bilinearRow(
+        _ src: UnsafePointer<UInt32>, stride sw: Int, width w: Int, height h: Int, _ p: Placement, y: Int,
+        dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64
+    ) {
+        // Fixed point with 24 fraction bits; sample positions relative to pixel centres.
+        let one = Double(1 << 24)
+        let xc = Double(x0) + 0.5
+        let yc = Double(y) + 0.5
+        var u = Int(((p.a * xc + p.b * yc + p.c - 0.5) * one).rounded())
+        var v = Int(((p.d * xc + p.e * yc + p.f - 0.5) * one).rounded())
+        let du = Int((p.a * one).rounded())
+        let dv = Int((p.d * one).rounded())
+        let maxX = w - 2
+        let maxY = h - 2
+        for x in x0..<x1 {
+            let ix = min(max(u >> 24, 0), maxX)
+            let iy = min(max(v >> 24, 0), maxY)
+            let fx = UInt64((u >> 16) & 0xFF)
+            let fy = UInt64((v >> 16) & 0xFF)
+            u &+= du
+            v &+= dv
+            let t = src + iy * sw + ix
+            let p00 = t[0]
+            let p10 = t[1]
+            let p01 = t[sw]
+            let p11 = t[sw + 1]
+            if (p00 | p10 | p01 | p11) == 0 {
+                dst[x] = under[x]
+                continue
+            }
+            let w11 = (fx &* fy) >> 8
+            let w10 = fx &- w11
+            let w01 = fy &- w11
+            let w00 = 256 &- fx &- fy &+ w11
+            var s = expand(p00) &* w00 &+ expand(p10) &* w10 &+ expand(p01) &* w01 &+ expand(p11) &* w11
+            s = (s >> 8) & laneMask
+            if op < 256 { s = ((s &* op) >> 8) & laneMask }
+            dst[x] = over(s, under[x])
+        }
+    }
+}
