@@ -15,12 +15,12 @@ struct Placement: Equatable {
             && l.offset?.x == r.offset?.x && l.offset?.y == r.offset?.y
     }
 
-    /// An image of `width`×`height` pixels whose centre goes to screen pixel position
-    /// (cx, cy), turned by `rotation` radians (clockwise) and scaled by `scale`.
+    /// An image whose point (anchorX, anchorY) goes to screen position (cx, cy), turned by
+    /// `rotation` radians (clockwise) and scaled by `scale` about that point.
     /// Unturned, unscaled placements snap to whole pixels so they copy without resampling.
-    init(width: Int, height: Int, centerX cx: Double, centerY cy: Double, rotation: Double, scale: Double) {
-        let hw = Double(width) / 2
-        let hh = Double(height) / 2
+    init(
+        anchorX hw: Double, anchorY hh: Double, centerX cx: Double, centerY cy: Double, rotation: Double, scale: Double
+    ) {
         if rotation == 0 && scale == 1 {
             let ox = Int((cx - hw).rounded())
             let oy = Int((cy - hh).rounded())

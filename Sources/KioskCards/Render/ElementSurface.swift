@@ -5,8 +5,8 @@ import Glibc
 /// One element drawn once, untransformed, with its drop shadow already blurred, into an
 /// ARGB32 image that frames then only place (translate, rotate, fade).
 ///
-/// The element's centre is the image's centre; a transparent margin holds the shadow, plus
-/// one transparent pixel on every side so bilinear sampling fades the edges to nothing
+/// A transparent margin around the content holds the shadow, plus one transparent pixel on
+/// every side so bilinear sampling fades the edges to nothing
 /// (no seams, no hard edges when a card turns).
 enum ElementSurface {
     /// SwiftUI's default shadow colour: black at 33 %.
@@ -15,44 +15,55 @@ enum ElementSurface {
     /// Vertical offset of the shadow in points, a little light from above.
     static func shadowOffset(radius: Double) -> Double { min(2, radius / 4) }
 
-    /// The image's size in pixels for an element of `size` points drawn at `pixelsPerPoint`.
-    static func pixelSize(for size: Size, shadowRadius: Double, pixelsPerPoint k: Double) -> (width: Int, height: Int) {
+    /// Pixel layout of an element's image: its size and where the content's top-left sits
+    /// (whole pixels, so content drawn unturned lands on the pixel grid like a direct draw).
+    struct Layout {
+        var width: Int
+        var height: Int
+        var originX: Int
+        var originY: Int
+        /// Image point of the element's centre.
+        var anchorX: Double
+        var anchorY: Double
+    }
+
+    static func layout(for size: Size, shadowRadius: Double, pixelsPerPoint k: Double) -> Layout {
         let m = SceneElement.shadowMargin(radius: shadowRadius)
-        return (Int(((size.width + 2 * m) * k).rounded(.up)) + 2, Int(((size.height + 2 * m) * k).rounded(.up)) + 2)
+        let ox = Int((m * k).rounded(.up)) + 1
+        let oy = ox
+        return Layout(
+            width: 2 * ox + Int((size.width * k).rounded(.up)), height: 2 * oy + Int((size.height * k).rounded(.up)),
+            originX: ox, originY: oy, anchorX: Double(ox) + size.width * k / 2,
+            anchorY: Double(oy) + size.height * k / 2)
     }
 
     /// Draws `kind` (frame `size` in points) with a shadow of `shadowRadius` points at
     /// `pixelsPerPoint`; nil when the image cannot be allocated.
     static func render(
         _ kind: ElementKind, size: Size, shadowRadius: Double, pixelsPerPoint k: Double, painter: ElementPainter
-    ) -> CairoImage? {
-        let (pw, ph) = pixelSize(for: size, shadowRadius: shadowRadius, pixelsPerPoint: k)
-        guard let image = CairoImage(width: pw, height: ph) else { return nil }
-        let ox = (Double(pw) - size.width * k) / 2
-        let oy = (Double(ph) - size.height * k) / 2
-        if shadowRadius > 0, let mask = shadowMask(kind, size: size, radius: shadowRadius, k: k, width: pw, height: ph)
-        {
+    ) -> ElementImage? {
+        let l = layout(for: size, shadowRadius: shadowRadius, pixelsPerPoint: k)
+        guard let image = CairoImage(width: l.width, height: l.height) else { return nil }
+        if shadowRadius > 0, let mask = shadowMask(kind, size: size, radius: shadowRadius, k: k, layout: l) {
             image.draw { cr in
                 cairo_set_source_rgba(cr, 0, 0, 0, shadowOpacity)
                 cairo_mask_surface(cr, mask.surface, 0, shadowOffset(radius: shadowRadius) * k)
             }
         }
         image.draw { cr in
-            cairo_translate(cr, ox, oy)
+            cairo_translate(cr, Double(l.originX), Double(l.originY))
             cairo_scale(cr, k, k)
             painter.paint(kind, size: size, cr: cr)
         }
-        return image
+        return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY)
     }
 
-    /// The element's outline as alpha, blurred, aligned with an image of `width`×`height`
-    /// pixels whose centre is the element's centre.
-    static func shadowMask(
-        _ kind: ElementKind, size: Size, radius: Double, k: Double, width: Int, height: Int
-    ) -> CairoImage? {
-        guard let mask = CairoImage(width: width, height: height, format: CAIRO_FORMAT_A8) else { return nil }
+    /// The element's outline as alpha, blurred, aligned with the element's image.
+    static func shadowMask(_ kind: ElementKind, size: Size, radius: Double, k: Double, layout l: Layout) -> CairoImage?
+    {
+        guard let mask = CairoImage(width: l.width, height: l.height, format: CAIRO_FORMAT_A8) else { return nil }
         mask.draw { cr in
-            cairo_translate(cr, (Double(width) - size.width * k) / 2, (Double(height) - size.height * k) / 2)
+            cairo_translate(cr, Double(l.originX), Double(l.originY))
             cairo_scale(cr, k, k)
             Draw.roundedRect(
                 cr, x: 0, y: 0, width: size.width, height: size.height, radius: ElementPainter.cornerRadius(kind))
@@ -60,7 +71,7 @@ enum ElementSurface {
             cairo_fill(cr)
         }
         let data = mask.data.assumingMemoryBound(to: UInt8.self)
-        BoxBlur.gaussian(data, width: width, height: height, stride: mask.stride, sigma: radius / 2 * k)
+        BoxBlur.gaussian(data, width: l.width, height: l.height, stride: mask.stride, sigma: radius / 2 * k)
         mask.markDirty()
         return mask
     }
@@ -121,4 +132,11 @@ enum BoxBlur {
         }
         for i in 0..<count { p[i * step] = out[i] }
     }
+}
+
+/// An element's cached image and the image point that goes where the element's centre is.
+struct ElementImage {
+    var image: CairoImage
+    var anchorX: Double
+    var anchorY: Double
 }

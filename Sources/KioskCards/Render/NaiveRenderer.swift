@@ -39,14 +39,11 @@ final class NaiveRenderer {
         if element.opacity < 1 { cairo_push_group(cr) }
         let radius = element.shadowRadius.rounded()
         if radius > 0 {
-            let (pw, ph) = ElementSurface.pixelSize(for: size, shadowRadius: radius, pixelsPerPoint: scale)
-            if let mask = ElementSurface.shadowMask(
-                element.kind, size: size, radius: radius, k: scale, width: pw, height: ph)
-            {
+            let l = ElementSurface.layout(for: size, shadowRadius: radius, pixelsPerPoint: scale)
+            if let mask = ElementSurface.shadowMask(element.kind, size: size, radius: radius, k: scale, layout: l) {
                 cairo_set_source_rgba(cr, 0, 0, 0, ElementSurface.shadowOpacity)
                 cairo_mask_surface(
-                    cr, mask.surface, -Double(pw) / 2,
-                    -Double(ph) / 2 + ElementSurface.shadowOffset(radius: radius) * scale)
+                    cr, mask.surface, -l.anchorX, -l.anchorY + ElementSurface.shadowOffset(radius: radius) * scale)
             }
         }
         cairo_scale(cr, scale, scale)

@@ -150,7 +150,7 @@ final class SceneRenderer {
         let key = SurfaceCache.Key(
             kind: element.kind, size: element.frame.size, pixelsPerPoint: Int((k * 1000).rounded()),
             shadowRadius: Int(shadow), background: background)
-        let image: CairoImage
+        let image: ElementImage
         if let cached = surfaces.lookup(key) {
             image = cached
         } else {
@@ -176,9 +176,9 @@ final class SceneRenderer {
         let c = element.frame.center
         let t = element.transform
         let placement = Placement(
-            width: image.width, height: image.height, centerX: (c.x + t.translation.x) * scale,
+            anchorX: image.anchorX, anchorY: image.anchorY, centerX: (c.x + t.translation.x) * scale,
             centerY: (c.y + t.translation.y) * scale, rotation: t.rotation, scale: t.scale / contentScale)
-        return (image, placement)
+        return (image.image, placement)
     }
 
     /// Points to whole pixels, rounded outwards, one pixel wider for bilinear spread.

@@ -15,7 +15,7 @@ struct SurfaceCache {
     }
 
     struct Entry {
-        var image: CairoImage
+        var image: ElementImage
         var lastUse: Int
         /// Drawn while its photo was still decoding: redraw once it is there.
         var imagePending: String?
@@ -34,7 +34,7 @@ struct SurfaceCache {
 
     var count: Int { entries.count }
 
-    mutating func lookup(_ key: Key) -> CairoImage? {
+    mutating func lookup(_ key: Key) -> ElementImage? {
         guard var e = entries[key] else { return nil }
         clock += 1
         e.lastUse = clock
@@ -44,11 +44,11 @@ struct SurfaceCache {
 
     /// Adds an image, then evicts least recently used ones over the bounds — but none used
     /// since `protectedSince` (the current frame's), which the frame still needs.
-    mutating func insert(_ image: CairoImage, for key: Key, imagePending: String?, protectedSince: Int) {
+    mutating func insert(_ image: ElementImage, for key: Key, imagePending: String?, protectedSince: Int) {
         clock += 1
-        if let old = entries[key] { bytes -= old.image.byteCount }
+        if let old = entries[key] { bytes -= old.image.image.byteCount }
         entries[key] = Entry(image: image, lastUse: clock, imagePending: imagePending)
-        bytes += image.byteCount
+        bytes += image.image.byteCount
         guard bytes > maxBytes || entries.count > maxCount else { return }
         let candidates = entries.filter { $0.value.lastUse <= protectedSince }.sorted {
             $0.value.lastUse < $1.value.lastUse
@@ -56,7 +56,7 @@ struct SurfaceCache {
         for (k, e) in candidates {
             guard bytes > maxBytes || entries.count > maxCount else { break }
             entries[k] = nil
-            bytes -= e.image.byteCount
+            bytes -= e.image.image.byteCount
         }
     }
 
@@ -69,7 +69,7 @@ struct SurfaceCache {
         for (k, e) in entries {
             if let path = e.imagePending, isSettled(path) {
                 entries[k] = nil
-                bytes -= e.image.byteCount
+                bytes -= e.image.image.byteCount
                 dropped = true
             }
         }
