@@ -84,18 +84,19 @@ enum Compositor {
         return pack(s &+ (((expand(d) &* (256 &- alpha)) >> 8) & laneMask))
     }
 
-    /// Draws `image` at `placement` with `opacity` (0…1) over the screen inside `clip`.
+    /// Draws `source` at `placement` with `opacity` (0…1) over the screen inside `clip`.
     ///
     /// With `base`, every pixel of `clip` is written: where the image covers, `base` under
     /// the image; elsewhere a copy of `base` — so restoring the still layer and drawing the
     /// first moving element is one pass over memory. Without `base` it blends over `target`.
     /// Turned or scaled placements sample bilinearly.
     static func draw(
-        _ image: CairoImage, at placement: Placement, opacity: Double, into target: PixelBuffer,
+        _ source: ElementImage, at placement: Placement, opacity: Double, into target: PixelBuffer,
         base: PixelBuffer?, clip: PixelRect
     ) {
         let clip = clip.intersection(target.bounds)
         guard !clip.isEmpty else { return }
+        let image = source.image
         let src = UnsafePointer(image.data.assumingMemoryBound(to: UInt32.self))
         let sw = image.stride / 4
         let op = UInt64(max(0, min(256, (opacity * 256).rounded())))
@@ -106,16 +107,18 @@ enum Compositor {
             let under: UnsafePointer<UInt32> =
                 base.map { UnsafePointer(($0.pixels + y * $0.stride).assumingMemoryBound(to: UInt32.self)) }
                 ?? UnsafePointer(dst)
-            // The covered span of this row.
+            // The span of this row where the image has anything to draw.
             var x0 = clip.x
             var x1 = clip.maxX
+            var extent = RowExtent.empty
             if let o = placement.offset {
                 let sy = y - o.y
                 if sy < 0 || sy >= h {
                     x1 = x0
                 } else {
-                    x0 = max(x0, o.x)
-                    x1 = min(x1, o.x + w)
+                    extent = source.rows[sy]
+                    x0 = max(x0, o.x + Int(extent.first))
+                    x1 = min(x1, o.x + Int(extent.end))
                 }
             } else {
                 let span = bilinearSpan(placement, y: y, width: w, height: h)
@@ -132,54 +135,66 @@ enum Compositor {
             }
             if let o = placement.offset {
                 let row = src + (y - o.y) * sw - o.x
-                copyRow(row, dst: dst, under: under, from: x0, to: x1, opacity: op)
+                if op >= 256 {
+                    // Fully opaque run: a plain copy; the rest blends.
+                    let a = min(max(x0, o.x + Int(extent.opaqueFirst)), x1)
+                    let b = max(min(x1, o.x + Int(extent.opaqueEnd)), a)
+                    blendRow(row, dst: dst, under: under, from: x0, to: a)
+                    (dst + a).update(from: row + a, count: b - a)
+                    blendRow(row, dst: dst, under: under, from: b, to: x1)
+                } else {
+                    fadeRow(row, dst: dst, under: under, from: x0, to: x1, opacity: op)
+                }
+            } else if op >= 256 {
+                bilinearRow(src, stride: sw, placement, y: y, dst: dst, under: under, from: x0, to: x1, opacity: nil)
             } else {
-                bilinearRow(
-                    src, stride: sw, width: w, height: h, placement, y: y, dst: dst, under: under, from: x0, to: x1,
-                    opacity: op)
+                bilinearRow(src, stride: sw, placement, y: y, dst: dst, under: under, from: x0, to: x1, opacity: op)
             }
         }
     }
 
-    /// One unturned row: `row[x]` over `under[x]` into `dst[x]`.
-    @inline(__always) private static func copyRow(
+    @inline(__always) private static func blendRow(
+        _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>,
+        from x0: Int, to x1: Int
+    ) {
+        var x = x0
+        while x < x1 {
+            let p = row[x]
+            let alpha = p >> 24
+            if alpha == 255 {
+                dst[x] = p
+            } else if alpha == 0 {
+                dst[x] = under[x]
+            } else {
+                dst[x] = over(expand(p), under[x])
+            }
+            x += 1
+        }
+    }
+
+    @inline(__always) private static func fadeRow(
         _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>,
         from x0: Int, to x1: Int, opacity op: UInt64
     ) {
-        if op >= 256 {
-            for x in x0..<x1 {
-                let p = row[x]
-                let alpha = p >> 24
-                if alpha == 255 {
-                    dst[x] = p
-                } else if alpha == 0 {
-                    dst[x] = under[x]
-                } else {
-                    dst[x] = over(expand(p), under[x])
-                }
-            }
-        } else {
-            for x in x0..<x1 {
-                let p = row[x]
-                if p == 0 {
-                    dst[x] = under[x]
-                } else {
-                    dst[x] = over(((expand(p) &* op) >> 8) & laneMask, under[x])
-                }
-            }
+        var x = x0
+        while x < x1 {
+            let p = row[x]
+            dst[x] = p == 0 ? under[x] : over(((expand(p) &* op) >> 8) & laneMask, under[x])
+            x += 1
         }
     }
 
     /// The screen columns of row `y` whose sample point falls where all four bilinear taps
     /// lie inside the image (its one-pixel transparent border makes the rest transparent).
+    /// A small safety margin keeps fixed-point stepping inside too.
     static func bilinearSpan(_ p: Placement, y: Int, width: Int, height: Int) -> Range<Int> {
         let yc = Double(y) + 0.5
         var lo = -Double.infinity
         var hi = Double.infinity
         // u(x) = a·(x+0.5) + ub within [0.5, width - 0.5] (pixel centres of the image).
         func limit(_ slope: Double, _ intercept: Double, _ maxValue: Double) {
-            let minV = 0.5 + 1e-7
-            let maxV = maxValue - 0.5 - 1e-7
+            let minV = 0.5 + 1e-3
+            let maxV = maxValue - 0.5 - 1e-3
             if abs(slope) < 1e-12 {
                 if intercept < minV || intercept > maxV { (lo, hi) = (1, 0) }
                 return
@@ -199,10 +214,11 @@ enum Compositor {
         return last >= first ? first..<(last + 1) : 0..<0
     }
 
-    /// One turned or scaled row, sampled bilinearly with 8-bit weights.
+    /// One turned or scaled row, sampled bilinearly with 8-bit weights. The span keeps every
+    /// tap inside the image (checked at both ends; positions are linear in x).
     @inline(__always) private static func bilinearRow(
-        _ src: UnsafePointer<UInt32>, stride sw: Int, width w: Int, height h: Int, _ p: Placement, y: Int,
-        dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64
+        _ src: UnsafePointer<UInt32>, stride sw: Int, _ p: Placement, y: Int,
+        dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64?
     ) {
         // Fixed point with 24 fraction bits; sample positions relative to pixel centres.
         let one = Double(1 << 24)
@@ -212,32 +228,93 @@ enum Compositor {
         var v = Int(((p.d * xc + p.e * yc + p.f - 0.5) * one).rounded())
         let du = Int((p.a * one).rounded())
         let dv = Int((p.d * one).rounded())
-        let maxX = w - 2
-        let maxY = h - 2
-        for x in x0..<x1 {
-            let ix = min(max(u >> 24, 0), maxX)
-            let iy = min(max(v >> 24, 0), maxY)
-            let fx = UInt64((u >> 16) & 0xFF)
-            let fy = UInt64((v >> 16) & 0xFF)
+        // Both ends inside ⇒ every position between is (the span's margin makes this hold).
+        let n = x1 - x0 - 1
+        let uLast = u + du * n
+        let vLast = v + dv * n
+        guard u >= 0, v >= 0, uLast >= 0, vLast >= 0 else { return }
+        var x = x0
+        while x < x1 {
+            let t = src + ((v >> 24) &* sw &+ (u >> 24))
+            let fx = UInt64(truncatingIfNeeded: (u >> 16) & 0xFF)
+            let fy = UInt64(truncatingIfNeeded: (v >> 16) & 0xFF)
             u &+= du
             v &+= dv
-            let t = src + iy * sw + ix
             let p00 = t[0]
             let p10 = t[1]
             let p01 = t[sw]
-            let p11 = t[sw + 1]
-            if (p00 | p10 | p01 | p11) == 0 {
-                dst[x] = under[x]
+            let p11 = t[sw &+ 1]
+            var s: UInt64
+            if (p00 ^ p10) | (p00 ^ p01) | (p00 ^ p11) == 0 {
+                // Flat: no interpolation (most of a card's inside, all of its empty margin).
+                if p00 == 0 {
+                    dst[x] = under[x]
+                    x &+= 1
+                    continue
+                }
+                s = expand(p00)
+            } else if (p00 | p10 | p01 | p11) & 0x00FF_FFFF == 0 {
+                // Shadow only (premultiplied black): interpolate the alpha alone.
+                let w11 = (fx &* fy) >> 8
+                let a =
+                    (UInt64(p00 >> 24) &* (256 &- fx &- fy &+ w11) &+ UInt64(p10 >> 24) &* (fx &- w11)
+                        &+ UInt64(p01 >> 24) &* (fy &- w11) &+ UInt64(p11 >> 24) &* w11) >> 8
+                let k = op.map { 256 &- ((a &* $0) >> 8) } ?? (256 &- a)
+                dst[x] = pack(((expand(under[x]) &* k) >> 8) & laneMask)
+                x &+= 1
                 continue
+            } else {
+                let w11 = (fx &* fy) >> 8
+                let w10 = fx &- w11
+                let w01 = fy &- w11
+                let w00 = 256 &- fx &- fy &+ w11
+                s = expand(p00) &* w00 &+ expand(p10) &* w10 &+ expand(p01) &* w01 &+ expand(p11) &* w11
+                s = (s >> 8) & laneMask
             }
-            let w11 = (fx &* fy) >> 8
-            let w10 = fx &- w11
-            let w01 = fy &- w11
-            let w00 = 256 &- fx &- fy &+ w11
-            var s = expand(p00) &* w00 &+ expand(p10) &* w10 &+ expand(p01) &* w01 &+ expand(p11) &* w11
-            s = (s >> 8) & laneMask
-            if op < 256 { s = ((s &* op) >> 8) & laneMask }
+            if let op { s = ((s &* op) >> 8) & laneMask }
             dst[x] = over(s, under[x])
+            x &+= 1
+        }
+    }
+}
+
+/// Where one row of an element image has something to draw: non-transparent pixels lie in
+/// `first..<end`, and `opaqueFirst..<opaqueEnd` is its longest fully opaque run (copied, not
+/// blended, when drawn unturned).
+struct RowExtent {
+    var first: Int32
+    var end: Int32
+    var opaqueFirst: Int32
+    var opaqueEnd: Int32
+
+    static let empty = RowExtent(first: 0, end: 0, opaqueFirst: 0, opaqueEnd: 0)
+
+    /// The extents of every row of an ARGB32 image.
+    static func measure(_ image: CairoImage) -> [RowExtent] {
+        let src = UnsafePointer(image.data.assumingMemoryBound(to: UInt32.self))
+        let sw = image.stride / 4
+        return (0..<image.height).map { y in
+            let row = src + y * sw
+            var first = -1
+            var last = -1
+            var best = (0, 0)
+            var runStart = -1
+            for x in 0..<image.width {
+                let p = row[x]
+                if p != 0 {
+                    if first < 0 { first = x }
+                    last = x
+                }
+                if p >> 24 == 255 {
+                    if runStart < 0 { runStart = x }
+                    if x + 1 - runStart > best.1 - best.0 { best = (runStart, x + 1) }
+                } else {
+                    runStart = -1
+                }
+            }
+            guard first >= 0 else { return .empty }
+            return RowExtent(
+                first: Int32(first), end: Int32(last + 1), opaqueFirst: Int32(best.0), opaqueEnd: Int32(best.1))
         }
     }
 }

@@ -55,7 +55,7 @@ enum ElementSurface {
             cairo_scale(cr, k, k)
             painter.paint(kind, size: size, cr: cr)
         }
-        return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY)
+        return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY, rows: RowExtent.measure(image))
     }
 
     /// The element's outline as alpha, blurred, aligned with the element's image.
@@ -139,4 +139,6 @@ struct ElementImage {
     var image: CairoImage
     var anchorX: Double
     var anchorY: Double
+    /// Per row, where the image has anything to draw (see `RowExtent`).
+    var rows: [RowExtent]
 }

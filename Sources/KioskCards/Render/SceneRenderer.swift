@@ -141,7 +141,7 @@ final class SceneRenderer {
     }
 
     /// The element's cached image (drawn now if missing) and where it goes on screen.
-    private func placed(_ element: SceneElement, frameStart: Int) -> (CairoImage, Placement)? {
+    private func placed(_ element: SceneElement, frameStart: Int) -> (ElementImage, Placement)? {
         // Content is drawn at the element's scale rounded to 1/50, so cards shown scaled
         // (the ones beneath) stay sharp while an animated scale costs few redraws.
         let contentScale = max(0.02, (element.transform.scale * 50).rounded() / 50)
@@ -178,7 +178,7 @@ final class SceneRenderer {
         let placement = Placement(
             anchorX: image.anchorX, anchorY: image.anchorY, centerX: (c.x + t.translation.x) * scale,
             centerY: (c.y + t.translation.y) * scale, rotation: t.rotation, scale: t.scale / contentScale)
-        return (image.image, placement)
+        return (image, placement)
     }
 
     /// Points to whole pixels, rounded outwards, one pixel wider for bilinear spread.
