@@ -32,6 +32,11 @@ extension CommandLine {
         Subcommand(name: "export", summary: "write the stored decisions as CSV or JSON (export --help)") {
             ExportCommand.run(arguments: $0)
         },
+        Subcommand(
+            name: "render",
+            summary: "draw one frame headlessly into a PNG (render --help)"
+        ) { runRenderCommand($0) },
+        Subcommand(name: "bench", summary: "measure the renderer's frame times ([--json])") { runBenchCommand($0) },
     ]
 
     /// Dispatches a subcommand and returns the process exit status
