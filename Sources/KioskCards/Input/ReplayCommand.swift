@@ -26,7 +26,8 @@ func runReplayCommand(arguments: [String]) -> Int32 {
         Log.error("replay: \(parsed.path): \(error)")
         return 2
     }
-    var gestures = ReplayGestureHook(screen: replay.mapping.logicalSize)
+    var gestures = ReplayGestureHook(
+        screen: replay.mapping.logicalSize, millimetres: replay.profile.physicalSizeMillimetres)
     for frame in replay.frames {
         print(replayFrameJSON(frame))
         for line in gestures.feed(frame) { print(line) }
@@ -44,7 +45,9 @@ let replayUsage = """
     Decodes an evemu recording (evemu-record output) like a live touchscreen and prints one JSON
     object per line:
       {"type":"frame","t":<s>,"contacts":[{"id":N,"x":<pt>,"y":<pt>,"phase":"began|moved|ended|cancelled"}]}
-    for every SYN_REPORT that changed something.
+    for every SYN_REPORT that changed something, and
+      {"type":"gesture","kind":"tap|drag","translation":[dx,dy],"velocity":[vx,vy],"dismiss":"left|right|none"}
+    for every completed primary-contact gesture, judged as the card stack would judge it.
 
       --screen WxH          the panel's native size in points (default 800x480)
       --rotation R          display rotation, clockwise degrees (turns picture and touch together)
@@ -138,20 +141,31 @@ func jsonNumber(_ value: Double, decimals: Int) -> String {
     return (n < 0 ? "-" : "") + String(whole) + (fraction.isEmpty ? "" : "." + fraction)
 }
 
-// MARK: - Gesture hook
+// MARK: - Gesture lines
 
-/// THE single place where `replay` turns frames into gesture lines.
-///
-/// LEAD: hook CardModel's `PrimaryGestureTracker` in here once it lands — feed it each frame
-/// and return one line per completed primary-contact gesture:
-/// `{"type":"gesture","kind":"tap|drag","translation":[dx,dy],"velocity":[vx,vy],"dismiss":"left|right|none"}`.
-/// Until then it prints nothing (replay's frame lines are complete without it).
+/// Turns replayed frames into one line per completed primary-contact gesture, judged as
+/// the stack layout would judge it (CardModel's `PrimaryGestureTracker`).
 struct ReplayGestureHook {
-    /// The logical screen the frames are in.
-    var screen: Size
+    private var tracker: PrimaryGestureTracker
+
+    /// `screen` is the logical screen the frames are in; `millimetres` its physical size when
+    /// the device reports axis resolutions. Without it the screen is taken as a 7" panel's
+    /// density (800 pt over 154 mm), the common kiosk case.
+    init(screen: Size, millimetres: (width: Double, height: Double)?) {
+        let perMM = millimetres.map { screen.width / $0.width } ?? ReplayGestureHook.defaultPointsPerMillimetre
+        tracker = PrimaryGestureTracker(metrics: ScreenMetrics(size: screen, pointsPerMillimetre: perMM))
+    }
+
+    /// 800 points across the 154.2 mm of a 7" 15:9 panel.
+    static let defaultPointsPerMillimetre = 800.0 / 154.2
 
     mutating func feed(_ frame: TouchFrame) -> [String] {
-        _ = frame
-        return []
+        guard let g = tracker.handle(frame) else { return [] }
+        let t = "[\(jsonNumber(g.translation.x, decimals: 2)),\(jsonNumber(g.translation.y, decimals: 2))]"
+        let v = "[\(jsonNumber(g.velocity.x, decimals: 2)),\(jsonNumber(g.velocity.y, decimals: 2))]"
+        let dismiss = g.dismiss?.rawValue ?? "none"
+        return [
+            "{\"type\":\"gesture\",\"kind\":\"\(g.kind.rawValue)\",\"translation\":\(t),\"velocity\":\(v),\"dismiss\":\"\(dismiss)\"}"
+        ]
     }
 }

@@ -1,0 +1,44 @@
+/// A command that does not come from a swipe: keyboard, on-screen buttons, accessibility.
+public enum DeckCommand: Hashable, Sendable {
+    case dismissLeft, dismissRight, remove, undo, open, back, add
+}
+
+/// A deck the app drives: touch frames and commands in, scenes and decisions out.
+///
+/// Every call carries its time; calls arrive in time order. Nothing here reads a clock.
+public protocol CardDeck {
+    /// One touch frame; frames arrive in time order.
+    mutating func handle(_ frame: TouchFrame)
+    /// A keyboard, button or accessibility command, with the same animation as the gesture.
+    mutating func perform(_ command: DeckCommand, at time: Instant)
+    /// The touch device went away: a drag ends without acting and the card springs back.
+    mutating func cancelTouches(at time: Instant)
+    /// What to draw at `time` (a page-flip timestamp); advances animations to `time`.
+    mutating func scene(at time: Instant) -> Scene
+    /// The decisions completed since the last call, each returned exactly once.
+    mutating func takeDecisions() -> [Decision]
+    /// Starts over with `cards` (the next visitor, or a reloaded deck file).
+    mutating func reset(cards: [Card], at time: Instant)
+    /// The earliest time the model needs a frame without new input; nil when it may sleep.
+    var nextWakeup: Instant? { get }
+}
+
+/// Which side a card leaves by.
+public enum DismissDirection: String, Sendable {
+    case left, right
+}
+
+/// Card ids made unique: a repeated id gets "#2", "#3"… so scene ids and decisions stay apart.
+func uniquingIDs(_ cards: [Card], avoiding taken: Set<String> = []) -> [Card] {
+    var seen = taken
+    return cards.map { card in
+        var c = card
+        var n = 1
+        while seen.contains(c.id) {
+            n += 1
+            c.id = card.id + "#" + String(n)
+        }
+        seen.insert(c.id)
+        return c
+    }
+}

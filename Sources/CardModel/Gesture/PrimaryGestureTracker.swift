@@ -1,0 +1,54 @@
+/// One completed primary-contact gesture, as the stack would judge it.
+public struct GestureSummary: Hashable, Sendable {
+    public enum Kind: String, Sendable {
+        case tap, drag
+    }
+
+    public var kind: Kind
+    /// From touch-down to lift, in points.
+    public var translation: Point
+    /// Points per second at the lift.
+    public var velocity: Point
+    public var predictedEndTranslation: Point
+    /// The side the stack would dismiss a card to; nil for a tap or a drag that springs back.
+    public var dismiss: DismissDirection?
+
+    public init(
+        kind: Kind, translation: Point, velocity: Point, predictedEndTranslation: Point, dismiss: DismissDirection?
+    ) {
+        self.kind = kind
+        self.translation = translation
+        self.velocity = velocity
+        self.predictedEndTranslation = predictedEndTranslation
+        self.dismiss = dismiss
+    }
+}
+
+/// Follows the primary contact through touch frames and summarises each gesture when it ends
+/// (for `KioskCards replay`): the same slop, velocity and dismiss rule as `StackDeck`.
+public struct PrimaryGestureTracker {
+    private var contacts = PrimaryContactFilter()
+    private var recognizer: DragRecognizer
+
+    public init(metrics: ScreenMetrics) {
+        recognizer = DragRecognizer(slop: metrics.touchSlop)
+    }
+
+    /// Non-nil when the primary contact lifts in `frame`; nil otherwise (and on a cancel).
+    public mutating func handle(_ frame: TouchFrame) -> GestureSummary? {
+        var summary: GestureSummary?
+        for event in contacts.events(in: frame) {
+            for e in recognizer.handle(event) {
+                guard case .ended(let end) = e else { continue }
+                summary = GestureSummary(
+                    kind: end.isTap ? .tap : .drag, translation: end.translation, velocity: end.velocity,
+                    predictedEndTranslation: end.predictedEndTranslation,
+                    dismiss: end.isTap
+                        ? nil
+                        : StackLayout.dismissDirection(
+                            translation: end.translation, predictedEnd: end.predictedEndTranslation))
+            }
+        }
+        return summary
+    }
+}

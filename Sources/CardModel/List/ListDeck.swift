@@ -1,0 +1,431 @@
+/// The "Color Cards" list (seed 2): rows that scroll with momentum and a rubber band, a left
+/// swipe deletes a row, a tap opens its detail page, "+" appends a card with a random theme.
+public struct ListDeck: CardDeck {
+    struct Row: Hashable, Sendable {
+        var card: Card
+        /// Horizontal swipe translation (≤ 0, rubber-banded when pulled right).
+        var swipe = AnimatedValue(0, restDistance: 0.05)
+        /// Vertical offset from the row's slot; springs to 0 when rows above are deleted.
+        var shift = AnimatedValue(0, restDistance: 0.05)
+        var opacity = AnimatedValue(1, restDistance: 0.002)
+        /// When the row appeared (the first call with a time for the initial rows).
+        var since: Instant?
+
+        init(card: Card, since: Instant? = nil) {
+            self.card = card
+            self.since = since
+        }
+
+        func isMoving(at t: Instant) -> Bool {
+            swipe.isMoving(at: t) || shift.isMoving(at: t) || opacity.isMoving(at: t)
+        }
+    }
+
+    /// A deleted row sliding out to the left at its last place.
+    struct DepartingRow: Hashable, Sendable {
+        var card: Card
+        var contentY: Double
+        var swipe: AnimatedValue
+    }
+
+    struct Detail: Hashable, Sendable {
+        var card: Card
+        /// 0 when shown, the screen width when hidden.
+        var slide: AnimatedValue
+        var closing = false
+    }
+
+    enum Grab: Hashable, Sendable {
+        case none
+        /// Down, not yet a drag. `caughtScroll`: the touch stopped a moving list, so it is no tap.
+        case pending(rowID: String?, caughtScroll: Bool)
+        /// Scrolling: the raw (un-rubber-banded) offset is `rawStart` − (dy − `dyAtStart`).
+        case scrolling(rawStart: Double, dyAtStart: Double)
+        case swiping(rowID: String, base: Double, dxAtStart: Double)
+        case button(ButtonRole)
+        case ignored
+    }
+
+    public let metrics: ScreenMetrics
+    public let title: String
+    public let layout: ListLayout
+    private(set) var rows: [Row] = []
+    private(set) var departing: [DepartingRow] = []
+    private(set) var detail: Detail?
+    private var scroll = ListScroll.rest(0)
+    private var contacts = PrimaryContactFilter()
+    private(set) var recognizer: DragRecognizer
+    private(set) var grab: Grab = .none
+    private var decisions: [Decision] = []
+    private var random: SplitMix64
+    private var addedCount = 0
+    private var now: Instant = .zero
+
+    public init(cards: [Card], metrics: ScreenMetrics, title: String = "Color Cards", seed: UInt64) {
+        self.metrics = metrics
+        self.title = title
+        layout = ListLayout(screen: metrics.safeSize)
+        recognizer = DragRecognizer(slop: metrics.touchSlop)
+        random = SplitMix64(seed: seed)
+        rows = uniquingIDs(cards).map { Row(card: $0) }
+        checkInvariants()
+    }
+
+    /// The cards in the list, top to bottom.
+    public var cards: [Card] { rows.map(\.card) }
+
+    /// The card whose detail page is open (or opening).
+    public var openCard: Card? { detail.flatMap { $0.closing ? nil : $0.card } }
+
+    /// The scroll offset shown at `t` (0 = top; negative or beyond the end while rubber-banding).
+    public func scrollOffset(at t: Instant) -> Double {
+        if case .scrolling(let rawStart, let dyAtStart) = grab {
+            let raw = rawStart - (recognizer.shownTranslation(at: t).y - dyAtStart)
+            return RubberBand.clamp(raw, lower: 0, upper: maxOffset, dimension: layout.viewport.height)
+        }
+        return scroll.offset(at: t)
+    }
+
+    var maxOffset: Double { layout.maxOffset(rows: rows.count) }
+
+    // MARK: Input
+
+    public mutating func handle(_ frame: TouchFrame) {
+        note(frame.time)
+        for event in contacts.events(in: frame) {
+            for e in recognizer.handle(event) { apply(e) }
+        }
+        checkInvariants()
+    }
+
+    public mutating func cancelTouches(at time: Instant) {
+        note(time)
+        if let event = contacts.cancel(at: time) {
+            for e in recognizer.handle(event) { apply(e) }
+        }
+        checkInvariants()
+    }
+
+    /// The row under `p` at `t`, if any.
+    func rowIndex(at p: Point, time t: Instant) -> Int? {
+        guard layout.viewport.contains(p) else { return nil }
+        let offset = scrollOffset(at: t)
+        return rows.indices.first { i in
+            rowFrame(i, offset: offset, at: t).contains(p)
+        }
+    }
+
+    func rowFrame(_ i: Int, offset: Double, at t: Instant) -> Rect {
+        layout.rowFrame(contentY: Double(i) * ListLayout.slotHeight + rows[i].shift.value(at: t), offset: offset)
+    }
+
+    private mutating func apply(_ event: DragRecognizer.Event) {
+        switch event {
+        case .down(let p, let t):
+            if let detail, !detail.closing {
+                grab = layout.backButton.contains(p) ? .button(.back) : .ignored
+            } else if layout.addButton.contains(p) {
+                grab = .button(.add)
+            } else if layout.titleBar.contains(p) {
+                grab = .ignored
+            } else {
+                let caught = scroll.isMoving(at: t)
+                scroll = .rest(scroll.offset(at: t))
+                grab = .pending(rowID: rowIndex(at: p, time: t).map { rows[$0].card.id }, caughtScroll: caught)
+            }
+        case .dragBegan(let axis, let t):
+            guard case .pending(let rowID, _) = grab else { return }
+            let shown = recognizer.shownTranslation(at: t)
+            if axis == .horizontal, let rowID, let i = rows.firstIndex(where: { $0.card.id == rowID }) {
+                let x = rows[i].swipe.value(at: t)
+                rows[i].swipe.set(x)
+                grab = .swiping(rowID: rowID, base: x, dxAtStart: shown.x)
+            } else if axis == .vertical {
+                let offset = scroll.offset(at: t)
+                let raw = RubberBand.unclamp(offset, lower: 0, upper: maxOffset, dimension: layout.viewport.height)
+                grab = .scrolling(rawStart: raw, dyAtStart: shown.y)
+            } else {
+                grab = .ignored
+            }
+        case .moved:
+            break
+        case .ended(let end):
+            finish(end)
+        case .cancelled(let t):
+            switch grab {
+            case .scrolling:
+                let offset = scrollOffset(at: t)
+                grab = .none
+                scroll = ListScroll.released(at: offset, velocity: 0, maxOffset: maxOffset, time: t)
+            case .swiping(let id, _, _):
+                let x = swipeX(at: t)
+                grab = .none
+                if let i = rows.firstIndex(where: { $0.card.id == id }) {
+                    rows[i].swipe.set(x)
+                    rows[i].swipe.animate(to: 0, at: t, velocity: 0)
+                }
+            default:
+                grab = .none
+            }
+        }
+    }
+
+    /// The swiped row's translation shown at `t` (rubber-banded when pulled right).
+    func swipeX(at t: Instant) -> Double {
+        guard case .swiping(_, let base, let dxAtStart) = grab else { return 0 }
+        return swipeX(base: base, dxAtStart: dxAtStart, at: t)
+    }
+
+    private func swipeX(base: Double, dxAtStart: Double, at t: Instant) -> Double {
+        let raw = base + recognizer.shownTranslation(at: t).x - dxAtStart
+        return RubberBand.clamp(raw, lower: -.infinity, upper: 0, dimension: layout.rowWidth)
+    }
+
+    private mutating func finish(_ end: DragEnd) {
+        let t = end.time
+        let held = grab
+        grab = .none
+        // A touch may have caught the list while it was rubber-banding; let go, it springs back.
+        if case .rest(let offset) = scroll, offset < 0 || offset > maxOffset {
+            scroll = ListScroll.released(at: offset, velocity: 0, maxOffset: maxOffset, time: t)
+        }
+        switch held {
+        case .pending(let rowID, let caught):
+            guard end.isTap, !caught, let rowID, let i = rowIndex(at: end.location, time: t),
+                rows[i].card.id == rowID
+            else { return }
+            open(i, at: t)
+        case .button(let role):
+            let frame = role == .back ? layout.backButton : layout.addButton
+            if end.isTap && frame.contains(end.location) { perform(role == .back ? .back : .add, at: t) }
+        case .scrolling(let rawStart, let dyAtStart):
+            let raw = rawStart - (recognizer.shownTranslation(at: t).y - dyAtStart)
+            let offset = RubberBand.clamp(raw, lower: 0, upper: maxOffset, dimension: layout.viewport.height)
+            scroll = ListScroll.released(at: offset, velocity: -end.velocity.y, maxOffset: maxOffset, time: t)
+        case .swiping(let id, let base, let dxAtStart):
+            guard let i = rows.firstIndex(where: { $0.card.id == id }) else { return }
+            let shownX = swipeX(base: base, dxAtStart: dxAtStart, at: t)
+            let x = base + end.translation.x - dxAtStart
+            let predicted = x + end.velocity.x * DragRecognizer.projectionTime
+            rows[i].swipe.set(shownX)
+            if x < -layout.deleteThreshold || predicted < -layout.deleteThreshold {
+                delete(i, at: t, velocity: min(0, end.velocity.x))
+            } else {
+                rows[i].swipe.animate(to: 0, at: t, velocity: end.velocity.x)
+            }
+        case .none, .ignored:
+            break
+        }
+    }
+
+    // MARK: Actions
+
+    public mutating func perform(_ command: DeckCommand, at time: Instant) {
+        note(time)
+        switch command {
+        case .add:
+            add(at: time)
+        case .back:
+            if var d = detail, !d.closing {
+                d.closing = true
+                d.slide.animate(to: layout.screen.width, at: time)
+                detail = d
+            }
+        case .open:
+            if detail == nil || detail?.closing == true, let i = firstVisibleRow(at: time) { open(i, at: time) }
+        case .remove, .dismissLeft:
+            if detail == nil, let i = firstVisibleRow(at: time) {
+                releaseGrab(at: time)
+                delete(i, at: time, velocity: 0)
+            }
+        case .dismissRight, .undo:
+            break
+        }
+        checkInvariants()
+    }
+
+    /// A command takes over from the finger: whatever it held goes back to rest.
+    private mutating func releaseGrab(at t: Instant) {
+        switch grab {
+        case .scrolling:
+            scroll = ListScroll.released(at: scrollOffset(at: t), velocity: 0, maxOffset: maxOffset, time: t)
+        case .swiping(let id, _, _):
+            let x = swipeX(at: t)
+            if let i = rows.firstIndex(where: { $0.card.id == id }) {
+                rows[i].swipe.set(x)
+                rows[i].swipe.animate(to: 0, at: t)
+            }
+        default:
+            break
+        }
+        if grab != .none { grab = .ignored }
+    }
+
+    /// The first row entirely inside the viewport (the keyboard's target).
+    func firstVisibleRow(at t: Instant) -> Int? {
+        let offset = scrollOffset(at: t)
+        let v = layout.viewport
+        return rows.indices.first { i in
+            let f = rowFrame(i, offset: offset, at: t)
+            return f.minY >= v.minY && f.maxY <= v.maxY
+        } ?? (rows.isEmpty ? nil : 0)
+    }
+
+    private mutating func open(_ i: Int, at t: Instant) {
+        var slide = AnimatedValue(layout.screen.width, restDistance: 0.05)
+        slide.animate(to: 0, at: t)
+        detail = Detail(card: rows[i].card, slide: slide)
+        decisions.append(Decision(cardID: rows[i].card.id, action: .opened, time: t, dwellSeconds: dwell(rows[i], t)))
+    }
+
+    private mutating func delete(_ i: Int, at t: Instant, velocity: Double) {
+        let row = rows.remove(at: i)
+        var swipe = row.swipe
+        swipe.animate(to: -(layout.screen.width + 10), at: t, velocity: velocity)
+        departing.append(
+            DepartingRow(
+                card: row.card, contentY: Double(i) * ListLayout.slotHeight + row.shift.value(at: t), swipe: swipe))
+        for k in i..<rows.count { rows[k].shift.displace(by: ListLayout.slotHeight, at: t) }
+        decisions.append(Decision(cardID: row.card.id, action: .deleted, time: t, dwellSeconds: dwell(row, t)))
+        if case .scrolling = grab { return }
+        let offset = scroll.offset(at: t)
+        if offset > maxOffset { scroll = scroll.springing(to: maxOffset, at: t) }
+    }
+
+    private mutating func add(at t: Instant) {
+        let theme = Theme.allCases.randomElement(using: &random)!
+        var id: String
+        let taken = Set(rows.map(\.card.id) + departing.map(\.card.id))
+        repeat {
+            addedCount += 1
+            id = "added-" + String(addedCount)
+        } while taken.contains(id)
+        let name = theme.rawValue
+        let card = theme.apply(
+            to: Card(id: id, title: name.prefix(1).uppercased() + name.dropFirst(), color: .white))
+        var row = Row(card: card, since: t)
+        row.opacity.set(0)
+        row.opacity.animate(to: 1, at: t)
+        rows.append(row)
+        decisions.append(Decision(cardID: id, action: .added, time: t, dwellSeconds: 0))
+        if case .scrolling = grab { return }
+        let target = layout.offsetShowingLast(rows: rows.count)
+        if scroll.offset(at: t) < target { scroll = scroll.springing(to: target, at: t) }
+    }
+
+    private func dwell(_ row: Row, _ t: Instant) -> Double { max(0, t.seconds(since: row.since ?? t)) }
+
+    // MARK: Output
+
+    public mutating func takeDecisions() -> [Decision] {
+        defer { decisions.removeAll() }
+        return decisions
+    }
+
+    public mutating func reset(cards: [Card], at time: Instant) {
+        note(time)
+        rows = uniquingIDs(cards).map { Row(card: $0, since: time) }
+        departing.removeAll()
+        detail = nil
+        scroll = .rest(0)
+        if grab != .none { grab = .ignored }
+        checkInvariants()
+    }
+
+    public var nextWakeup: Instant? { isAnimating(at: now) ? now : nil }
+
+    private mutating func note(_ t: Instant) {
+        for i in rows.indices where rows[i].since == nil { rows[i].since = t }
+        if t > now { now = t }
+    }
+
+    func isAnimating(at t: Instant) -> Bool {
+        if !departing.isEmpty || scroll.isMoving(at: t) { return true }
+        if let detail, detail.slide.isMoving(at: t) { return true }
+        switch grab {
+        case .scrolling, .swiping: if recognizer.resampler.isMoving(at: t) { return true }
+        default: break
+        }
+        return rows.contains { $0.isMoving(at: t) }
+    }
+
+    static let background = Color(rgb: 0xF2F2F7)
+    static let deleteColor = Color(rgb: 0xFF3B30)
+
+    public mutating func scene(at time: Instant) -> Scene {
+        note(time)
+        scroll = scroll.settled(at: time)
+        let offset = scrollOffset(at: time)
+        let screen = Rect(origin: .zero, size: layout.screen)
+        let layout = self.layout
+        departing.removeAll { d in
+            let frame = layout.rowFrame(contentY: d.contentY, offset: offset)
+            return !d.swipe.isMoving(at: time) || frame.maxX + d.swipe.value(at: time) <= 0
+                || frame.intersection(screen).isEmpty
+        }
+        if let d = detail, d.closing, !d.slide.isMoving(at: time) { detail = nil }
+        for i in rows.indices {
+            rows[i].swipe.settle(at: time)
+            rows[i].shift.settle(at: time)
+            rows[i].opacity.settle(at: time)
+        }
+        checkInvariants()
+        return Scene(
+            size: layout.screen, background: Self.background, elements: elements(at: time, offset: offset),
+            isAnimating: isAnimating(at: time))
+    }
+
+    private func elements(at t: Instant, offset: Double) -> [SceneElement] {
+        var out: [SceneElement] = [
+            SceneElement(id: "titlebar", kind: .titleBar(title: title), frame: layout.titleBar, zIndex: 300),
+            SceneElement(id: "button:add", kind: .button(.add), frame: layout.addButton, zIndex: 301),
+        ]
+        let viewport = layout.viewport
+        var swiped: String?
+        if case .swiping(let id, _, _) = grab { swiped = id }
+        for i in rows.indices {
+            let frame = rowFrame(i, offset: offset, at: t)
+            guard !frame.intersection(viewport).isEmpty else { continue }
+            let row = rows[i]
+            let x = row.card.id == swiped ? swipeX(at: t) : row.swipe.value(at: t)
+            out += rowElements(row.card, frame: frame, x: x, opacity: row.opacity.value(at: t), z: 10)
+        }
+        for d in departing {
+            let frame = layout.rowFrame(contentY: d.contentY, offset: offset)
+            guard !frame.intersection(viewport).isEmpty else { continue }
+            out += rowElements(d.card, frame: frame, x: d.swipe.value(at: t), opacity: 1, z: 8)
+        }
+        if let detail {
+            let x = detail.slide.value(at: t)
+            out.append(
+                SceneElement(
+                    id: "detail:" + detail.card.id, kind: .detailPage(detail.card),
+                    frame: Rect(origin: .zero, size: layout.screen),
+                    transform: Transform(translation: Point(x: x, y: 0)), shadowRadius: x > 0 ? 8 : 0, zIndex: 400))
+            out.append(
+                SceneElement(
+                    id: "button:back", kind: .button(.back), frame: layout.backButton,
+                    transform: Transform(translation: Point(x: x, y: 0)), zIndex: 401))
+        }
+        return out
+    }
+
+    /// A row and, while it is swiped left, the delete area it uncovers.
+    private func rowElements(_ card: Card, frame: Rect, x: Double, opacity: Double, z: Int) -> [SceneElement] {
+        var out = [
+            SceneElement(
+                id: "row:" + card.id, kind: .row(card), frame: frame,
+                transform: Transform(translation: Point(x: x, y: 0)),
+                opacity: min(1, max(0, opacity)), zIndex: z)
+        ]
+        if x < 0 {
+            let uncovered = min(-x, frame.width)
+            out.append(
+                SceneElement(
+                    id: "delete:" + card.id, kind: .deleteArea,
+                    frame: Rect(x: frame.maxX - uncovered, y: frame.minY, width: uncovered, height: frame.height),
+                    zIndex: z - 5))
+        }
+        return out
+    }
+}

@@ -1,0 +1,401 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The swipeable card stack (seed 1): touches and commands in, a scene and decisions out.
+///
+/// Cards are kept top first. Each card carries its own springs (drag translation, depth in the
+/// stack, opacity), so a card grabbed mid-flight, a stack closing up under a flying card and an
+/// undo that catches a card still on its way out all continue from where they are.
+public struct StackDeck: CardDeck {
+    struct Entry: Hashable, Sendable {
+        var card: Card
+        /// The seed's drag translation (finger space): the card shows (x, y/12), x/20 degrees.
+        var drag: AnimatedPoint
+        /// 0 for the top card; springs to the card's index when the stack changes.
+        var depth: AnimatedValue
+        var opacity: AnimatedValue
+
+        init(card: Card, depth: Int) {
+            self.card = card
+            drag = AnimatedPoint(.zero, restDistance: 0.05)
+            self.depth = AnimatedValue(Double(depth), restDistance: 0.001)
+            opacity = AnimatedValue(1, restDistance: 0.002)
+        }
+
+        func isMoving(at t: Instant) -> Bool {
+            drag.isMoving(at: t) || depth.isMoving(at: t) || opacity.isMoving(at: t)
+        }
+
+        mutating func settle(at t: Instant) {
+            drag.settle(at: t)
+            depth.settle(at: t)
+            opacity.settle(at: t)
+        }
+    }
+
+    /// A card on its way out (flying to a side, or fading when removed).
+    struct Departure: Hashable, Sendable {
+        var entry: Entry
+        var action: DecisionAction
+    }
+
+    struct UndoRecord: Hashable, Sendable {
+        var card: Card
+        var action: DecisionAction
+        var time: Instant
+    }
+
+    enum Grab: Hashable, Sendable {
+        case none
+        /// The finger holds the top card, which was at `base` when touched.
+        case card(id: String, base: Point)
+        case button(ButtonRole)
+        /// The finger is down but acts on nothing until it lifts.
+        case ignored
+    }
+
+    public let metrics: ScreenMetrics
+    public let options: StackOptions
+    public let layout: StackLayout
+    private(set) var cards: [Entry] = []
+    private(set) var departures: [Departure] = []
+    private var history: [UndoRecord] = []
+    private var contacts = PrimaryContactFilter()
+    private(set) var recognizer: DragRecognizer
+    private(set) var grab: Grab = .none
+    private var decisions: [Decision] = []
+    /// When the current top card became top; set by the first call that carries a time.
+    private var topSince: Instant?
+    private var now: Instant = .zero
+    static let historyLimit = 100
+
+    public init(cards: [Card], metrics: ScreenMetrics, options: StackOptions = .init()) {
+        self.metrics = metrics
+        self.options = options
+        layout = StackLayout(screen: metrics.safeSize, showButtons: options.showButtons)
+        recognizer = DragRecognizer(slop: metrics.touchSlop)
+        self.cards = Self.entries(cards)
+        checkInvariants()
+    }
+
+    private static func entries(_ cards: [Card]) -> [Entry] {
+        uniquingIDs(cards).enumerated().map { Entry(card: $0.element, depth: $0.offset) }
+    }
+
+    /// The cards still in the stack, top first.
+    public var remainingCards: [Card] { cards.map(\.card) }
+
+    public var canUndo: Bool { !history.isEmpty }
+
+    // MARK: Input
+
+    public mutating func handle(_ frame: TouchFrame) {
+        note(frame.time)
+        for event in contacts.events(in: frame) {
+            for e in recognizer.handle(event) { apply(e) }
+        }
+        checkInvariants()
+    }
+
+    public mutating func cancelTouches(at time: Instant) {
+        note(time)
+        if let event = contacts.cancel(at: time) {
+            for e in recognizer.handle(event) { apply(e) }
+        }
+        checkInvariants()
+    }
+
+    private mutating func apply(_ event: DragRecognizer.Event) {
+        switch event {
+        case .down(let p, let t):
+            if let role = layout.button(at: p) {
+                grab = .button(role)
+            } else if !cards.isEmpty {
+                let base = cards[0].drag.value(at: t)
+                cards[0].drag.set(base)
+                grab = .card(id: cards[0].card.id, base: base)
+            } else {
+                grab = .ignored
+            }
+        case .dragBegan, .moved:
+            break
+        case .ended(let end):
+            switch grab {
+            case .card(let id, let base) where cards.first?.card.id == id:
+                let shown = base + recognizer.shownTranslation(at: end.time)
+                let side = StackLayout.dismissDirection(
+                    translation: base + end.translation, predictedEnd: base + end.predictedEndTranslation)
+                cards[0].drag.set(shown)
+                grab = .none
+                if let side {
+                    dismissTop(side, at: end.time, velocity: end.velocity)
+                } else {
+                    cards[0].drag.animate(to: .zero, at: end.time, velocity: end.velocity)
+                }
+            case .button(let role):
+                grab = .none
+                if end.isTap, layout.frame(of: role)?.contains(end.location) == true {
+                    perform(Self.command(for: role), at: end.time)
+                }
+            default:
+                grab = .none
+            }
+        case .cancelled(let t):
+            if case .card(let id, let base) = grab, cards.first?.card.id == id {
+                cards[0].drag.set(base + recognizer.shownTranslation(at: t))
+                cards[0].drag.animate(to: .zero, at: t, velocity: .zero)
+            }
+            grab = .none
+        }
+    }
+
+    private static func command(for role: ButtonRole) -> DeckCommand {
+        switch role {
+        case .dismissLeft: .dismissLeft
+        case .dismissRight: .dismissRight
+        case .undo: .undo
+        case .remove: .remove
+        case .add: .add
+        case .back: .back
+        }
+    }
+
+    // MARK: Commands
+
+    public mutating func perform(_ command: DeckCommand, at time: Instant) {
+        note(time)
+        // A command takes the card from the finger: it springs back and the finger acts on
+        // nothing more until it lifts.
+        if case .card(let id, let base) = grab {
+            if cards.first?.card.id == id {
+                cards[0].drag.set(base + recognizer.shownTranslation(at: time))
+                cards[0].drag.animate(to: .zero, at: time, velocity: .zero)
+            }
+            grab = .ignored
+        }
+        switch command {
+        case .dismissLeft:
+            if !cards.isEmpty { dismissTop(.left, at: time, velocity: .zero) }
+        case .dismissRight:
+            if !cards.isEmpty { dismissTop(.right, at: time, velocity: .zero) }
+        case .remove:
+            if !cards.isEmpty { removeTop(at: time) }
+        case .undo:
+            undo(at: time)
+        case .open, .back, .add:
+            break
+        }
+        checkInvariants()
+    }
+
+    private mutating func dismissTop(_ side: DismissDirection, at t: Instant, velocity: Point) {
+        var e = cards.removeFirst()
+        let from = e.drag.value(at: t)
+        let x = side == .right ? layout.flyOutDistance : -layout.flyOutDistance
+        e.drag.animate(to: Point(x: x, y: from.y), at: t, velocity: velocity)
+        e.depth.animate(to: 0, at: t)
+        depart(e, action: side == .right ? .swipedRight : .swipedLeft, at: t)
+    }
+
+    private mutating func removeTop(at t: Instant) {
+        var e = cards.removeFirst()
+        e.drag.animate(to: e.drag.value(at: t), at: t, velocity: .zero)
+        e.depth.animate(to: 0, at: t)
+        e.opacity.animate(to: 0, at: t)
+        depart(e, action: .removed, at: t)
+    }
+
+    private mutating func depart(_ e: Entry, action: DecisionAction, at t: Instant) {
+        departures.append(Departure(entry: e, action: action))
+        decisions.append(
+            Decision(cardID: e.card.id, action: action, time: t, dwellSeconds: dwell(until: t)))
+        history.append(UndoRecord(card: e.card, action: action, time: t))
+        if history.count > Self.historyLimit { history.removeFirst() }
+        topSince = t
+        restack(at: t)
+    }
+
+    private mutating func undo(at t: Instant) {
+        guard let record = history.popLast() else { return }
+        var entry: Entry
+        if let k = departures.firstIndex(where: { $0.entry.card.id == record.card.id }) {
+            entry = departures.remove(at: k).entry
+        } else {
+            entry = Entry(card: record.card, depth: 0)
+            switch record.action {
+            case .swipedLeft: entry.drag.set(Point(x: -layout.flyOutDistance, y: 0))
+            case .swipedRight: entry.drag.set(Point(x: layout.flyOutDistance, y: 0))
+            default: entry.opacity.set(0)
+            }
+        }
+        entry.drag.animate(to: .zero, at: t)
+        entry.opacity.animate(to: 1, at: t)
+        cards.insert(entry, at: 0)
+        decisions.append(
+            Decision(
+                cardID: record.card.id, action: .undone, time: t, dwellSeconds: max(0, t.seconds(since: record.time))))
+        topSince = t
+        restack(at: t)
+    }
+
+    /// Every card springs to its new depth.
+    private mutating func restack(at t: Instant) {
+        for i in cards.indices where cards[i].depth.target != Double(i) {
+            if i <= StackLayout.visibleDepth {
+                cards[i].depth.animate(to: Double(i), at: t)
+            } else {
+                cards[i].depth.set(Double(i))
+            }
+        }
+    }
+
+    private func dwell(until t: Instant) -> Double { max(0, t.seconds(since: topSince ?? t)) }
+
+    // MARK: Output
+
+    public mutating func takeDecisions() -> [Decision] {
+        defer { decisions.removeAll() }
+        return decisions
+    }
+
+    public mutating func reset(cards newCards: [Card], at time: Instant) {
+        note(time)
+        cards = Self.entries(newCards)
+        departures.removeAll()
+        history.removeAll()
+        if grab != .none { grab = .ignored }
+        topSince = time
+        checkInvariants()
+    }
+
+    public var nextWakeup: Instant? { isAnimating(at: now) ? now : nil }
+
+    private mutating func note(_ t: Instant) {
+        if topSince == nil { topSince = t }
+        if t > now { now = t }
+    }
+
+    /// The drag translation the top card shows at `t` (the finger's, resampled, while held).
+    func shownDrag(of index: Int, at t: Instant) -> Point {
+        if index == 0, case .card(let id, let base) = grab, cards[0].card.id == id {
+            return base + recognizer.shownTranslation(at: t)
+        }
+        return cards[index].drag.value(at: t)
+    }
+
+    var isHoldingCard: Bool {
+        if case .card(let id, _) = grab { return cards.first?.card.id == id }
+        return false
+    }
+
+    func isAnimating(at t: Instant) -> Bool {
+        if !departures.isEmpty { return true }
+        if isHoldingCard && recognizer.resampler.isMoving(at: t) { return true }
+        return cards.prefix(StackLayout.visibleDepth + 1).contains { $0.isMoving(at: t) }
+    }
+
+    public mutating func scene(at time: Instant) -> Scene {
+        note(time)
+        let screen = Rect(origin: .zero, size: layout.screen)
+        let layout = self.layout
+        departures.removeAll { d in
+            let e = d.entry
+            if !e.isMoving(at: time) { return true }
+            if e.opacity.target == 0 && e.opacity.value(at: time) <= 0 { return true }
+            let element = Self.cardElement(
+                e.card, layout: layout, drag: e.drag.value(at: time), depth: e.depth.value(at: time), z: 0)
+            return element.bounds.intersection(screen).isEmpty
+        }
+        for i in cards.indices.prefix(StackLayout.visibleDepth + 1) { cards[i].settle(at: time) }
+        checkInvariants()
+        return Scene(
+            size: layout.screen, background: Self.background, elements: elements(at: time),
+            isAnimating: isAnimating(at: time))
+    }
+
+    static let background = Color(rgb: 0xF2F2F7)
+
+    private func cardElement(_ card: Card, drag: Point, depth: Double, z: Int) -> SceneElement {
+        Self.cardElement(card, layout: layout, drag: drag, depth: depth, z: z)
+    }
+
+    private static func cardElement(_ card: Card, layout: StackLayout, drag: Point, depth: Double, z: Int)
+        -> SceneElement
+    {
+        SceneElement(
+            id: "card:" + card.id, kind: .card(card), frame: layout.cardFrame,
+            transform: layout.cardTransform(drag: drag, depth: depth), shadowRadius: StackLayout.restShadow, zIndex: z)
+    }
+
+    private func elements(at t: Instant) -> [SceneElement] {
+        var out: [SceneElement] = []
+        if cards.isEmpty {
+            out.append(
+                SceneElement(
+                    id: "empty", kind: .emptyState(text: options.emptyText), frame: layout.cardFrame, zIndex: 0))
+        }
+        for b in layout.buttons {
+            let available =
+                switch b.role {
+                case .undo: !history.isEmpty
+                default: !cards.isEmpty
+                }
+            var e = SceneElement(id: "button:" + b.role.rawValue, kind: .button(b.role), frame: b.frame, zIndex: 10)
+            e.opacity = available ? 1 : 0.35
+            if case .button(let held) = grab, held == b.role { e.transform.scale = 0.92 }
+            out.append(e)
+        }
+        for i in cards.indices.prefix(StackLayout.visibleDepth) {
+            let entry = cards[i]
+            var e = cardElement(
+                entry.card, drag: shownDrag(of: i, at: t), depth: entry.depth.value(at: t), z: 100 - i)
+            e.opacity = min(1, max(0, entry.opacity.value(at: t)))
+            if i == 0 && isHoldingCard { e.shadowRadius = StackLayout.dragShadow }
+            out.append(e)
+        }
+        for (k, d) in departures.enumerated() {
+            var e = cardElement(
+                d.entry.card, drag: d.entry.drag.value(at: t), depth: d.entry.depth.value(at: t),
+                z: 200 + max(0, 99 - k))
+            e.opacity = min(1, max(0, d.entry.opacity.value(at: t)))
+            out.append(e)
+        }
+        if isHoldingCard { out += labels(drag: shownDrag(of: 0, at: t), depth: cards[0].depth.value(at: t)) }
+        return out
+    }
+
+    /// "Nein"/"Ja" on the upper part of the card, turning with it, fading in over the first
+    /// 120 pt of the drag.
+    private func labels(drag: Point, depth: Double) -> [SceneElement] {
+        let side: (id: String, text: String, color: Color)?
+        if drag.x < 0, let text = options.leftLabel {
+            side = ("label:left", text, StackOptions.leftLabelColor)
+        } else if drag.x > 0, let text = options.rightLabel {
+            side = ("label:right", text, StackOptions.rightLabelColor)
+        } else {
+            side = nil
+        }
+        guard let side else { return [] }
+        let card = layout.cardTransform(drag: drag, depth: depth)
+        let size = Size(width: 200, height: 56)
+        let offset = Point(x: 0, y: -150)  // label centre from the card centre
+        let c = layout.cardFrame.center
+        let frame = Rect(
+            x: c.x + offset.x - size.width / 2, y: c.y + offset.y - size.height / 2, width: size.width,
+            height: size.height)
+        let cosA = cos(card.rotation)
+        let sinA = sin(card.rotation)
+        let o = offset * card.scale
+        let turned = Point(x: o.x * cosA - o.y * sinA, y: o.x * sinA + o.y * cosA)
+        let translation = card.translation + turned - offset
+        return [
+            SceneElement(
+                id: side.id, kind: .label(text: side.text, color: side.color), frame: frame,
+                transform: Transform(translation: translation, rotation: card.rotation, scale: card.scale),
+                opacity: min(1, abs(drag.x) / StackLayout.dismissThreshold), zIndex: 150)
+        ]
+    }
+}

@@ -1,0 +1,106 @@
+/// Where the stack, its buttons and its hints sit on a screen of any size, and the seed's numbers.
+public struct StackLayout: Hashable, Sendable {
+    public static let cardSize = Size(width: 320, height: 440)
+    /// Card i below the top sits `depthOffset`·i lower and is scaled 1 − `depthScale`·i.
+    public static let depthOffset = 8.0
+    public static let depthScale = 0.04
+    /// Released beyond this (or flicked beyond it), the card flies out.
+    public static let dismissThreshold = 120.0
+    /// A dismissed card flies to ±800 pt (more on screens wider than 800 − 2·310 pt, so it
+    /// always leaves the screen).
+    public static let flyOutDistance = 800.0
+    public static let restShadow = 8.0
+    public static let dragShadow = 18.0
+    public static let buttonSize = 64.0
+    /// Cards below this depth are entirely covered by the ones above and are not drawn.
+    public static let visibleDepth = 4
+
+    public let screen: Size
+    /// The top card's untransformed frame: 320×440, centred horizontally.
+    public let cardFrame: Rect
+    /// 1, or less when the screen is too small for the card (applied through the transform).
+    public let fit: Double
+    /// In drawing order: ✗, undo, ✓ (empty without buttons).
+    public let buttons: [LaidOutButton]
+    /// Half a card's diagonal plus its drag shadow: how far its centre must go to leave.
+    static let exitMargin = 310.0
+
+    public init(screen: Size, showButtons: Bool) {
+        self.screen = screen
+        let w = screen.width
+        let h = screen.height
+        let card = Self.cardSize
+        let b = Self.buttonSize
+        let gap = 24.0
+        func button(_ role: ButtonRole, _ cx: Double, _ cy: Double) -> LaidOutButton {
+            LaidOutButton(role: role, frame: Rect(x: cx - b / 2, y: cy - b / 2, width: b, height: b))
+        }
+        let belowHeight = card.height + gap + b
+        if !showButtons {
+            fit = max(0.1, min(1, (w - 16) / card.width, (h - 16) / card.height))
+            cardFrame = Rect(x: (w - card.width) / 2, y: (h - card.height) / 2, width: card.width, height: card.height)
+            buttons = []
+        } else if h >= belowHeight + 24 || w < card.width + 2 * (b + 32) {
+            // Portrait and tall screens: a row under the stack (scaled down if even that fails).
+            fit = max(0.1, min(1, (w - 16) / card.width, (h - 24 - gap - b) / card.height))
+            let top = (h - (card.height * fit + gap + b)) / 2
+            let cy = top + card.height * fit / 2
+            cardFrame = Rect(x: (w - card.width) / 2, y: cy - card.height / 2, width: card.width, height: card.height)
+            let by = top + card.height * fit + gap + b / 2
+            buttons = [
+                button(.dismissLeft, w / 2 - 1.5 * b, by),
+                button(.undo, w / 2, by),
+                button(.dismissRight, w / 2 + 1.5 * b, by),
+            ]
+        } else {
+            // Landscape panels such as 800×480: ✗ left of the stack, ✓ right of it, on the
+            // sides the card flies to; undo under ✗.
+            fit = max(0.1, min(1, (h - 16) / card.height))
+            cardFrame = Rect(x: (w - card.width) / 2, y: (h - card.height) / 2, width: card.width, height: card.height)
+            let leftX = (w - card.width * fit) / 4
+            let rightX = w - leftX
+            buttons = [
+                button(.dismissLeft, leftX, h / 2),
+                button(.undo, leftX, min(h / 2 + 1.5 * b, h - b / 2 - 8)),
+                button(.dismissRight, rightX, h / 2),
+            ]
+        }
+    }
+
+    /// Where a dismissed card's drag translation goes on this screen.
+    public var flyOutDistance: Double { max(Self.flyOutDistance, screen.width / 2 + Self.exitMargin) }
+
+    public func button(at p: Point) -> ButtonRole? {
+        buttons.first(where: { $0.frame.contains(p) })?.role
+    }
+
+    public func frame(of role: ButtonRole) -> Rect? { buttons.first(where: { $0.role == role })?.frame }
+
+    /// The transform of a card with drag translation `drag` (finger space) at stack depth
+    /// `depth` (0 = top; fractional while the stack closes up): the seed's
+    /// `.offset(x: dx, y: dy / 12 + 8·i)`, `.rotationEffect(.degrees(dx / 20))`,
+    /// `.scaleEffect(1 − 0.04·i)`.
+    public func cardTransform(drag: Point, depth: Double) -> Transform {
+        Transform(
+            translation: Point(x: drag.x, y: drag.y / 12 + Self.depthOffset * depth * fit),
+            rotation: drag.x / 20 * Double.pi / 180,
+            scale: max(0, 1 - Self.depthScale * depth) * fit)
+    }
+
+    /// The side a released drag dismisses to, judged on the card's translation and on its
+    /// predicted end (so a quick flick dismisses too). Beyond the threshold the drag's own side
+    /// wins; otherwise the flick's.
+    public static func dismissDirection(translation: Point, predictedEnd: Point) -> DismissDirection? {
+        if translation.x > dismissThreshold { return .right }
+        if translation.x < -dismissThreshold { return .left }
+        if predictedEnd.x > dismissThreshold { return .right }
+        if predictedEnd.x < -dismissThreshold { return .left }
+        return nil
+    }
+}
+
+/// A button and where it sits.
+public struct LaidOutButton: Hashable, Sendable {
+    public var role: ButtonRole
+    public var frame: Rect
+}
