@@ -112,6 +112,7 @@ import Testing
         ("rotation", "45", "0, 90, 180 or 270"),
         ("touch-matrix", "1 0 0 0 1", "six numbers"),
         ("touch-matrix", "1 0 0 0 1 x", "six numbers"),
+        ("touch-matrix", "1 2 0 2 4 0", "do not flatten"),
         ("mode", "800by480", "WIDTHxHEIGHT"),
         ("mode", "800x480@0", "WIDTHxHEIGHT"),
         ("idle-timeout", "2s", "5s to 24h"),
@@ -139,7 +140,7 @@ import Testing
             "--idle-timeout", "45", "--scale", "auto", "--connector", "DSI-1", "--stats", "/run/s",
         ])
         #expect(c.mode == KioskConfig.ModeRequest(width: 1920, height: 1080, refresh: 59.94))
-        #expect(c.touchMatrix == KioskConfig.TouchMatrix(a: 0, b: -1, c: 1, d: 1, e: 0, f: 0))
+        #expect(c.touchMatrix == TouchMatrix(a: 0, b: -1, c: 1, d: 1, e: 0, f: 0))
         #expect(c.touchMatrix?.description == "0 -1 1 1 0 0")
         #expect(c.blankTimeout == 3600)
         #expect(c.idleTimeout == 45)

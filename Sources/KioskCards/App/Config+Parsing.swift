@@ -57,10 +57,8 @@ extension KioskConfig {
             name: "touch-matrix", value: "\"a b c d e f\"",
             help: "touch calibration, libinput's 6-value matrix (KioskCards calibrate prints one)"
         ) { c, v in
-            let parts = v.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" })
-            let numbers = parts.compactMap { Double($0) }
-            guard parts.count == 6, numbers.count == 6, let m = TouchMatrix(numbers) else {
-                return "six numbers \"a b c d e f\" (identity: \"1 0 0 0 1 0\")"
+            guard let m = TouchMatrix(parsing: v) else {
+                return "six numbers \"a b c d e f\" that do not flatten the plane (identity: \"1 0 0 0 1 0\")"
             }
             c.touchMatrix = m
             return nil

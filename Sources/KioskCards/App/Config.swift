@@ -14,7 +14,8 @@ struct KioskConfig: Hashable, Sendable {
     var kioskID: String?
     /// How the panel is turned (picture and touch together).
     var rotation = Rotation.deg0
-    /// libinput-style calibration matrix for the touchscreen; nil: identity.
+    /// libinput-style calibration matrix for the touchscreen (`Input/TouchMapping.swift`);
+    /// nil: udev's LIBINPUT_CALIBRATION_MATRIX when present, else identity.
     var touchMatrix: TouchMatrix?
     /// Input device paths (`/dev/input/eventN` or `/dev/input/by-path/…`); empty: every
     /// touchscreen found.
@@ -42,38 +43,6 @@ struct KioskConfig: Hashable, Sendable {
     /// The idle timeout in effect for `deck`: the config's, else the deck's, else 60 s.
     func effectiveIdleTimeout(deck: DeckFile?) -> Double {
         idleTimeout ?? deck?.idleTimeoutSeconds ?? Self.defaultIdleTimeout
-    }
-
-    /// libinput's calibration matrix (LIBINPUT_CALIBRATION_MATRIX): the first two rows of a
-    /// 3×3 affine matrix applied to normalised (0…1) device coordinates.
-    struct TouchMatrix: Hashable, Sendable, CustomStringConvertible {
-        var a, b, c, d, e, f: Double
-
-        static let identity = TouchMatrix(a: 1, b: 0, c: 0, d: 0, e: 1, f: 0)
-
-        var values: [Double] { [a, b, c, d, e, f] }
-
-        init(a: Double, b: Double, c: Double, d: Double, e: Double, f: Double) {
-            (self.a, self.b, self.c, self.d, self.e, self.f) = (a, b, c, d, e, f)
-        }
-
-        init?(_ values: [Double]) {
-            guard values.count == 6, values.allSatisfy(\.isFinite) else { return nil }
-            self.init(a: values[0], b: values[1], c: values[2], d: values[3], e: values[4], f: values[5])
-        }
-
-        /// Maps a normalised point.
-        func apply(x: Double, y: Double) -> (x: Double, y: Double) {
-            (a * x + b * y + c, d * x + e * y + f)
-        }
-
-        /// "a b c d e f", as the config and udev's LIBINPUT_CALIBRATION_MATRIX write it.
-        var description: String {
-            values.map { v in
-                let r = (v * 1_000_000).rounded() / 1_000_000
-                return r == r.rounded() && abs(r) < 1e9 ? String(Int(r)) : String(r)
-            }.joined(separator: " ")
-        }
     }
 
     /// A display mode request: "1920x1080" or "1920x1080@60".

@@ -1,0 +1,114 @@
+import CardModel
+import Glibc
+import Testing
+
+@testable import KioskCards
+
+/// Hot reload with real files, real inotify and the real EventLoop.
+@Suite struct DeckWatcherTests {
+    func deckText(title: String, colour: String = "#336699") -> String {
+        """
+        {
+          "id": "hot",
+          "version": 1,
+          "title": "\(title)",
+          "layout": "stack",
+          "cards": [{ "id": "a", "title": "A", "color": "\(colour)" }]
+        }
+        """
+    }
+
+    /// Saves like an editor: write a temporary file, then rename it over the deck.
+    func saveByRename(_ text: String, to path: String) {
+        let temp = PathName.directory(of: path) + "/.deck.json.swp"
+        DeckFixtures.write(text, to: temp)
+        #expect(rename(temp, path) == 0)
+    }
+
+    /// Runs the loop until `condition` holds or `seconds` pass.
+    func drive(_ loop: EventLoop, seconds: Double, until condition: () -> Bool = { false }) {
+        let deadline = MonotonicClock.now().advanced(bySeconds: seconds)
+        while !condition() && MonotonicClock.now() < deadline { loop.runOnce(maxWait: 0.02) }
+    }
+
+    @Test func validEditReloadsInvalidEditKeepsTheOldDeck() throws {
+        let dir = DeckFixtures.temporaryDirectory("watch")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/deck.json"
+        DeckFixtures.write(deckText(title: "Erste"), to: path)
+        let first = try DeckLoader.load(path: path).get()
+
+        let loop = EventLoop()
+        var received: [DeckFile] = []
+        let watcher = try DeckWatcher(path: path, current: first, loop: loop, debounce: 0.05) { received.append($0) }
+        defer { watcher.stop() }
+
+        // A valid edit, saved by rename.
+        saveByRename(deckText(title: "Zweite"), to: path)
+        drive(loop, seconds: 5) { !received.isEmpty }
+        #expect(received.map(\.title) == ["Zweite"])
+        #expect(watcher.current?.title == "Zweite")
+
+        // An invalid edit (unknown colour): no callback, old deck stays, problem recorded.
+        saveByRename(deckText(title: "Kaputt", colour: "#12345"), to: path)
+        drive(loop, seconds: 5) { watcher.lastProblems != nil }
+        drive(loop, seconds: 0.2)
+        #expect(received.count == 1)
+        #expect(watcher.current?.title == "Zweite")
+        let problem = try #require(watcher.lastProblems?.problems.first)
+        #expect(problem.kind == .unknownColor)
+        #expect(problem.path == "cards[0].color")
+
+        // Fixed in place (an editor that truncates and rewrites): reloads again.
+        DeckFixtures.write(deckText(title: "Dritte"), to: path)
+        drive(loop, seconds: 5) { received.count == 2 }
+        #expect(received.map(\.title) == ["Zweite", "Dritte"])
+        #expect(watcher.lastProblems == nil)
+    }
+
+    @Test func burstsAreDebouncedAndOtherFilesIgnored() throws {
+        let dir = DeckFixtures.temporaryDirectory("watch-burst")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/deck.json"
+        DeckFixtures.write(deckText(title: "Start"), to: path)
+        let loop = EventLoop()
+        var received: [String] = []
+        let watcher = try DeckWatcher(
+            path: path, current: try DeckLoader.load(path: path).get(), loop: loop, debounce: 0.3
+        ) { received.append($0.title) }
+        defer { watcher.stop() }
+
+        DeckFixtures.write("unrelated", to: dir + "/notes.txt")
+        drive(loop, seconds: 0.5)
+        #expect(watcher.loadCount == 0)
+
+        for n in 1...5 { saveByRename(deckText(title: "Version \(n)"), to: path) }
+        drive(loop, seconds: 5) { !received.isEmpty }
+        drive(loop, seconds: 0.5)
+        #expect(received == ["Version 5"])
+        #expect(watcher.loadCount == 1)
+
+        // Saving identical content does not hand out a "new" deck.
+        saveByRename(deckText(title: "Version 5"), to: path)
+        drive(loop, seconds: 5) { watcher.loadCount == 2 }
+        #expect(received == ["Version 5"])
+    }
+
+    @Test func editsThroughASymlinkedDeckAreSeen() throws {
+        let dir = DeckFixtures.temporaryDirectory("watch-link")
+        defer { DeckFixtures.removeTree(dir) }
+        #expect(mkdir(dir + "/decks", 0o755) == 0)
+        let target = dir + "/decks/lobby.json"
+        DeckFixtures.write(deckText(title: "Lobby"), to: target)
+        #expect(symlink(target, dir + "/deck.json") == 0)
+        let loop = EventLoop()
+        var received: [String] = []
+        let watcher = try DeckWatcher(path: dir + "/deck.json", current: nil, loop: loop, debounce: 0.05) {
+            received.append($0.title)
+        }
+        defer { watcher.stop() }
+        saveByRename(deckText(title: "Lobby 2"), to: target)
+        drive(loop, seconds: 5) { !received.isEmpty }
+        #expect(received == ["Lobby 2"])
+    }
+}
