@@ -70,7 +70,7 @@ if [ -n "$inline" ]; then
   scenario=/tmp/inline-scenario.sh
   echo "$inline" | base64 -d >"$scenario"
 fi
-[ -e /dev/tty1 ] && printf '\033[2J\033[HKioskCards virtual kiosk — %s display\n' "$KIOSK_DISPLAY" >/dev/tty1
+[ -e /dev/tty1 ] && printf '\033[2J\033[HKioskCards virtual kiosk - %s display\n' "$KIOSK_DISPLAY" >/dev/tty1
 
 say "userspace at $(uptime_s) s, display $KIOSK_DISPLAY, rotation $KIOSK_ROTATION"
 cd /opt/kioskcards || cd /
