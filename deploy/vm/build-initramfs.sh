@@ -40,7 +40,8 @@ fonts=${KIOSK_VM_FONTS:-"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 /usr/share/fonts/truetype/noto/NotoSans-Regular.ttf
 /usr/share/fonts/truetype/noto/NotoSans-Bold.ttf
 /usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf"}
-tools="/usr/bin/evemu-device /usr/bin/evemu-play /usr/bin/evemu-record /usr/bin/evemu-describe /usr/bin/evemu-event"
+tools="/usr/bin/evemu-device /usr/bin/evemu-play /usr/bin/evemu-record /usr/bin/evemu-describe /usr/bin/evemu-event
+/usr/bin/fc-match /usr/bin/fc-list /usr/bin/fc-cache"
 busybox=/bin/busybox
 
 t0=$(vm_now_ms)

@@ -60,3 +60,57 @@ kiosk_check() {
     return "$_rc"
   fi
 }
+
+# True when STRING matches the shell pattern GLOB (for kiosk_check).
+kiosk_matches() {
+  # shellcheck disable=SC2254  # the pattern is meant to be a pattern
+  case $1 in $2) return 0 ;; esac
+  return 1
+}
+
+# Prints the first (preferred) mode, e.g. 800x480, of the first connected connector of CARD
+# (default card0); fails when none is connected.
+kiosk_connected_mode() {
+  for _c in /sys/class/drm/"${1:-card0}"-*; do
+    if grep -q '^connected' "$_c/status" 2>/dev/null; then
+      head -n1 "$_c/modes"
+      return 0
+    fi
+  done
+  echo "kiosk_connected_mode: no connected connector on ${1:-card0}" >&2
+  return 1
+}
+
+# Prints the name of the kernel driver behind DRM card CARD (default card0): virtio_gpu,
+# bochs-drm, ... (for virtio the PCI function is driven by virtio-pci and the GPU by its child).
+kiosk_drm_driver() {
+  _dev=/sys/class/drm/${1:-card0}/device
+  for _d in "$_dev"/virtio*/driver "$_dev/driver"; do
+    if [ -e "$_d" ]; then
+      basename "$(readlink "$_d")"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# True when input device EVENTDEV (/dev/input/eventN) has every ABS_* CODE (decimal) given.
+kiosk_has_abs() {
+  _mask=$(cat "/sys/class/input/${1##*/}/device/capabilities/abs")
+  shift
+  for _code in "$@"; do
+    # shellcheck disable=SC2086  # the mask's words become arguments
+    _kiosk_bit "$_code" $_mask || return 1
+  done
+}
+
+# True when bit BIT is set in a sysfs capability mask given as its words (hex, 64 bits each,
+# most significant first).
+_kiosk_bit() {
+  _bit=$1
+  shift
+  _word=$(($# - 1 - _bit / 64))
+  [ "$_word" -ge 0 ] || return 1
+  shift "$_word"
+  [ $((0x$1 >> (_bit % 64) & 1)) = 1 ]
+}
