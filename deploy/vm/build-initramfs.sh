@@ -112,6 +112,7 @@ key=$(
   } | sha256sum | cut -c1-16
 )
 base="$VM_CACHE/initramfs/base-$key.cpio"
+vm_lock_cache
 if [ ! -f "$base" ]; then
   vm_log "building the base layer ($base)"
   mkdir -p "$VM_CACHE/initramfs"

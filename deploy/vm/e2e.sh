@@ -175,7 +175,7 @@ for f in "${scenarios[@]}"; do
       *) why+=("guest status $guest_status") ;;
     esac
     ((host_status == 0)) || why+=("host checks status $host_status")
-    echo "FAIL $name ($detail): ${why[*]}"
+    echo "FAIL $name ($detail): $(printf '%s; ' "${why[@]}" | sed 's/; $//')"
     grep -h '^FAIL\|^ok ' "$dir/serial.log" "$dir/host.log" 2>/dev/null | sed 's/^/   /' || true
     show_tail "$dir/serial.log"
     show_tail "$dir/host.log"

@@ -47,6 +47,7 @@ extract_vmlinux() {
 }
 
 mkdir -p "$VM_CACHE/debs" "$VM_CACHE/kernel"
+vm_lock_cache
 if [ -z "$pkg" ]; then
   # Offline and no index: use what an earlier run left.
   [ -d "$VM_CACHE/kernel/current/boot" ] ||

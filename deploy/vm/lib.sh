@@ -18,6 +18,14 @@ vm_die() {
   exit 1
 }
 
+# Holds an exclusive lock on the cache until the calling script exits, so that two runs at
+# once (two worktrees, two CI jobs) do not unpack or prune under each other.
+vm_lock_cache() {
+  mkdir -p "$VM_CACHE"
+  exec 9>"$VM_CACHE/.lock"
+  flock 9
+}
+
 # Milliseconds since the epoch (for timings the scripts print).
 vm_now_ms() { date +%s%3N; }
 

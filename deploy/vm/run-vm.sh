@@ -144,6 +144,9 @@ else
     fi
     sleep 0.1
   done
+  if [ "$seen_userspace" = 0 ] && grep -q 'KIOSK-VM: userspace' "$serial" 2>/dev/null; then
+    vm_log "userspace after $(vm_elapsed "$t0" "$(vm_now_ms)") s"
+  fi
   set +e
   wait "$pid"
   qemu_status=$?
