@@ -106,9 +106,9 @@ key=$(
     echo "$modules"
     echo "$fonts"
     echo "$tools"
-    sha256sum "$0" "$busybox" "$VM_DIR/guest/fonts.conf"
+    # Contents only (not names), so that the key does not depend on how the script was called.
     # shellcheck disable=SC2086  # word lists by design
-    sha256sum $fonts $tools
+    cat "$VM_DIR/build-initramfs.sh" "$busybox" "$VM_DIR/guest/fonts.conf" $fonts $tools
   } | sha256sum | cut -c1-16
 )
 base="$VM_CACHE/initramfs/base-$key.cpio"

@@ -65,7 +65,7 @@ step() {
   t0=$(vm_now_ms)
   echo "== e2e: $label"
   "$@"
-  timings+=("$(printf '%-22s %6s s' "$label" "$(vm_elapsed "$t0" "$(vm_now_ms)")")")
+  timings+=("$(printf '%-28s %6s s' "$label" "$(vm_elapsed "$t0" "$(vm_now_ms)")")")
 }
 
 build_release() {
@@ -182,10 +182,10 @@ for f in "${scenarios[@]}"; do
   fi
   echo "$verdict $name $detail" >"$dir/result"
   results+=("$(printf '%-4s %-28s %s' "$verdict" "$name" "$detail")")
-  timings+=("$(printf '%-22s %6s s' "  $name" "$seconds")")
+  timings+=("$(printf '%-28s %6s s' "  $name" "$seconds")")
 done
 
-timings+=("$(printf '%-22s %6s s' "total" "$(vm_elapsed "$t_all" "$(vm_now_ms)")")")
+timings+=("$(printf '%-28s %6s s' "total" "$(vm_elapsed "$t_all" "$(vm_now_ms)")")")
 echo "== e2e: timings (TCG, $(nproc) cores; absolute times are emulated-CPU slow)"
 printf '   %s\n' "${timings[@]}"
 echo "   screendumps, serial logs and guest output: $out/<scenario>/"

@@ -43,6 +43,33 @@ kiosk_input_device() {
   done
 }
 
+# Runs CMD... every 0.1 s until it succeeds, for up to SECONDS; fails with a message after.
+kiosk_wait_until() {
+  _secs=$1 _ticks=$(($1 * 10))
+  shift
+  until "$@"; do
+    _ticks=$((_ticks - 1))
+    if [ "$_ticks" -le 0 ]; then
+      echo "kiosk_wait_until: '$*' did not succeed within $_secs s" >&2
+      return 1
+    fi
+    usleep 100000
+  done
+}
+
+# Waits until process PID has FILE open (e.g. a recorder its input device: from then on no
+# event is lost), default 10 s.
+kiosk_wait_open() {
+  kiosk_wait_until "${3:-10}" _kiosk_has_open "$1" "$2"
+}
+
+_kiosk_has_open() {
+  for _fd in /proc/"$1"/fd/*; do
+    [ "$(readlink "$_fd" 2>/dev/null)" = "$2" ] && return 0
+  done
+  return 1
+}
+
 # Waits until the host creates /share/NAME (host: `touch "$VM_SHARE/NAME"`), default 30 s.
 kiosk_wait_host() {
   kiosk_wait_for "/share/$1" "${2:-30}"

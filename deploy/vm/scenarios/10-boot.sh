@@ -1,4 +1,4 @@
-# shellcheck shell=sh disable=SC2034  # VM_* settings are read by e2e.sh
+# shellcheck shell=sh disable=SC2034,SC2317  # VM_* are read by e2e.sh; functions run indirectly
 # Boot reaches userspace, the release binary runs inside (its ldd closure is complete), and
 # fontconfig finds the packed fonts through the prebuilt cache.
 VM_DISPLAY=virtio

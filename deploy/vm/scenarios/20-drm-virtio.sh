@@ -1,4 +1,4 @@
-# shellcheck shell=sh disable=SC2034  # VM_* settings are read by e2e.sh
+# shellcheck shell=sh disable=SC2034,SC2317  # VM_* are read by e2e.sh; functions run indirectly
 # virtio-gpu gives /dev/dri/card0 with a connected 800x480 connector, and the scanout the host
 # captures is the guest's framebuffer: the text console painted blue reads back as VGA blue.
 VM_DISPLAY=virtio

@@ -1,4 +1,4 @@
-# shellcheck shell=sh disable=SC2034  # VM_* settings are read by e2e.sh
+# shellcheck shell=sh disable=SC2034,SC2317  # VM_* are read by e2e.sh; functions run indirectly
 # The portrait configuration: the same 800x480 virtio panel, and the guest is told to turn the
 # picture 90 degrees (KIOSK_ROTATION, for the app's rotation setting).
 VM_DISPLAY=portrait

@@ -1,4 +1,4 @@
-# shellcheck shell=sh disable=SC2034  # VM_* settings are read by e2e.sh
+# shellcheck shell=sh disable=SC2034,SC2317  # VM_* are read by e2e.sh; functions run indirectly
 # /dev/uinput works: a real touchscreen (described by a recording of an Atmel maXTouch
 # 800x480) is created through uinput, shows up as /dev/input/eventN with INPUT_PROP_DIRECT
 # and multitouch axes, and a replay of the recording arrives on it intact.
@@ -18,15 +18,16 @@ guest() {
     grep -qx 2 "/sys/class/input/${device##*/}/device/properties"
   # ABS_MT_SLOT 47, ABS_MT_POSITION_X 53, ABS_MT_POSITION_Y 54
   kiosk_check "it has multitouch slots and positions" kiosk_has_abs "$device" 47 53 54
-  evemu-record "$device" >/tmp/replayed.evemu &
-  recorder=$!
-  usleep 300000
-  evemu-play "$device" <"$recording"
-  usleep 300000
-  kill "$recorder"
-  cp /tmp/replayed.evemu "$KIOSK_OUT/"
   touches() { awk '$1 == "E:" && $3 == "0001" && $4 == "014a" { printf "%d ", $5 }' "$1"; }
   last() { awk -v c="$2" '$1 == "E:" && $3 == "0003" && $4 == c { v = $5 } END { print v + 0 }' "$1"; }
+  all_arrived() { [ "$(touches /tmp/replayed.evemu)" = "$(touches "$recording")" ]; }
+  evemu-record "$device" >/tmp/replayed.evemu &
+  recorder=$!
+  kiosk_wait_open "$recorder" "$device"
+  evemu-play "$device" <"$recording"
+  kiosk_wait_until 10 all_arrived || true
+  kill "$recorder"
+  cp /tmp/replayed.evemu "$KIOSK_OUT/"
   echo "BTN_TOUCH: recorded [$(touches "$recording")] replayed [$(touches /tmp/replayed.evemu)]"
   kiosk_check "the replay presses and releases as recorded" \
     test "$(touches "$recording")" = "$(touches /tmp/replayed.evemu)"

@@ -1,4 +1,4 @@
-# shellcheck shell=sh disable=SC2034  # VM_* settings are read by e2e.sh
+# shellcheck shell=sh disable=SC2034,SC2317  # VM_* are read by e2e.sh; functions run indirectly
 # The usb-tablet (the preview's finger) appears as an absolute pointer, and a drag the host
 # sends through QMP input-send-event arrives with the coordinates the host meant.
 VM_DISPLAY=virtio
@@ -8,19 +8,20 @@ guest() {
   device=$(kiosk_input_device "QEMU USB Tablet" 20)
   echo "usb-tablet: $device"
   kiosk_check "it reports absolute X and Y" kiosk_has_abs "$device" 0 1
+  buttons() { awk '$1 == "E:" && $3 == "0001" && $4 == "0110" { printf "%d ", $5 }' /tmp/tablet.evemu; }
+  released() { kiosk_matches "$(buttons)" "* 0 "; }
   evemu-record "$device" >/tmp/tablet.evemu &
   recorder=$!
-  usleep 300000
+  kiosk_wait_open "$recorder" "$device"
   kiosk_mark tablet-recording
   kiosk_wait_host dragged 30
-  usleep 300000
+  kiosk_wait_until 10 released || true
   kill "$recorder"
   cp /tmp/tablet.evemu "$KIOSK_OUT/"
   axis() {
     awk -v c="$1" -v which="$2" '$1 == "E:" && $3 == "0003" && $4 == c { v = $5; if (!n++) f = v }
       END { print (which == "first" ? f : v) + 0 }' /tmp/tablet.evemu
   }
-  buttons() { awk '$1 == "E:" && $3 == "0001" && $4 == "0110" { printf "%d ", $5 }' /tmp/tablet.evemu; }
   # The tablet's axes run 0..32767 over the 800x480 scanout (qmp.py's mapping).
   abs() { awk -v p="$1" -v n="$2" 'BEGIN { printf "%d", p * 32767 / (n - 1) + 0.5 }'; }
   echo "x $(axis 0000 first) -> $(axis 0000 last), y $(axis 0001 first) -> $(axis 0001 last), left [$(buttons)]"
