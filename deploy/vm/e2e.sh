@@ -14,7 +14,8 @@
 #   VM_TABLET=1         add the usb-tablet (default 0)
 #   VM_TIMEOUT=60       seconds before the VM is killed (default 90)
 #   guest() { ... }     runs inside the VM (busybox sh, set -e, cwd /opt/kioskcards, helpers
-#                       from guest/guest.sh); exit 77 means skipped
+#                       from guest/guest.sh); exit 77 means skipped; lines it writes to
+#                       $KIOSK_OUT/figures.txt are printed under its result
 #   host() { ... }      optional; runs on the host (bash, set -e) while the VM runs, with
 #                       `qmp ...` (qmp.py), VM_QMP, VM_SERIAL, VM_SHARE (= /share inside),
 #                       VM_OUT (this scenario's output dir) and VM_SIZE set
@@ -179,6 +180,10 @@ for f in "${scenarios[@]}"; do
     grep -h '^FAIL\|^ok ' "$dir/serial.log" "$dir/host.log" 2>/dev/null | sed 's/^/   /' || true
     show_tail "$dir/serial.log"
     show_tail "$dir/host.log"
+  fi
+  # Figures the scenario measured (one per line in $KIOSK_OUT/figures.txt) go into the log.
+  if [ -s "$share/out/figures.txt" ]; then
+    sed 's/^/   figure: /' "$share/out/figures.txt"
   fi
   echo "$verdict $name $detail" >"$dir/result"
   results+=("$(printf '%-4s %-28s %s' "$verdict" "$name" "$detail")")
