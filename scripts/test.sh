@@ -22,6 +22,9 @@ grep -q 'error:' "$log" && exit 1
 echo "== unit tests"
 swift test --skip-build
 
+echo "== shellcheck"
+shellcheck scripts/*.sh .ci/run deploy/vm/*.sh deploy/vm/guest/*.sh deploy/vm/scenarios/*.sh
+
 if [ -x deploy/vm/e2e.sh ]; then
   echo "== end to end (virtual kiosk)"
   deploy/vm/e2e.sh

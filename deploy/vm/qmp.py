@@ -17,6 +17,7 @@ variables e2e.sh sets for a scenario's host() checks. Commands (see `qmp.py COMM
     expect-region X Y W H '#RRGGBB' [TOL]
     tablet-move X Y | tablet-down X Y | tablet-up | tablet-tap X Y
     tablet-drag X0 Y0 X1 Y1 MS [--steps N]
+    tablet-unplug | tablet-plug        the usb-tablet leaves / comes back (hot-unplug)
     wait-serial TEXT [--timeout S] [--count N]
     quit | hmp 'info ...' | raw COMMAND ['{"json": "args"}']
     to-png IN.ppm OUT.png
@@ -469,6 +470,10 @@ def _cmd_tablet(args):
             )
             time.sleep(args.hold_ms / 1000.0)
             qmp.send_events([tablet_button_event(False)])
+        elif args.command == "tablet-unplug":
+            qmp.command("device_del", id="tablet")
+        elif args.command == "tablet-plug":
+            qmp.command("device_add", driver="usb-tablet", bus="xhci.0", id="tablet")
         elif args.command == "tablet-drag":
             tablet_drag(
                 qmp,
@@ -576,6 +581,10 @@ def main(argv=None):
         p.add_argument("--hold-ms", type=int, default=80, help="tap: time held down")
         p.set_defaults(run=_cmd_tablet)
     p = sub.add_parser("tablet-up", help="usb-tablet: release the button")
+    p.set_defaults(run=_cmd_tablet, rotation=0)
+    p = sub.add_parser("tablet-unplug", help="usb-tablet: unplug it (device_del; run-vm --tablet)")
+    p.set_defaults(run=_cmd_tablet, rotation=0)
+    p = sub.add_parser("tablet-plug", help="usb-tablet: plug it back in (device_add)")
     p.set_defaults(run=_cmd_tablet, rotation=0)
     p = sub.add_parser("tablet-drag", help="usb-tablet: press, move over MS, release")
     for name in ("x0", "y0", "x1", "y1"):

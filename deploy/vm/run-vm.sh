@@ -112,7 +112,7 @@ else
   args+=(-chardev "file,id=ser0,path=$serial" -serial chardev:ser0)
 fi
 [ -n "$testdata" ] && args+=(-virtfs "local,path=$testdata,mount_tag=testdata,security_model=none,readonly=on,id=testdata")
-[ "$tablet" = 1 ] && args+=(-device "qemu-xhci,id=xhci" -device "usb-tablet,bus=xhci.0")
+[ "$tablet" = 1 ] && args+=(-device "qemu-xhci,id=xhci" -device "usb-tablet,bus=xhci.0,id=tablet")
 if [ -n "$vnc" ]; then
   args+=(-display none -vnc "$vnc")
 else

@@ -1,6 +1,7 @@
 # shellcheck shell=sh disable=SC2034,SC2317  # VM_* are read by e2e.sh; functions run indirectly
-# The usb-tablet (the preview's finger) appears as an absolute pointer, and a drag the host
-# sends through QMP input-send-event arrives with the coordinates the host meant.
+# The usb-tablet (the preview's finger) appears as an absolute pointer, a drag the host sends
+# through QMP input-send-event arrives with the coordinates the host meant, and the tablet can
+# be hot-unplugged and plugged back in.
 VM_DISPLAY=virtio
 VM_TABLET=1
 
@@ -30,10 +31,20 @@ guest() {
   kiosk_check "and ends at pixel (700,400)" \
     test "$(axis 0000 last) $(axis 0001 last)" = "$(abs 700 800) $(abs 400 480)"
   kiosk_check "the button goes down, then up" test "$(buttons)" = "1 0 "
+
+  kiosk_mark tablet-checked
+  kiosk_check "the tablet goes away when unplugged" kiosk_wait_until 10 test ! -e "$device"
+  kiosk_mark tablet-gone
+  again=$(kiosk_input_device "QEMU USB Tablet" 20)
+  kiosk_check "and comes back when plugged in ($again)" kiosk_has_abs "$again" 0 1
 }
 
 host() {
   qmp wait-serial tablet-recording --timeout 40
   qmp tablet-drag 100 100 700 400 300
   touch "$VM_SHARE/dragged"
+  qmp wait-serial tablet-checked --timeout 30
+  qmp tablet-unplug
+  qmp wait-serial tablet-gone --timeout 30
+  qmp tablet-plug
 }
