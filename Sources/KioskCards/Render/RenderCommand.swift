@@ -16,7 +16,8 @@ struct RenderOptions: Equatable {
     var width = 800
     var height = 480
     var outPath = ""
-    var layout = "stack"
+    /// nil: the deck's own layout.
+    var layout: String?
     var gesture: String?
     var scriptPath: String?
     var atMs: Double = 0
@@ -48,9 +49,10 @@ struct RenderOptions: Equatable {
                 o.outPath = try value()
                 sawOut = true
             case "--layout":
-                o.layout = try value()
-                guard ["stack", "list"].contains(o.layout) else {
-                    throw .usage("render: --layout '\(o.layout)' is unknown; use stack or list")
+                let layout = try value()
+                o.layout = layout
+                guard DeckLayout(rawValue: layout) != nil else {
+                    throw .usage("render: --layout '\(layout)' is unknown; use stack or list")
                 }
             case "--gesture": o.gesture = try value()
             case "--script": o.scriptPath = try value()
@@ -83,85 +85,121 @@ struct RenderOptions: Equatable {
     }
 }
 
-/// Where `render` gets its cards and scenes.
+/// Where `render` gets its scene: the deck file (or built-in samples) through the real
+/// CardModel deck the kiosk runs, driven by a gesture or a recorded touch script.
 enum RenderInputs {
-    /// The deck's cards.
-    ///
-    /// LEAD HOOK (deck loader): when the product's deck-file parser lands, load `path` here
-    /// and return its cards (reporting its errors as `.usage` with file and field).
-    static func cards(deckPath: String?, layout: String) throws(RenderError) -> [Card] {
-        if let deckPath {
-            throw .usage(
-                "render: reading deck files ('\(deckPath)') is not wired in yet; leave out --deck to use the sample cards"
-            )
+    /// The deck to draw: `path` loaded like the kiosk loads it, or built-in sample cards.
+    /// Deck problems are usage errors (exit 2) that list every problem with its line and field.
+    static func deck(path: String?, layout: DeckLayout?) throws(RenderError) -> DeckFile {
+        if let path {
+            switch DeckLoader.load(path: path) {
+            case .success(var deck):
+                if let layout { deck.layout = layout }
+                return deck
+            case .failure(let problems):
+                throw .usage("render: the deck file \(path) cannot be used:\n\(problems)")
+            }
         }
-        return layout == "list" ? SampleScenes.themedCards : SampleScenes.germanCards
+        let list = layout == .list
+        return DeckFile(
+            path: "", id: "sample", version: 1, title: list ? "Color Cards" : "Willkommen",
+            layout: list ? .list : .stack, cards: list ? SampleScenes.themedCards : SampleScenes.germanCards,
+            leftLabel: DeckFile.defaultLeftLabel, rightLabel: DeckFile.defaultRightLabel,
+            emptyText: DeckFile.defaultEmptyText, attractText: DeckFile.defaultAttractText, idleTimeoutSeconds: nil)
     }
 
-    /// The scene for `layout` after `gesture` on `cards`, laid out in `size` points.
+    /// The scene of `deck` laid out in `size` points after `gesture` or the touches of the evemu
+    /// recording at `scriptPath`, `atMs` milliseconds after the last touch frame.
     ///
-    /// LEAD HOOK (CardModel decks): replace the `SampleScenes` calls with StackDeck/ListDeck
-    /// fed by the gesture's touches, advanced to the wanted instant.
-    static func scene(cards: [Card], layout: String, gesture: String?, size: Size) throws(RenderError) -> Scene {
-        let words = (gesture ?? "").split(separator: " ").map(String.init)
-        func number(_ i: Int) throws(RenderError) -> Double {
-            guard i < words.count, let v = Double(words[i]) else {
-                throw .usage("render: gesture '\(gesture ?? "")' needs a number at position \(i + 1)")
-            }
-            return v
+    /// Gestures, in points: `drag DX DY` (moved over 300 ms, then held still: mid-drag),
+    /// `release DX DY` (the same, then lifted: no fling), `flick DX DY` (lifted while still
+    /// moving, so its velocity counts), `tap X Y`. They start at the top card's centre (stack) or the
+    /// first row's centre (list); a script's touches are mapped onto the screen like `replay`.
+    static func scene(
+        deck file: DeckFile, size: Size, gesture: String?, scriptPath: String?, atMs: Double, buttons: Bool = true
+    ) throws(RenderError) -> Scene {
+        let metrics = ScreenMetrics(size: size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
+        let start = Instant.seconds(1)
+        var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: buttons, at: start)
+        var frames: [TouchFrame] = []
+        if let scriptPath {
+            frames = try scriptFrames(path: scriptPath, screen: size, startingAt: start)
+        } else if let gesture {
+            frames = try gestureFrames(gesture, origin: origin(of: deck.scene(at: start), size: size), at: start)
         }
-        switch (layout, words.first) {
-        case (_, nil):
-            return layout == "list" ? SampleScenes.list(cards, size: size) : SampleScenes.stack(cards, size: size)
-        case ("stack", "drag"):
-            let drag = Point(x: try number(1), y: try number(2))
-            return SampleScenes.stack(cards, size: size, drag: drag, dragging: drag != .zero)
-        case ("stack", "remove"):
-            return SampleScenes.stack(Array(cards.dropFirst(Int(try number(1)))), size: size)
-        case ("list", "drag"):
-            let dx = try number(1)
-            let dy = try number(2)
-            if abs(dx) > abs(dy) { return SampleScenes.list(cards, size: size, swipe: (0, dx)) }
-            return SampleScenes.list(cards, size: size, scroll: max(0, -dy))
-        case ("list", "swipe"):
-            return SampleScenes.list(cards, size: size, swipe: (Int(try number(1)), try number(2)))
-        case ("list", "open"):
-            let row = Int(try number(1))
-            guard cards.indices.contains(row) else {
-                throw .usage("render: no row \(row); rows are 0…\(cards.count - 1)")
+        var last = start
+        for f in frames {
+            // The scene is drawn only at the end, but the model advances with each frame, as in the app.
+            _ = deck.scene(at: f.time)
+            deck.handle(f)
+            last = f.time
+        }
+        return deck.scene(at: last.advanced(bySeconds: atMs / 1000))
+    }
+
+    /// Where a gesture starts: the top card's centre, or the first row's.
+    static func origin(of scene: Scene, size: Size) -> Point {
+        for e in scene.elements.reversed() {
+            if case .card = e.kind { return e.frame.center }
+        }
+        for e in scene.elements {
+            if case .row = e.kind { return e.frame.center }
+        }
+        return Point(x: size.width / 2, y: size.height / 2)
+    }
+
+    /// The touch frames of a gesture: 60 Hz samples over 300 ms for the moving part.
+    static func gestureFrames(_ gesture: String, origin: Point, at start: Instant) throws(RenderError) -> [TouchFrame] {
+        let words = gesture.split(separator: " ").map(String.init)
+        guard words.count == 3, let a = Double(words[1]), let b = Double(words[2]), a.isFinite, b.isFinite else {
+            throw .usage("render: --gesture '\(gesture)' should be 'drag|release|flick DX DY' or 'tap X Y' (points)")
+        }
+        func frame(_ ms: Double, _ p: Point, _ phase: TouchPhase) -> TouchFrame {
+            TouchFrame(
+                time: start.advanced(bySeconds: ms / 1000), contacts: [TouchContact(id: 1, position: p, phase: phase)])
+        }
+        switch words[0] {
+        case "tap":
+            let p = Point(x: a, y: b)
+            return [frame(0, p, .began), frame(60, p, .ended)]
+        case "drag", "release", "flick":
+            let steps = 18
+            let end = origin + Point(x: a, y: b)
+            var frames = [frame(0, origin, .began)]
+            for i in 1...steps {
+                let k = Double(i) / Double(steps)
+                frames.append(frame(Double(i) * 300 / Double(steps), origin + Point(x: a * k, y: b * k), .moved))
             }
-            return SampleScenes.detail(cards[row], size: size)
+            switch words[0] {
+            case "flick": frames.append(frame(317, end, .ended))
+            case "release": frames += [frame(450, end, .moved), frame(460, end, .ended)]
+            default: frames.append(frame(450, end, .moved))  // held still: the card catches up with the finger
+            }
+            return frames
         default:
-            throw .usage("render: gesture '\(gesture ?? "")' is unknown for the \(layout) layout")
+            throw .usage("render: --gesture '\(gesture)' should be 'drag|release|flick DX DY' or 'tap X Y' (points)")
         }
     }
 
-    /// The gesture a script gives at `ms`: lines "MS GESTURE"; drags between two drag lines
-    /// are interpolated, other gestures hold from their time on. Blank lines and '#' are skipped.
-    ///
-    /// TEMPORARY: a stand-in until the model's gestures (springs, fling) can replay touches.
-    static func gesture(script text: String, path: String, at ms: Double) throws(RenderError) -> String? {
-        var keys: [(ms: Double, gesture: String)] = []
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingPrefix(while: { $0 == " " })
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let t = Double(parts[0]) else {
-                throw .usage("render: \(path):\(n + 1): expected 'MS GESTURE', e.g. '120 drag 40 0'")
-            }
-            keys.append((t, parts[1]))
+    /// The touch frames of an evemu recording (a flight-recorder file, or `evemu-record`
+    /// output), mapped onto `screen` and moved in time to begin at `start`.
+    static func scriptFrames(path: String, screen: Size, startingAt start: Instant) throws(RenderError) -> [TouchFrame]
+    {
+        let replay: TouchReplay
+        do {
+            var options = TouchReplayOptions()
+            options.screen = screen
+            replay = try TouchReplay(try EvemuRecording(contentsOf: path), options: options)
+        } catch {
+            throw .usage("render: --script \(error)")
         }
-        guard let lastIndex = keys.lastIndex(where: { $0.ms <= ms }) else { return nil }
-        let a = keys[lastIndex]
-        guard lastIndex + 1 < keys.count else { return a.gesture }
-        let b = keys[lastIndex + 1]
-        let wa = a.gesture.split(separator: " ")
-        let wb = b.gesture.split(separator: " ")
-        guard wa.first == "drag", wb.first == "drag", wa.count == 3, wb.count == 3, b.ms > a.ms,
-            let ax = Double(wa[1]), let ay = Double(wa[2]), let bx = Double(wb[1]), let by = Double(wb[2])
-        else { return a.gesture }
-        let t = (ms - a.ms) / (b.ms - a.ms)
-        return "drag \(ax + (bx - ax) * t) \(ay + (by - ay) * t)"
+        guard let first = replay.frames.first?.time else { return [] }
+        let shift = start.nanoseconds - first.nanoseconds
+        return replay.frames.map { f in
+            var f = f
+            f.time = Instant(nanoseconds: f.time.nanoseconds + shift)
+            return f
+        }
     }
 }
 
@@ -207,14 +245,10 @@ func runRenderCommand(_ args: [String]) -> Int32 {
         let scale =
             o.scale
             ?? RenderScale.pixelsPerPoint(pixelWidth: o.width, pixelHeight: o.height, widthMM: nil, heightMM: nil)
-        var gesture = o.gesture
-        if let path = o.scriptPath {
-            gesture = try RenderInputs.gesture(script: try readTextFile(path), path: path, at: o.atMs)
-        }
-        let cards = try RenderInputs.cards(deckPath: o.deckPath, layout: o.layout)
+        let deck = try RenderInputs.deck(path: o.deckPath, layout: o.layout.flatMap(DeckLayout.init(rawValue:)))
         let scene = try RenderInputs.scene(
-            cards: cards, layout: o.layout, gesture: gesture,
-            size: Size(width: Double(pw) / scale, height: Double(ph) / scale))
+            deck: deck, size: Size(width: Double(pw) / scale, height: Double(ph) / scale), gesture: o.gesture,
+            scriptPath: o.scriptPath, atMs: o.atMs)
         let images = ImageCache()
         let buffer = PixelBuffer(width: pw, height: ph)
         // Headless: wait for photos instead of drawing placeholders.
