@@ -171,8 +171,8 @@ for f in "${scenarios[@]}"; do
     why=()
     case $guest_status in
       0) ;;
+      125) ((host_status != 0)) || why+=("the VM stopped without a scenario status") ;;
       124) why+=("the VM timed out after $timeout s") ;;
-      125) why+=("the VM stopped without a scenario status") ;;
       *) why+=("guest status $guest_status") ;;
     esac
     ((host_status == 0)) || why+=("host checks status $host_status")
