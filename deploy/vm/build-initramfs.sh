@@ -119,7 +119,7 @@ if [ ! -f "$base" ]; then
   root=$(mktemp -d "$VM_CACHE/initramfs/.root.XXXXXX")
   trap 'rm -rf "$root"' EXIT
   mkdir -p "$root"/{bin,dev,proc,sys,tmp,run,root,share,testdata,etc/kiosk,usr/bin,opt/kioskcards}
-  mkdir -p "$root/lib/modules/$release" "$root/var/cache/fontconfig"
+  mkdir -p "$root/lib/modules/$release" "$root"/var/{cache/fontconfig,lib,log,tmp}
   ln -s bin "$root/sbin"
   ln -s ../bin "$root/usr/sbin"
   cp "$busybox" "$root/bin/busybox"

@@ -13,6 +13,7 @@
 #   VM_DISPLAY=virtio   virtio | bochs | portrait (default virtio)
 #   VM_TABLET=1         add the usb-tablet (default 0)
 #   VM_TIMEOUT=60       seconds before the VM is killed (default 90)
+#   VM_SIZE=1920x1080   the panel's pixels (default 800x480)
 #   guest() { ... }     runs inside the VM (busybox sh, set -e, cwd /opt/kioskcards, helpers
 #                       from guest/guest.sh); exit 77 means skipped; lines it writes to
 #                       $KIOSK_OUT/figures.txt are printed under its result
@@ -96,18 +97,18 @@ qmp() { python3 "$VM_DIR/qmp.py" "$@"; }
 # Prints a scenario's settings as shell assignments (sourced in a subshell, so nothing leaks).
 scenario_settings() {
   (
-    VM_DISPLAY=virtio VM_TABLET=0 VM_TIMEOUT=90
+    VM_DISPLAY=virtio VM_TABLET=0 VM_TIMEOUT=90 VM_SIZE=800x480
     # shellcheck disable=SC1090
     . "$1"
-    printf 'display=%q tablet=%q timeout=%q has_host=%q\n' "$VM_DISPLAY" "$VM_TABLET" \
-      "$VM_TIMEOUT" "$(declare -F host >/dev/null && echo 1 || echo 0)"
+    printf 'display=%q tablet=%q timeout=%q size=%q has_host=%q\n' "$VM_DISPLAY" "$VM_TABLET" \
+      "$VM_TIMEOUT" "$VM_SIZE" "$(declare -F host >/dev/null && echo 1 || echo 0)"
   )
 }
 
 # Runs host() of scenario file $1 with the VM's handles in the environment, in its own bash
 # so that `set -e` holds inside it (bash ignores it in a function called from `||`).
 run_host_part() {
-  VM_QMP=$2 VM_SERIAL=$3 VM_SHARE=$4 VM_OUT=$5 VM_SIZE=800x480 \
+  VM_QMP=$2 VM_SERIAL=$3 VM_SHARE=$4 VM_OUT=$5 VM_SIZE=$6 \
     bash -c 'set -euo pipefail
       qmp() { python3 "$VM_DIR/qmp.py" "$@"; }
       cd "$VM_OUT"
@@ -123,9 +124,8 @@ show_tail() {
 }
 
 passed=0 failed=0 skipped=0
-results=()
 vm_pid=""
-trap '[ -n "$vm_pid" ] && kill "$vm_pid" 2>/dev/null; exit 130' INT TERM
+trap 'echo "e2e: interrupted" >&2; [ -n "$vm_pid" ] && kill "$vm_pid" 2>/dev/null; exit 130' INT TERM
 
 echo "== e2e: scenarios (output in $out)"
 for f in "${scenarios[@]}"; do
@@ -133,10 +133,11 @@ for f in "${scenarios[@]}"; do
   dir="$out/$name"
   share="$dir/share"
   mkdir -p "$share"
-  display=virtio tablet=0 timeout=90 has_host=0
+  display=virtio tablet=0 timeout=90 size=800x480 has_host=0
   eval "$(scenario_settings "$f")"
   cp "$f" "$share/scenario.sh"
-  vm_args=(--display "$display" --timeout "$timeout" --share "$share" --scenario "$share/scenario.sh"
+  vm_args=(--display "$display" --size "$size" --timeout "$timeout" --share "$share"
+    --scenario "$share/scenario.sh"
     --serial "$dir/serial.log" --qmp "$dir/qmp.sock")
   [ "$tablet" = 1 ] && vm_args+=(--tablet)
 
@@ -145,7 +146,7 @@ for f in "${scenarios[@]}"; do
   vm_pid=$!
   host_status=0
   if [ "$has_host" = 1 ]; then
-    run_host_part "$f" "$dir/qmp.sock" "$dir/serial.log" "$share" "$dir" >"$dir/host.log" 2>&1 ||
+    run_host_part "$f" "$dir/qmp.sock" "$dir/serial.log" "$share" "$dir" "$size" >"$dir/host.log" 2>&1 ||
       host_status=$?
     # A failed host check need not wait for the guest: stop the VM now.
     ((host_status == 0)) || qmp --qmp "$dir/qmp.sock" quit >/dev/null 2>&1 || true
@@ -171,8 +172,8 @@ for f in "${scenarios[@]}"; do
     why=()
     case $guest_status in
       0) ;;
+      125) ((host_status != 0)) || why+=("the VM stopped without a scenario status") ;;
       124) why+=("the VM timed out after $timeout s") ;;
-      125) why+=("the VM stopped without a scenario status") ;;
       *) why+=("guest status $guest_status") ;;
     esac
     ((host_status == 0)) || why+=("host checks status $host_status")
@@ -186,7 +187,6 @@ for f in "${scenarios[@]}"; do
     sed 's/^/   figure: /' "$share/out/figures.txt"
   fi
   echo "$verdict $name $detail" >"$dir/result"
-  results+=("$(printf '%-4s %-28s %s' "$verdict" "$name" "$detail")")
   timings+=("$(printf '%-28s %6s s' "  $name" "$seconds")")
 done
 

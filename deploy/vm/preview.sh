@@ -98,13 +98,17 @@ or from another machine, through ssh:
 The mouse is one finger: press, drag, release. Ctrl-C stops the virtual kiosk.
 Console of the virtual kiosk:
 EOF
-tail -n +1 -F "$share/serial.log" 2>/dev/null &
+for _ in $(seq 50); do
+  [ -e "$share/serial.log" ] && break
+  sleep 0.1
+done
+tail -n +1 -f --sleep-interval=0.1 "$share/serial.log" 2>/dev/null &
 tail_pid=$!
 set +e
 wait "$run_pid"
 status=$?
 set -e
 run_pid=""
-sleep 0.2
+sleep 0.3 # let tail print the console's last lines
 echo "The virtual kiosk stopped (status $status)."
 exit "$status"
