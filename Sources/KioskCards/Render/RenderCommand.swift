@@ -225,13 +225,8 @@ func panelImage(_ logical: PixelBuffer, rotation: Rotation) -> PixelBuffer {
     guard rotation != .deg0 else { return logical }
     let physical = rotation.logicalSize(physical: Size(width: Double(logical.width), height: Double(logical.height)))
     let out = PixelBuffer(width: Int(physical.width), height: Int(physical.height))
-    let size = Size(width: physical.width, height: physical.height)
-    for y in 0..<out.height {
-        for x in 0..<out.width {
-            let p = rotation.toLogical(Point(x: Double(x) + 0.5, y: Double(y) + 0.5), physical: size)
-            out.setPixel(x: x, y: y, logical.pixel(x: Int(p.x), y: Int(p.y)))
-        }
-    }
+    // The same turn the display applies while copying a frame to its scanout buffer.
+    ScanoutCopy.copy(logical, damage: logical.bounds, rotation: rotation, to: out.pixels, destinationStride: out.stride)
     return out
 }
 
