@@ -166,7 +166,9 @@ final class Display {
         }
         let crtcIndex = choice.device.resources.crtcIndex(choice.crtcID) ?? 0
         hasVblank = drm.device.vblankWorks(crtcIndex: crtcIndex)
-        pacer = FramePacer(periodNanoseconds: choice.mode.periodNanoseconds, kind: hasVblank ? .vblank : .immediate)
+        pacer = FramePacer(
+            periodNanoseconds: choice.mode.periodNanoseconds, kind: hasVblank ? .vblank : .immediate,
+            mayHaveVblank: hasVblank)
         let fd = drm.device.fd
         self.drm = drm
         fdToken = loop.add(fd: fd) { [weak self] _ in self?.readDrmEvents() }
@@ -431,7 +433,7 @@ final class Display {
             lastFrame = nil
         }
         refreshHz = mode.refreshHz
-        pacer = FramePacer(periodNanoseconds: mode.periodNanoseconds, kind: pacer.kind)
+        pacer = FramePacer(periodNanoseconds: mode.periodNanoseconds, kind: pacer.kind, mayHaveVblank: hasVblank)
         physicalSizeMM =
             connector.widthMM > 0 ? Size(width: Double(connector.widthMM), height: Double(connector.heightMM)) : nil
         isConnected = true

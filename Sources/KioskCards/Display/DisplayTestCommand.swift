@@ -89,15 +89,17 @@ enum DisplayTestCommand {
         }
         let stopTimer = loop.schedule(at: end) {
             animating = false
-            if idleSeconds == 0 { loop.stop() }
+            loop.stop()
         }
         print(
             "display-test: \(display.driverName) \(display.outputName) \(display.panelWidth)x\(display.panelHeight)"
                 + "@\(String(format2: display.refreshHz)) Hz, rotation \(display.rotation.rawValue), "
                 + "vblank \(display.hasVblank ? "yes" : "no"), animating \(String(format2: seconds)) s")
+        let cpuStart = cpuSeconds()
         display.present(animation.frame, damage: animation.frame.bounds)
         display.requestFrame()
         loop.run()
+        let cpuAnimating = cpuSeconds() - cpuStart
         loop.cancelTimer(stopTimer)
 
         // Flip rate over the animation (first to last flip).
@@ -111,8 +113,8 @@ enum DisplayTestCommand {
                     + "\(String(format2: Double(animated.count - 1) / max(span, 1e-9))) flips/s; interval ms "
                     + "min \(String(format2: sorted.first!)) median \(String(format2: sorted[sorted.count / 2])) "
                     + "max \(String(format2: sorted.last!)); lost \(display.lostFlipCount); "
-                    + "pacing \(display.pacingKind == .vblank ? "flip events (vblank)" : "timer (flips complete at once)")"
-            )
+                    + "pacing \(display.pacingKind == .vblank ? "flip events (vblank)" : "timer (flips complete at once)"); "
+                    + "CPU \(String(format2: cpuAnimating * 1000 / Double(animated.count))) ms/frame")
             print(
                 "display-test: flip timestamps CLOCK_MONOTONIC, lag behind now \(String(format2: minTimestampLag * 1000))"
                     + "..\(String(format2: maxTimestampLag * 1000)) ms")
