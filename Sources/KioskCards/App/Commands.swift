@@ -17,6 +17,9 @@ extension CommandLine {
         case "--version", "version":
             print("KioskCards \(kioskCardsVersion)")
             return 0
+        case "probe-display":
+            print(DisplayProbe.report())
+            return 0
         case "display-test":
             return DisplayTestCommand.run(arguments: rest)
         case "--help", "-h", "help":
@@ -37,6 +40,7 @@ extension CommandLine {
             Usage: KioskCards <command> [options]
 
             Commands:
+              probe-display         list DRM/fbdev devices, connectors, modes, CRTCs, vblank
               display-test          animate a test pattern on the display, report flips/s, restore
               --help, --version
             """)
