@@ -157,7 +157,7 @@ enum DisplayTestCommand {
         }
         if let stopSignal { print("display-test: \(TerminationSignals.name(stopSignal)), exiting") }
         display.shutdown()
-        print("display-test: CRTC restored, exit")
+        print("display-test: display restored (CRTC and VT as found), exit")
         return display.flipCount > 0 ? 0 : 1
     }
 
