@@ -28,10 +28,15 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CTurboJPEG",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]
+        ),
         .target(name: "CardModel"),
         .executableTarget(
             name: "KioskCards",
-            dependencies: ["CardModel", "CEvdev", "CDrm", "CPangoCairo", "CSQLite"]
+            dependencies: ["CardModel", "CEvdev", "CDrm", "CPangoCairo", "CSQLite", "CTurboJPEG"]
         ),
         .testTarget(name: "CardModelTests", dependencies: ["CardModel"]),
         .testTarget(

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-swift build -c release --product KioskCards
+swift build -c release --static-swift-stdlib --product KioskCards
 bin=.build/release/KioskCards
 if [ -x deploy/vm/preview.sh ] && ! grep -qs '^connected' /sys/class/drm/card*-*/status; then
   exec deploy/vm/preview.sh "$@"

@@ -25,6 +25,9 @@ swift test --skip-build
 echo "== deploy checks (shellcheck, systemd-analyze verify/security, staged install)"
 bash deploy/check.sh
 
+echo "== shellcheck (virtual kiosk)"
+shellcheck .ci/run deploy/vm/*.sh deploy/vm/guest/*.sh deploy/vm/scenarios/*.sh
+
 if [ -x deploy/vm/e2e.sh ]; then
   echo "== end to end (virtual kiosk)"
   deploy/vm/e2e.sh

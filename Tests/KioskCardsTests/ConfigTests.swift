@@ -139,7 +139,7 @@ import Testing
             "--mode", "1920x1080@59.94", "--touch-matrix", "0, -1, 1, 1, 0, 0", "--blank-timeout", "1h",
             "--idle-timeout", "45", "--scale", "auto", "--connector", "DSI-1", "--stats", "/run/s",
         ])
-        #expect(c.mode == KioskConfig.ModeRequest(width: 1920, height: 1080, refresh: 59.94))
+        #expect(c.mode == ModeRequest(width: 1920, height: 1080, refreshHz: 59.94))
         #expect(c.touchMatrix == TouchMatrix(a: 0, b: -1, c: 1, d: 1, e: 0, f: 0))
         #expect(c.touchMatrix?.description == "0 -1 1 1 0 0")
         #expect(c.blankTimeout == 3600)

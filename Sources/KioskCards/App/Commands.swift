@@ -4,6 +4,9 @@ import Glibc
 /// The version `--version` prints.
 let kioskCardsVersion = "0.1.0"
 
+/// When `main` started, for the start-to-first-frame figure.
+let processStart = MonotonicClock.now()
+
 /// One subcommand: its name, a one-line summary for `--help`, and what runs it.
 struct Subcommand: Sendable {
     var name: String
@@ -14,6 +17,9 @@ struct Subcommand: Sendable {
 extension CommandLine {
     /// Every subcommand, one line each, in the order `--help` lists them.
     static let subcommands: [Subcommand] = [
+        Subcommand(name: "run", summary: "run the kiosk on the panel (run --help)") {
+            runKioskCommand(arguments: $0, processStart: processStart)
+        },
         Subcommand(name: "replay", summary: "decode an evemu touch recording, print JSON frames (replay --help)") {
             runReplayCommand(arguments: $0)
         },
@@ -32,6 +38,11 @@ extension CommandLine {
         Subcommand(name: "export", summary: "write the stored decisions as CSV or JSON (export --help)") {
             ExportCommand.run(arguments: $0)
         },
+        Subcommand(
+            name: "render",
+            summary: "draw one frame headlessly into a PNG (render --help)"
+        ) { runRenderCommand($0) },
+        Subcommand(name: "bench", summary: "measure the renderer's frame times ([--json])") { runBenchCommand($0) },
     ]
 
     /// Dispatches a subcommand and returns the process exit status

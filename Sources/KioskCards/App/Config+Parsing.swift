@@ -175,20 +175,7 @@ extension KioskConfig {
     }
 
     /// "800x480" or "1920x1080@59.94".
-    static func parseMode(_ text: String) -> ModeRequest? {
-        let parts = text.lowercased().split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count <= 2 else { return nil }
-        let size = parts[0].split(separator: "x", omittingEmptySubsequences: false)
-        guard size.count == 2, let w = Int(size[0]), let h = Int(size[1]), (1...16384).contains(w),
-            (1...16384).contains(h)
-        else { return nil }
-        var refresh: Double?
-        if parts.count == 2 {
-            guard let r = Double(parts[1]), r > 0, r <= 1000 else { return nil }
-            refresh = r
-        }
-        return ModeRequest(width: w, height: h, refresh: refresh)
-    }
+    static func parseMode(_ text: String) -> ModeRequest? { ModeRequest(text) }
 
     // MARK: - Sources
 

@@ -44,18 +44,6 @@ struct KioskConfig: Hashable, Sendable {
     func effectiveIdleTimeout(deck: DeckFile?) -> Double {
         idleTimeout ?? deck?.idleTimeoutSeconds ?? Self.defaultIdleTimeout
     }
-
-    /// A display mode request: "1920x1080" or "1920x1080@60".
-    struct ModeRequest: Hashable, Sendable, CustomStringConvertible {
-        var width: Int
-        var height: Int
-        /// Hz; nil: the highest the connector offers at that size.
-        var refresh: Double?
-
-        var description: String {
-            "\(width)x\(height)" + (refresh.map { "@\($0 == $0.rounded() ? String(Int($0)) : String($0))" } ?? "")
-        }
-    }
 }
 
 /// A bad config key, flag or value: where it came from, what is wrong, what is accepted.

@@ -80,13 +80,16 @@ struct ModeRequest: Hashable, Sendable, CustomStringConvertible {
     }
 
     init?(_ text: String) {
-        let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+        let parts = text.lowercased().split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { return nil }
         let size = parts[0].split(separator: "x", omittingEmptySubsequences: false)
-        guard size.count == 2, let w = Int(size[0]), let h = Int(size[1]), w > 0, h > 0 else { return nil }
+        guard size.count == 2, let w = Int(size[0]), let h = Int(size[1]), (1...16384).contains(w),
+            (1...16384).contains(h)
+        else { return nil }
         width = w
         height = h
         if parts.count == 2 {
-            guard let hz = Double(parts[1]), hz > 0 else { return nil }
+            guard let hz = Double(parts[1]), hz > 0, hz <= 1000 else { return nil }
             refreshHz = hz
         }
     }

@@ -8,13 +8,16 @@ final class TerminationSignals {
     let fd: Int32
     private var token: Int?
     private let loop: EventLoop
+    private let watched: [Int32]
     static let signals: [Int32] = [SIGTERM, SIGINT, SIGHUP]
 
-    /// Blocks the signals for the (single) thread and watches them; `handler` gets the signal number.
-    init(loop: EventLoop, handler: @escaping (Int32) -> Void) throws(SystemCallError) {
+    /// Blocks `signals` for the (single) thread and watches them; `handler` gets the signal number.
+    init(loop: EventLoop, signals: [Int32] = TerminationSignals.signals, handler: @escaping (Int32) -> Void)
+        throws(SystemCallError)
+    {
         var mask = sigset_t()
         sigemptyset(&mask)
-        for s in Self.signals { sigaddset(&mask, s) }
+        for s in signals { sigaddset(&mask, s) }
         if sigprocmask(SIG_BLOCK, &mask, nil) != 0 {
             throw SystemCallError(call: "sigprocmask", errno: .current)
         }
@@ -22,6 +25,7 @@ final class TerminationSignals {
         if fd < 0 { throw SystemCallError(call: "signalfd", errno: .current) }
         self.fd = fd
         self.loop = loop
+        self.watched = signals
         token = loop.add(fd: fd) { [fd] _ in
             var info = signalfd_siginfo()
             while true {
@@ -37,7 +41,7 @@ final class TerminationSignals {
         close(fd)
         var mask = sigset_t()
         sigemptyset(&mask)
-        for s in Self.signals { sigaddset(&mask, s) }
+        for s in watched { sigaddset(&mask, s) }
         sigprocmask(SIG_UNBLOCK, &mask, nil)
     }
 
@@ -46,6 +50,8 @@ final class TerminationSignals {
         case SIGTERM: "SIGTERM"
         case SIGINT: "SIGINT"
         case SIGHUP: "SIGHUP"
+        case SIGUSR1: "SIGUSR1"
+        case SIGUSR2: "SIGUSR2"
         default: "signal \(signal)"
         }
     }

@@ -1,0 +1,408 @@
+import CardModel
+import Glibc
+
+/// The running kiosk: one `poll()` loop that carries touches from the input devices through
+/// the visitor session into the deck model, draws the model's scene when the display is ready
+/// for a frame, and hands every decision to the store.
+///
+/// Flow per frame: `Display.onFrame(t)` → `deck.scene(at: t)` → `SceneRenderer.render` (only
+/// the damage, in ordinary memory) → `Display.present` (copy damage, page flip) → the flip event
+/// paces the next `onFrame` while something moves. When nothing moves nothing is scheduled and
+/// the process sleeps in `poll()`.
+final class KioskApp {
+    let config: KioskConfig
+    let loop: EventLoop
+    private let display: Display
+    private let store: DecisionStore
+    private let kioskID: String
+    private var deckFile: DeckFile
+    private var deck: any CardDeck
+    private var session: VisitorSession
+    private var surface: Surface
+    private var input: InputManager?
+    private var watcher: DeckWatcher?
+    private var signals: TerminationSignals?
+    private var sessionTimer: Int?
+    /// Pixels the renderer changed that no completed present has shown yet.
+    private var unshownDamage = PixelRect.empty
+    /// The earliest touch not yet in a presented frame, and the one in the flip in flight.
+    private var unshownInput: Instant?
+    private var inFlightInput: Instant?
+    private var contactsDown: Set<Int> = []
+    private(set) var stats: RunStats
+    /// The signal that ended the run, if any.
+    private(set) var stopSignal: Int32?
+
+    /// What frames are drawn into, sized for the display's current mode.
+    struct Surface {
+        var frame: PixelBuffer
+        var renderer: SceneRenderer
+        var metrics: ScreenMetrics
+        var scale: Double
+    }
+
+    init(config: KioskConfig, deck deckFile: DeckFile, display: Display, loop: EventLoop, processStart: Instant) {
+        self.config = config
+        self.loop = loop
+        self.display = display
+        self.deckFile = deckFile
+        kioskID = config.kioskID ?? KioskApp.hostName()
+        stats = RunStats(processStart: processStart)
+        surface = KioskApp.makeSurface(display: display, scale: config.scale)
+        let now = MonotonicClock.now()
+        deck = KioskApp.makeDeck(deckFile, metrics: surface.metrics, buttons: config.buttons, at: now)
+        session = VisitorSession(
+            policy: VisitorSession.Policy(
+                idleTimeout: config.effectiveIdleTimeout(deck: deckFile), blankTimeout: config.blankTimeout),
+            now: now, newSessionID: RandomID.uuid)
+        store = DecisionStore(dataDirectory: config.dataDirectory)
+        Log.info(
+            "kiosk: \(deckFile.summary) on \(display.outputName) (\(display.driverName)) "
+                + "\(display.pixelWidth)x\(display.pixelHeight) px, \(jsonNumber(surface.scale, decimals: 3)) px/pt, "
+                + "rotation \(display.rotation.rawValue), data in \(config.dataDirectory), kiosk id '\(kioskID)'")
+    }
+
+    // MARK: Set-up
+
+    static func makeSurface(display: Display, scale: Double?) -> Surface {
+        let mm = display.logicalSizeMM
+        let s =
+            scale
+            ?? RenderScale.pixelsPerPoint(
+                pixelWidth: display.pixelWidth, pixelHeight: display.pixelHeight, widthMM: mm?.width,
+                heightMM: mm?.height)
+        let size = Size(width: Double(display.pixelWidth) / s, height: Double(display.pixelHeight) / s)
+        // Without a physical size, a point is 1/160 inch (RenderScale's baseline).
+        let perMM = mm.map { size.width / $0.width } ?? (RenderScale.baselinePixelsPerInch / 25.4)
+        return Surface(
+            frame: PixelBuffer(width: display.pixelWidth, height: display.pixelHeight),
+            renderer: SceneRenderer(
+                pixelWidth: display.pixelWidth, pixelHeight: display.pixelHeight, scale: s, images: ImageCache()),
+            metrics: ScreenMetrics(size: size, pointsPerMillimetre: perMM), scale: s)
+    }
+
+    static func makeDeck(_ file: DeckFile, metrics: ScreenMetrics, buttons: Bool, at time: Instant) -> any CardDeck {
+        switch file.layout {
+        case .stack:
+            return StackDeck(
+                cards: file.cards, metrics: metrics,
+                options: StackOptions(
+                    emptyText: file.emptyText, showButtons: buttons, leftLabel: file.leftLabel,
+                    rightLabel: file.rightLabel))
+        case .list:
+            let seed = RandomID.bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            return ListDeck(cards: file.cards, metrics: metrics, title: file.title, seed: seed)
+        }
+    }
+
+    static func hostName() -> String {
+        var buf = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buf, buf.count) == 0 else { return "kiosk" }
+        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Starts input, hot reload, signals and the first frame. Failures of optional parts
+    /// (no input device yet, no inotify) are logged; the kiosk still shows its deck.
+    func start() throws(SystemCallError) {
+        signals = try TerminationSignals(loop: loop, signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2]) {
+            [unowned self] signal in self.handleSignal(signal)
+        }
+        var inputConfig = InputManager.Configuration(panel: panelPoints())
+        inputConfig.explicitPaths = config.inputs
+        inputConfig.rotation = display.rotation
+        inputConfig.calibration = config.touchMatrix
+        let manager = InputManager(loop: loop, configuration: inputConfig) { [unowned self] output in
+            self.handleInput(output)
+        }
+        do {
+            try manager.start()
+            input = manager
+        } catch {
+            Log.error("input: \(error) — touch and keys are off until restart")
+        }
+        do {
+            watcher = try DeckWatcher(path: deckFile.path, current: deckFile, loop: loop) { [unowned self] file in
+                self.deckChanged(file)
+            }
+        } catch {
+            Log.warning("deck: cannot watch \(deckFile.path) for changes (\(error)); restart to reload it")
+        }
+        display.onFrame = { [unowned self] t in self.drawFrame(at: t) }
+        display.onFlip = { [unowned self] t in
+            self.stats.flipCompleted(at: t, inputTime: self.inFlightInput)
+            self.inFlightInput = nil
+            if self.stats.flips == 1 {
+                Log.info(
+                    "kiosk: first frame on screen \(jsonNumber(t.seconds(since: self.stats.processStart) * 1000, decimals: 1)) ms after start"
+                )
+            }
+        }
+        display.onResize = { [unowned self] _ in self.displayResized() }
+        display.onConnection = { [unowned self] connected in
+            Log.info("display: \(connected ? "connected again, redrawing" : "disconnected, waiting for it")")
+            if connected { self.redrawAll() }
+        }
+        let notifier = SystemdNotifier.fromEnvironment()
+        notifier.scheduleWatchdog(on: loop) { true }
+        display.requestFrame()
+        rescheduleSession()
+        _ = notifier.ready(status: deckFile.summary)
+    }
+
+    /// The panel's size in points, unturned (what the input maps device units onto).
+    private func panelPoints() -> Size {
+        Size(width: Double(display.panelWidth) / surface.scale, height: Double(display.panelHeight) / surface.scale)
+    }
+
+    // MARK: Running
+
+    /// Runs until SIGTERM/SIGINT/SIGHUP, then tears down in order: input, hot reload, the
+    /// display (drain the flip, restore the CRTC and the console), then waits for the store.
+    func run() {
+        loop.run()
+        input?.stop()
+        watcher?.stop()
+        display.shutdown()
+        if !store.flush(timeout: 10) {
+            let s = store.currentStatus
+            Log.error(
+                "store: \(s.pending) decision(s) could not be written to \(store.databasePath) before exit"
+                    + (s.lastError.map { ": \($0)" } ?? ""))
+        }
+        store.close()
+        stats.finish()
+        let rss = RunStats.peakRSSKilobytes()
+        Log.info(stats.line(peakRSSKilobytes: rss))
+        if let path = config.statsPath {
+            writeText(stats.json(peakRSSKilobytes: rss) + "\n", to: path)
+        }
+        signals = nil
+    }
+
+    private func handleSignal(_ signal: Int32) {
+        switch signal {
+        case SIGUSR1: saveScreenshot()
+        case SIGUSR2: Log.info(stats.line(peakRSSKilobytes: RunStats.peakRSSKilobytes()))
+        default:
+            Log.info("kiosk: \(TerminationSignals.name(signal)), exiting")
+            stopSignal = signal
+            loop.stop()
+        }
+    }
+
+    private func handleInput(_ output: InputManager.Output) {
+        switch output {
+        case .touch(let frame):
+            let (deliver, effects) = session.handle(frame)
+            apply(effects, at: frame.time)
+            if let deliver {
+                noteGestures(deliver)
+                if deliver.contacts.allSatisfy({ $0.phase == .cancelled }) && !deliver.contacts.isEmpty {
+                    deck.cancelTouches(at: deliver.time)
+                } else {
+                    deck.handle(deliver)
+                }
+                if unshownInput == nil { unshownInput = deliver.time }
+                display.requestFrame()
+            }
+        case .key(let key, let time):
+            session.noteActivity(at: time)
+            let command: DeckCommand =
+                switch key {
+                case .left: .dismissLeft
+                case .right: .dismissRight
+                case .enter: .open
+                case .backspace: .undo
+                case .escape: .back
+                }
+            deck.perform(command, at: time)
+            if unshownInput == nil { unshownInput = time }
+            display.requestFrame()
+        }
+        collectDecisions()
+        rescheduleSession()
+    }
+
+    private func noteGestures(_ frame: TouchFrame) {
+        for c in frame.contacts {
+            switch c.phase {
+            case .began:
+                if contactsDown.isEmpty { stats.gestureBegan() }
+                contactsDown.insert(c.id)
+            case .moved: contactsDown.insert(c.id)
+            case .ended, .cancelled: contactsDown.remove(c.id)
+            }
+        }
+    }
+
+    /// The display is ready for a frame for instant `t`: draw what changed and present it.
+    private func drawFrame(at t: Instant) {
+        let began = MonotonicClock.now()
+        var scene = deck.scene(at: t)
+        if session.phase == .attract { addAttractLine(to: &scene) }
+        let damage = surface.renderer.render(scene, into: surface.frame)
+        unshownDamage = unshownDamage.union(damage)
+        if !unshownDamage.isEmpty {
+            if display.present(surface.frame, damage: unshownDamage) {
+                unshownDamage = .empty
+                inFlightInput = unshownInput
+                unshownInput = nil
+            }
+            stats.frameDrawn(milliseconds: MonotonicClock.now().seconds(since: began) * 1000)
+        }
+        collectDecisions()
+        if scene.isAnimating || !unshownDamage.isEmpty { display.requestFrame() }
+    }
+
+    /// Between visitors, a line inviting the next one ("Tippen zum Starten").
+    private func addAttractLine(to scene: inout Scene) {
+        guard !deckFile.attractText.isEmpty else { return }
+        let w = scene.size.width
+        let line = SceneElement(
+            id: "label:attract", kind: .label(text: deckFile.attractText, color: Color(rgb: 0x3A3A3C)),
+            frame: Rect(x: 0, y: scene.size.height - 34, width: w, height: 28), zIndex: 1000)
+        scene = Scene(
+            size: scene.size, background: scene.background, elements: scene.elements + [line],
+            isAnimating: scene.isAnimating)
+    }
+
+    private func collectDecisions() {
+        let decisions = deck.takeDecisions()
+        guard !decisions.isEmpty else { return }
+        let wall = WallClock.nowMilliseconds()
+        let mono = MonotonicClock.now()
+        for d in decisions {
+            session.noteActivity(at: d.time)
+            let record = DecisionRecord(
+                d, kioskID: kioskID, sessionID: session.sessionID, deck: deckFile, wallNow: wall, monotonicNow: mono)
+            let ticket = store.enqueue(record)
+            Log.info(
+                "decision: \(d.action.rawValue) card '\(d.cardID)' after \(jsonNumber(d.dwellSeconds, decimals: 2)) s"
+                    + (ticket == nil ? " — NOT queued (store full)" : ""))
+        }
+        rescheduleSession()
+    }
+
+    // MARK: Visitor sessions
+
+    private func rescheduleSession() {
+        if let sessionTimer { loop.cancelTimer(sessionTimer) }
+        sessionTimer = nil
+        guard let deadline = session.nextDeadline else { return }
+        sessionTimer = loop.schedule(at: deadline) { [unowned self] in
+            self.sessionTimer = nil
+            self.apply(self.session.advance(to: MonotonicClock.now()), at: MonotonicClock.now())
+            self.rescheduleSession()
+        }
+    }
+
+    private func apply(_ effects: [VisitorSession.Effect], at time: Instant) {
+        for effect in effects {
+            switch effect {
+            case .reset(let id):
+                Log.info("session: idle, resetting for the next visitor (session \(id))")
+                deck.reset(cards: deckFile.cards, at: time)
+                display.requestFrame()
+            case .blank:
+                Log.info("session: idle, switching the panel off")
+                display.setPower(on: false)
+            case .wake:
+                Log.info("session: touch, switching the panel on")
+                display.setPower(on: true)
+                redrawAll()
+            }
+        }
+    }
+
+    // MARK: Changes
+
+    private func deckChanged(_ file: DeckFile) {
+        let now = MonotonicClock.now()
+        Log.info("deck: reloaded \(file.summary)")
+        collectDecisions()
+        if file.layout != deckFile.layout {
+            deck = KioskApp.makeDeck(file, metrics: surface.metrics, buttons: config.buttons, at: now)
+        } else {
+            deck.reset(cards: file.cards, at: now)
+        }
+        deckFile = file
+        display.requestFrame()
+    }
+
+    private func displayResized() {
+        collectDecisions()
+        surface = KioskApp.makeSurface(display: display, scale: config.scale)
+        deck = KioskApp.makeDeck(deckFile, metrics: surface.metrics, buttons: config.buttons, at: MonotonicClock.now())
+        input?.setDisplay(panel: panelPoints(), rotation: display.rotation)
+        redrawAll()
+    }
+
+    private func redrawAll() {
+        surface.renderer.invalidate()
+        unshownDamage = surface.frame.bounds
+        display.requestFrame()
+    }
+
+    // MARK: Diagnostics
+
+    /// SIGUSR1: the current frame as a PNG in the data directory, written off the loop thread.
+    private func saveScreenshot() {
+        let copy = PixelBuffer(width: surface.frame.width, height: surface.frame.height)
+        copy.pixels.copyMemory(from: surface.frame.pixels, byteCount: copy.stride * copy.height)
+        let path = "\(config.dataDirectory)/screenshot-\(WallClock.nowMilliseconds()).png"
+        BackgroundWork.run(UncheckedBox(copy)) { box in
+            do {
+                try box.value.writePNG(to: path)
+                Log.info("screenshot: saved \(path)")
+            } catch {
+                Log.error("screenshot: \(error) — is \(path) writable?")
+            }
+        }
+    }
+
+    private func writeText(_ text: String, to path: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            Log.error("stats: cannot write \(path): \(Errno.current) — check the directory exists and is writable")
+            return
+        }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+}
+
+/// Moves a value to another thread when the sender gives it up (the caller guarantees no
+/// further use on its own thread).
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// Runs rare, slow work (a screenshot's PNG encoding and write) on a detached thread so the
+/// frame loop never waits for it.
+enum BackgroundWork {
+    static func run<T>(_ input: UncheckedBox<T>, _ body: @escaping @Sendable (UncheckedBox<T>) -> Void) {
+        let job = UncheckedBox({ body(input) } as () -> Void)
+        let context = Unmanaged.passRetained(Job(job.value)).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(
+            &thread, nil,
+            { raw in
+                let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
+                job.body()
+                return nil
+            }, context)
+        if rc == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<Job>.fromOpaque(context).release()
+            Log.error("'pthread_create' failed: \(Errno(rc))")
+        }
+    }
+
+    private final class Job {
+        let body: () -> Void
+        init(_ body: @escaping () -> Void) { self.body = body }
+    }
+}

@@ -1,0 +1,63 @@
+import CardModel
+import Glibc
+
+/// `KioskCards run [flags]`: the kiosk itself (see `KioskConfig.helpText` for the flags).
+/// Exit status: 0 after SIGTERM/SIGINT, 1 when the display cannot be used, 2 for bad
+/// configuration or an invalid deck file.
+func runKioskCommand(arguments: [String], processStart: Instant) -> Int32 {
+    let config: KioskConfig
+    switch KioskConfig.resolve(arguments: arguments) {
+    case .success(let c): config = c
+    case .failure(let status): return status.code
+    }
+    let deck: DeckFile
+    switch DeckLoader.load(path: config.deckPath) {
+    case .success(let d): deck = d
+    case .failure(let problems):
+        Log.error("KioskCards: the deck file \(config.deckPath) cannot be used:\n\(problems)")
+        Log.error("Fix the problems above (KioskCards check-deck \(config.deckPath) lists them) and start again.")
+        return 2
+    }
+    let loop = EventLoop()
+    var stop: Int32?
+    let display: Display
+    do {
+        // Until the app's own handlers are installed, a SIGTERM while waiting for a panel ends the wait.
+        let early = try TerminationSignals(loop: loop) { stop = $0 }
+        guard
+            let d = try Display.waitingForConnection(
+                options: config.displayOptions, loop: loop, keepWaiting: { stop == nil })
+        else {
+            Log.info("kiosk: \(TerminationSignals.name(stop ?? SIGTERM)) while waiting for a display, exiting")
+            return 0
+        }
+        display = d
+        _ = early
+    } catch let error as DisplayError {
+        Log.error("display: \(error)")
+        return 1
+    } catch {
+        Log.error("kiosk: \(error)")
+        return 1
+    }
+    let app = KioskApp(config: config, deck: deck, display: display, loop: loop, processStart: processStart)
+    do {
+        try app.start()
+    } catch {
+        Log.error("kiosk: \(error)")
+        display.shutdown()
+        return 1
+    }
+    app.run()
+    return 0
+}
+
+extension KioskConfig {
+    /// The display flags of this configuration.
+    var displayOptions: DisplayOptions {
+        DisplayOptions(
+            drmPath: drmDevice, connector: connector,
+            mode: mode,
+            rotation: rotation == .deg0 ? nil : rotation)
+    }
+}

@@ -1,0 +1,118 @@
+import CardModel
+import Glibc
+
+/// What the running kiosk measures about itself: start-up, input-to-flip latency, frame cost,
+/// frames per gesture and memory. Written as JSON by `--stats FILE` on exit, and as one log
+/// line on SIGUSR2.
+struct RunStats {
+    /// When `main` started (CLOCK_MONOTONIC).
+    var processStart: Instant
+    /// The first completed page flip.
+    var firstFlip: Instant?
+    /// Kernel timestamp of a touch to the flip that first shows it, milliseconds.
+    private(set) var latencies = BoundedSamples(capacity: 20_000)
+    /// Time spent building the scene, rendering and copying one frame, milliseconds.
+    private(set) var frameTimes = BoundedSamples(capacity: 20_000)
+    private(set) var framesDrawn = 0
+    private(set) var flips = 0
+    /// Touch sequences: from the first finger down to the last finger up.
+    private(set) var gestures = 0
+    /// Frames drawn during each finished gesture and the animation that follows it.
+    private(set) var framesPerGesture = BoundedSamples(capacity: 5_000)
+    private var framesThisGesture = 0
+    private var gestureOpen = false
+
+    init(processStart: Instant) { self.processStart = processStart }
+
+    mutating func frameDrawn(milliseconds: Double) {
+        framesDrawn += 1
+        framesThisGesture += 1
+        frameTimes.append(milliseconds)
+    }
+
+    mutating func flipCompleted(at time: Instant, inputTime: Instant?) {
+        flips += 1
+        if firstFlip == nil { firstFlip = time }
+        if let inputTime { latencies.append(time.seconds(since: inputTime) * 1000) }
+    }
+
+    /// A touch sequence began (first finger down).
+    mutating func gestureBegan() {
+        if gestureOpen { framesPerGesture.append(Double(framesThisGesture)) }
+        gestures += 1
+        gestureOpen = true
+        framesThisGesture = 0
+    }
+
+    /// Closes the frame count of the last gesture (at exit).
+    mutating func finish() {
+        if gestureOpen { framesPerGesture.append(Double(framesThisGesture)) }
+        gestureOpen = false
+    }
+
+    /// Peak resident set size of this process, in kilobytes.
+    static func peakRSSKilobytes() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss
+    }
+
+    /// The figures as one JSON object.
+    func json(peakRSSKilobytes: Int) -> String {
+        func ms(_ v: Double?) -> String { v.map { jsonNumber($0, decimals: 3) } ?? "null" }
+        let fields: [(String, String)] = [
+            ("boot_to_first_frame_ms", ms(firstFlip.map { Double($0.nanoseconds) / 1e6 })),
+            ("start_to_first_frame_ms", ms(firstFlip.map { $0.seconds(since: processStart) * 1000 })),
+            ("input_to_flip_p50_ms", ms(latencies.percentile(50))),
+            ("input_to_flip_p99_ms", ms(latencies.percentile(99))),
+            ("input_to_flip_samples", String(latencies.count)),
+            ("frame_time_p50_ms", ms(frameTimes.percentile(50))),
+            ("frame_time_p99_ms", ms(frameTimes.percentile(99))),
+            ("frames_drawn", String(framesDrawn)),
+            ("flips", String(flips)),
+            ("gestures", String(gestures)),
+            ("frames_per_gesture_p50", ms(framesPerGesture.percentile(50))),
+            ("frames_per_gesture_max", ms(framesPerGesture.maximum)),
+            ("peak_rss_kb", String(peakRSSKilobytes)),
+        ]
+        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    }
+
+    /// One line for the log.
+    func line(peakRSSKilobytes: Int) -> String {
+        func f(_ v: Double?) -> String { v.map { jsonNumber($0, decimals: 2) } ?? "-" }
+        return "stats: frames \(framesDrawn), flips \(flips), gestures \(gestures), "
+            + "input→flip p50 \(f(latencies.percentile(50))) ms p99 \(f(latencies.percentile(99))) ms, "
+            + "frame p50 \(f(frameTimes.percentile(50))) ms p99 \(f(frameTimes.percentile(99))) ms, "
+            + "peak RSS \(peakRSSKilobytes / 1024) MB"
+    }
+}
+
+/// The most recent `capacity` samples, for percentiles over a long run in bounded memory.
+struct BoundedSamples {
+    let capacity: Int
+    private var values: [Double] = []
+    private var next = 0
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    var count: Int { values.count }
+    var maximum: Double? { values.max() }
+
+    mutating func append(_ v: Double) {
+        if values.count < capacity {
+            values.append(v)
+        } else {
+            values[next] = v
+            next = (next + 1) % capacity
+        }
+    }
+
+    /// The nearest-rank percentile `p` (0…100); nil without samples.
+    func percentile(_ p: Double) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+}

@@ -1,0 +1,274 @@
+import CardModel
+import Glibc
+
+/// `KioskCards bench [--json] [--frames N]`: frame times of the renderer on this machine.
+///
+/// Scenes (scale S = height/600 pixels per point, so every size shows 600 points high):
+/// - stack-drag: three cards, the top one dragged from 0 to 300 points (300·S pixels) and
+///   back, turned dx/20 degrees, shadow 18 while dragged;
+/// - list-scroll: the list scrolled 4 points a frame;
+/// - memcpy-floor: copying one whole frame in memory.
+/// Each is timed with the naive full cairo redraw and with the cached pipeline, in one run.
+/// Then a fresh process draws the 1920×1080 sweep with a 50-card deck, reporting the time
+/// from its start to its first composed frame and its peak resident memory.
+struct BenchResult {
+    var scene: String
+    var size: String
+    var pipeline: String
+    var times: [Double]
+    var extra: [(String, Double)] = []
+
+    var median: Double { Self.percentile(times, 0.5) }
+    var p99: Double { Self.percentile(times, 0.99) }
+
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        let rank = Int((p * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[max(0, min(sorted.count - 1, rank))]
+    }
+
+    var json: String {
+        func num(_ v: Double) -> String {
+            let scaled = (v * 1000).rounded() / 1000
+            return "\(scaled)"
+        }
+        var s = "{\"scene\":\"\(scene)\",\"size\":\"\(size)\",\"pipeline\":\"\(pipeline)\",\"frames\":\(times.count),"
+        s += "\"median_ms\":\(num(median)),\"p99_ms\":\(num(p99))"
+        for (k, v) in extra { s += ",\"\(k)\":\(num(v))" }
+        return s + "}"
+    }
+}
+
+enum Bench {
+    static let sizes = [(800, 480), (1280, 800), (1920, 1080)]
+
+    static func milliseconds(since start: Instant) -> Double {
+        Double(MonotonicClock.now().nanoseconds - start.nanoseconds) / 1e6
+    }
+
+    /// The drag there and back in `frames` steps, in points.
+    static func dragOffsets(frames: Int) -> [Double] {
+        let half = max(1, frames / 2)
+        return (0..<frames).map { i in
+            let t = i < half ? Double(i) / Double(half) : Double(frames - 1 - i) / Double(max(1, frames - 1 - half))
+            return 300 * min(1, max(0, t))
+        }
+    }
+
+    static func stackScenes(cards: [Card], size: Size, frames: Int) -> [Scene] {
+        dragOffsets(frames: frames).map {
+            SampleScenes.stack(cards, size: size, drag: Point(x: $0, y: 0), dragging: true)
+        }
+    }
+
+    static func listScenes(size: Size, frames: Int) -> [Scene] {
+        let cards = (0..<40).map { i in
+            var c = SampleScenes.themedCards[i % SampleScenes.themedCards.count]
+            c.id = "row\(i)"
+            return c
+        }
+        return (0..<frames).map { SampleScenes.list(cards, size: size, scroll: Double($0) * 4) }
+    }
+
+    static func timeNaive(_ scenes: [Scene], scale: Double, buffer: PixelBuffer) -> [Double] {
+        let naive = NaiveRenderer(scale: scale)
+        naive.render(scenes[0], into: buffer)
+        return scenes.map { scene in
+            let t = MonotonicClock.now()
+            naive.render(scene, into: buffer)
+            return milliseconds(since: t)
+        }
+    }
+
+    /// Times every scene after the first (the screen as it was before the gesture).
+    static func timeReal(
+        _ scenes: [Scene], first: Scene, scale: Double, buffer: PixelBuffer
+    ) -> [Double] {
+        let renderer = SceneRenderer(pixelWidth: buffer.width, pixelHeight: buffer.height, scale: scale)
+        renderer.render(first, into: buffer)
+        return scenes.map { scene in
+            let t = MonotonicClock.now()
+            renderer.render(scene, into: buffer)
+            return milliseconds(since: t)
+        }
+    }
+
+    static func timeCopy(_ buffer: PixelBuffer, frames: Int) -> [Double] {
+        let target = PixelBuffer(width: buffer.width, height: buffer.height)
+        return (0..<frames).map { _ in
+            let t = MonotonicClock.now()
+            target.pixels.copyMemory(from: buffer.pixels, byteCount: buffer.stride * buffer.height)
+            return milliseconds(since: t)
+        }
+    }
+
+    static func run(frames: Int, progress: (String) -> Void) -> [BenchResult] {
+        var results: [BenchResult] = []
+        for (w, h) in sizes {
+            let s = Double(h) / 600
+            let size = Size(width: Double(w) / s, height: 600)
+            let label = "\(w)x\(h)"
+            let buffer = PixelBuffer(width: w, height: h)
+            let rest = SampleScenes.stack(SampleScenes.germanCards, size: size)
+            let drag = stackScenes(cards: SampleScenes.germanCards, size: size, frames: frames)
+            progress("stack-drag \(label)")
+            let naive = BenchResult(
+                scene: "stack-drag", size: label, pipeline: "naive", times: timeNaive(drag, scale: s, buffer: buffer))
+            let real = BenchResult(
+                scene: "stack-drag", size: label, pipeline: "real",
+                times: timeReal(drag, first: rest, scale: s, buffer: buffer))
+            progress("list-scroll \(label)")
+            let list = listScenes(size: size, frames: frames)
+            let listNaive = BenchResult(
+                scene: "list-scroll", size: label, pipeline: "naive", times: timeNaive(list, scale: s, buffer: buffer))
+            let listReal = BenchResult(
+                scene: "list-scroll", size: label, pipeline: "real",
+                times: timeReal(Array(list.dropFirst()), first: list[0], scale: s, buffer: buffer))
+            let floor = BenchResult(
+                scene: "memcpy-floor", size: label, pipeline: "floor", times: timeCopy(buffer, frames: frames))
+            results += [naive, real, listNaive, listReal, floor]
+        }
+        return results
+    }
+
+    /// The child process's part: the 1920×1080 sweep with a 50-card deck, reporting when
+    /// its first frame was composed (CLOCK_MONOTONIC) and its peak RSS.
+    static func probe(frames: Int) -> Int32 {
+        let (w, h) = (1920, 1080)
+        let s = Double(h) / 600
+        let size = Size(width: Double(w) / s, height: 600)
+        let cards = SampleScenes.manyCards(50)
+        let buffer = PixelBuffer(width: w, height: h)
+        let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s)
+        renderer.render(SampleScenes.stack(cards, size: size), into: buffer)
+        let firstFrame = MonotonicClock.now()
+        var times: [Double] = []
+        for scene in stackScenes(cards: cards, size: size, frames: frames) {
+            let t = MonotonicClock.now()
+            renderer.render(scene, into: buffer)
+            times.append(milliseconds(since: t))
+        }
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        print("first-frame \(firstFrame.nanoseconds)")
+        print("peak-rss-kb \(usage.ru_maxrss)")
+        print("median-ms \(BenchResult.percentile(times, 0.5))")
+        print("p99-ms \(BenchResult.percentile(times, 0.99))")
+        return 0
+    }
+
+    /// Runs the probe in a fresh process of this executable and reads its report.
+    static func startupAndMemory(frames: Int) -> BenchResult? {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return nil }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        let exe = "/proc/self/exe"
+        let args = [CommandLine.arguments[0], "bench", "--probe", "--frames", "\(frames)"]
+        var argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let start = MonotonicClock.now()
+        let rc = posix_spawn(&pid, exe, &actions, nil, &argv, environ)
+        close(fds[1])
+        guard rc == 0 else {
+            close(fds[0])
+            Log.error("bench: cannot start the probe process: \(Errno(rc))")
+            return nil
+        }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(fds[0], &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            output += chunk[0..<n]
+        }
+        close(fds[0])
+        var status: Int32 = 0
+        _ = retryingWaitpid(pid, &status)
+        var values: [String: Double] = [:]
+        for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let v = Double(parts[1]) { values[String(parts[0])] = v }
+        }
+        guard let first = values["first-frame"], let rss = values["peak-rss-kb"] else { return nil }
+        let firstMs = (first - Double(start.nanoseconds)) / 1e6
+        return BenchResult(
+            scene: "stack-drag-50-cards", size: "1920x1080", pipeline: "real",
+            times: [values["median-ms"] ?? 0, values["p99-ms"] ?? 0],
+            extra: [("first_frame_ms", firstMs), ("peak_rss_mb", rss / 1024)])
+    }
+
+    static func retryingWaitpid(_ pid: pid_t, _ status: inout Int32) -> pid_t {
+        while true {
+            let r = waitpid(pid, &status, 0)
+            if r >= 0 || errno != EINTR { return r }
+        }
+    }
+}
+
+/// Runs `bench` with the arguments after the subcommand; returns the exit status.
+func runBenchCommand(_ args: [String]) -> Int32 {
+    var json = false
+    var frames = 240
+    var probe = false
+    var i = 0
+    while i < args.count {
+        switch args[i] {
+        case "--json": json = true
+        case "--probe": probe = true
+        case "--frames":
+            i += 1
+            guard i < args.count, let n = Int(args[i]), n >= 4, n <= 100_000 else {
+                Log.error("bench: --frames needs a number from 4 to 100000")
+                return 2
+            }
+            frames = n
+        default:
+            Log.error("bench: unknown option '\(args[i])'; use --json or --frames N")
+            return 2
+        }
+        i += 1
+    }
+    if probe { return Bench.probe(frames: frames) }
+    var results = Bench.run(frames: frames) { if !json { Log.info("bench: \($0)…") } }
+    let memory = Bench.startupAndMemory(frames: frames)
+    if let memory { results.append(memory) }
+    if json {
+        print("[" + results.map(\.json).joined(separator: ",\n ") + "]")
+        return 0
+    }
+    func f(_ v: Double) -> String {
+        let r = (v * 100).rounded() / 100
+        var s = "\(r)"
+        while s.count < 7 { s = " " + s }
+        return s
+    }
+    print("scene          size        naive med/p99      real med/p99     naive/real   floor med")
+    for r in results where r.pipeline == "real" && r.scene != "stack-drag-50-cards" {
+        guard let n = results.first(where: { $0.scene == r.scene && $0.size == r.size && $0.pipeline == "naive" }),
+            let fl = results.first(where: { $0.scene == "memcpy-floor" && $0.size == r.size })
+        else { continue }
+        let name = r.scene.padding(14)
+        let size = r.size.padding(10)
+        print(
+            "\(name) \(size) \(f(n.median)) \(f(n.p99))   \(f(r.median)) \(f(r.p99))   \(f(n.median / r.median))x   \(f(fl.median)) ms"
+        )
+    }
+    if let memory {
+        let first = memory.extra.first { $0.0 == "first_frame_ms" }?.1 ?? 0
+        let rss = memory.extra.first { $0.0 == "peak_rss_mb" }?.1 ?? 0
+        print("1920x1080 sweep, 50-card deck: first frame \(f(first)) ms after start, peak RSS \(f(rss)) MB")
+    }
+    print("(\(frames) frames per measurement, times in ms)")
+    return 0
+}
+
+extension String {
+    fileprivate func padding(_ n: Int) -> String { count >= n ? self : self + String(repeating: " ", count: n - count) }
+}

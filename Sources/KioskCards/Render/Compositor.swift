@@ -1,0 +1,320 @@
+import Glibc
+
+/// Where a cached element image lands on the screen: an affine map from screen pixels back
+/// to image pixels, or a whole-pixel offset when the element is neither turned nor scaled.
+struct Placement: Equatable {
+    /// Image coordinates of screen point (x, y) (continuous, pixel centres at .5):
+    /// u = a·x + b·y + c, v = d·x + e·y + f.
+    var a: Double, b: Double, c: Double
+    var d: Double, e: Double, f: Double
+    /// Set when the map is a pure whole-pixel translation: the image's top-left on screen.
+    var offset: (x: Int, y: Int)?
+
+    static func == (l: Placement, r: Placement) -> Bool {
+        l.a == r.a && l.b == r.b && l.c == r.c && l.d == r.d && l.e == r.e && l.f == r.f
+            && l.offset?.x == r.offset?.x && l.offset?.y == r.offset?.y
+    }
+
+    /// An image whose point (anchorX, anchorY) goes to screen position (cx, cy), turned by
+    /// `rotation` radians (clockwise) and scaled by `scale` about that point.
+    /// Unturned, unscaled placements snap to whole pixels so they copy without resampling.
+    init(
+        anchorX hw: Double, anchorY hh: Double, centerX cx: Double, centerY cy: Double, rotation: Double, scale: Double
+    ) {
+        if rotation == 0 && scale == 1 {
+            let ox = Int((cx - hw).rounded())
+            let oy = Int((cy - hh).rounded())
+            self.offset = (ox, oy)
+            (a, b, c, d, e, f) = (1, 0, -Double(ox), 0, 1, -Double(oy))
+            return
+        }
+        offset = nil
+        // Inverse of: translate(c) · rotate(θ) · scale(s) · translate(-half).
+        let cosA = cos(rotation) / scale
+        let sinA = sin(rotation) / scale
+        a = cosA
+        b = sinA
+        c = -cosA * cx - sinA * cy + hw
+        d = -sinA
+        e = cosA
+        f = sinA * cx - cosA * cy + hh
+    }
+}
+
+/// The pixel loops of the cached pipeline, over raw memory: XRGB8888 destinations, ARGB32
+/// premultiplied sources (cairo's layouts), OVER blending.
+///
+/// Colour channels travel four to a `UInt64`, 16 bits each (B, R, G, A), so one multiply
+/// scales all four; weights are 8-bit (0…256), which keeps every lane below 2^16.
+enum Compositor {
+    /// Copies `rect` from `source` to `target` (both the same size).
+    static func copy(_ rect: PixelRect, from source: PixelBuffer, to target: PixelBuffer) {
+        guard !rect.isEmpty else { return }
+        let bytes = rect.width * 4
+        for y in rect.y..<rect.maxY {
+            let off = y * target.stride + rect.x * 4
+            (target.pixels + off).copyMemory(from: source.pixels + y * source.stride + rect.x * 4, byteCount: bytes)
+        }
+    }
+
+    /// Fills `rect` with 0x00RRGGBB `value`.
+    static func fill(_ rect: PixelRect, with value: UInt32, in target: PixelBuffer) {
+        guard !rect.isEmpty else { return }
+        for y in rect.y..<rect.maxY {
+            let row = (target.pixels + y * target.stride).assumingMemoryBound(to: UInt32.self) + rect.x
+            row.update(repeating: value, count: rect.width)
+        }
+    }
+
+    @inline(__always) static func expand(_ p: UInt32) -> UInt64 {
+        let v = UInt64(p)
+        return (v & 0x00FF_00FF) | ((v & 0xFF00_FF00) << 24)
+    }
+
+    @inline(__always) static func pack(_ e: UInt64) -> UInt32 {
+        UInt32(truncatingIfNeeded: (e & 0x00FF_00FF) | ((e >> 24) & 0xFF00_FF00))
+    }
+
+    static let laneMask: UInt64 = 0x00FF_00FF_00FF_00FF
+
+    /// `s` (expanded, premultiplied) over destination pixel `d`.
+    @inline(__always) static func over(_ s: UInt64, _ d: UInt32) -> UInt32 {
+        let alpha = s >> 48
+        if alpha >= 255 { return pack(s) }
+        return pack(s &+ (((expand(d) &* (256 &- alpha)) >> 8) & laneMask))
+    }
+
+    /// Draws `source` at `placement` with `opacity` (0…1) over the screen inside `clip`.
+    ///
+    /// With `base`, every pixel of `clip` is written: where the image covers, `base` under
+    /// the image; elsewhere a copy of `base` — so restoring the still layer and drawing the
+    /// first moving element is one pass over memory. Without `base` it blends over `target`.
+    /// Turned or scaled placements sample bilinearly.
+    static func draw(
+        _ source: ElementImage, at placement: Placement, opacity: Double, into target: PixelBuffer,
+        base: PixelBuffer?, clip: PixelRect
+    ) {
+        let clip = clip.intersection(target.bounds)
+        guard !clip.isEmpty else { return }
+        let image = source.image
+        let src = UnsafePointer(image.data.assumingMemoryBound(to: UInt32.self))
+        let sw = image.stride / 4
+        let op = UInt64(max(0, min(256, (opacity * 256).rounded())))
+        let w = image.width
+        let h = image.height
+        for y in clip.y..<clip.maxY {
+            let dst = (target.pixels + y * target.stride).assumingMemoryBound(to: UInt32.self)
+            let under: UnsafePointer<UInt32> =
+                base.map { UnsafePointer(($0.pixels + y * $0.stride).assumingMemoryBound(to: UInt32.self)) }
+                ?? UnsafePointer(dst)
+            // The span of this row where the image has anything to draw.
+            var x0 = clip.x
+            var x1 = clip.maxX
+            var extent = RowExtent.empty
+            if let o = placement.offset {
+                let sy = y - o.y
+                if sy < 0 || sy >= h {
+                    x1 = x0
+                } else {
+                    extent = source.rows[sy]
+                    x0 = max(x0, o.x + Int(extent.first))
+                    x1 = min(x1, o.x + Int(extent.end))
+                }
+            } else {
+                let span = bilinearSpan(placement, y: y, width: w, height: h)
+                x0 = max(x0, span.lowerBound)
+                x1 = min(x1, span.upperBound)
+            }
+            if x1 <= x0 {
+                if base != nil { (dst + clip.x).update(from: under + clip.x, count: clip.width) }
+                continue
+            }
+            if base != nil {
+                (dst + clip.x).update(from: under + clip.x, count: x0 - clip.x)
+                (dst + x1).update(from: under + x1, count: clip.maxX - x1)
+            }
+            if let o = placement.offset {
+                let row = src + (y - o.y) * sw - o.x
+                if op >= 256 {
+                    // Fully opaque run: a plain copy; the rest blends.
+                    let a = min(max(x0, o.x + Int(extent.opaqueFirst)), x1)
+                    let b = max(min(x1, o.x + Int(extent.opaqueEnd)), a)
+                    blendRow(row, dst: dst, under: under, from: x0, to: a)
+                    (dst + a).update(from: row + a, count: b - a)
+                    blendRow(row, dst: dst, under: under, from: b, to: x1)
+                } else {
+                    fadeRow(row, dst: dst, under: under, from: x0, to: x1, opacity: op)
+                }
+            } else if op >= 256 {
+                bilinearRow(src, stride: sw, placement, y: y, dst: dst, under: under, from: x0, to: x1, opacity: nil)
+            } else {
+                bilinearRow(src, stride: sw, placement, y: y, dst: dst, under: under, from: x0, to: x1, opacity: op)
+            }
+        }
+    }
+
+    @inline(__always) private static func blendRow(
+        _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>,
+        from x0: Int, to x1: Int
+    ) {
+        var x = x0
+        while x < x1 {
+            let p = row[x]
+            let alpha = p >> 24
+            if alpha == 255 {
+                dst[x] = p
+            } else if alpha == 0 {
+                dst[x] = under[x]
+            } else {
+                dst[x] = over(expand(p), under[x])
+            }
+            x += 1
+        }
+    }
+
+    @inline(__always) private static func fadeRow(
+        _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>,
+        from x0: Int, to x1: Int, opacity op: UInt64
+    ) {
+        var x = x0
+        while x < x1 {
+            let p = row[x]
+            dst[x] = p == 0 ? under[x] : over(((expand(p) &* op) >> 8) & laneMask, under[x])
+            x += 1
+        }
+    }
+
+    /// The screen columns of row `y` whose sample point falls where all four bilinear taps
+    /// lie inside the image (its one-pixel transparent border makes the rest transparent).
+    /// A small safety margin keeps fixed-point stepping inside too.
+    static func bilinearSpan(_ p: Placement, y: Int, width: Int, height: Int) -> Range<Int> {
+        let yc = Double(y) + 0.5
+        var lo = -Double.infinity
+        var hi = Double.infinity
+        // u(x) = a·(x+0.5) + ub within [0.5, width - 0.5] (pixel centres of the image).
+        func limit(_ slope: Double, _ intercept: Double, _ maxValue: Double) {
+            let minV = 0.5 + 1e-3
+            let maxV = maxValue - 0.5 - 1e-3
+            if abs(slope) < 1e-12 {
+                if intercept < minV || intercept > maxV { (lo, hi) = (1, 0) }
+                return
+            }
+            var t0 = (minV - intercept) / slope
+            var t1 = (maxV - intercept) / slope
+            if t0 > t1 { swap(&t0, &t1) }
+            lo = max(lo, t0)
+            hi = min(hi, t1)
+        }
+        limit(p.a, p.b * yc + p.c, Double(width))
+        limit(p.d, p.e * yc + p.f, Double(height))
+        guard lo <= hi else { return 0..<0 }
+        // x + 0.5 in [lo, hi]
+        let first = Int(max(-1e9, (lo - 0.5).rounded(.up)))
+        let last = Int(min(1e9, (hi - 0.5).rounded(.down)))
+        return last >= first ? first..<(last + 1) : 0..<0
+    }
+
+    /// One turned or scaled row, sampled bilinearly with 8-bit weights. The span keeps every
+    /// tap inside the image (checked at both ends; positions are linear in x).
+    @inline(__always) private static func bilinearRow(
+        _ src: UnsafePointer<UInt32>, stride sw: Int, _ p: Placement, y: Int,
+        dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64?
+    ) {
+        // Fixed point with 24 fraction bits; sample positions relative to pixel centres.
+        let one = Double(1 << 24)
+        let xc = Double(x0) + 0.5
+        let yc = Double(y) + 0.5
+        var u = Int(((p.a * xc + p.b * yc + p.c - 0.5) * one).rounded())
+        var v = Int(((p.d * xc + p.e * yc + p.f - 0.5) * one).rounded())
+        let du = Int((p.a * one).rounded())
+        let dv = Int((p.d * one).rounded())
+        // Both ends inside ⇒ every position between is (the span's margin makes this hold).
+        let n = x1 - x0 - 1
+        let uLast = u + du * n
+        let vLast = v + dv * n
+        guard u >= 0, v >= 0, uLast >= 0, vLast >= 0 else { return }
+        var x = x0
+        while x < x1 {
+            let t = src + ((v >> 24) &* sw &+ (u >> 24))
+            let fx = UInt64(truncatingIfNeeded: (u >> 16) & 0xFF)
+            let fy = UInt64(truncatingIfNeeded: (v >> 16) & 0xFF)
+            u &+= du
+            v &+= dv
+            let p00 = t[0]
+            let p10 = t[1]
+            let p01 = t[sw]
+            let p11 = t[sw &+ 1]
+            var s: UInt64
+            if (p00 ^ p10) | (p00 ^ p01) | (p00 ^ p11) == 0 {
+                // Flat: no interpolation (most of a card's inside, all of its empty margin).
+                if p00 == 0 {
+                    dst[x] = under[x]
+                    x &+= 1
+                    continue
+                }
+                s = expand(p00)
+            } else if (p00 | p10 | p01 | p11) & 0x00FF_FFFF == 0 {
+                // Shadow only (premultiplied black): interpolate the alpha alone.
+                let w11 = (fx &* fy) >> 8
+                let a =
+                    (UInt64(p00 >> 24) &* (256 &- fx &- fy &+ w11) &+ UInt64(p10 >> 24) &* (fx &- w11)
+                        &+ UInt64(p01 >> 24) &* (fy &- w11) &+ UInt64(p11 >> 24) &* w11) >> 8
+                let k = op.map { 256 &- ((a &* $0) >> 8) } ?? (256 &- a)
+                dst[x] = pack(((expand(under[x]) &* k) >> 8) & laneMask)
+                x &+= 1
+                continue
+            } else {
+                let w11 = (fx &* fy) >> 8
+                let w10 = fx &- w11
+                let w01 = fy &- w11
+                let w00 = 256 &- fx &- fy &+ w11
+                s = expand(p00) &* w00 &+ expand(p10) &* w10 &+ expand(p01) &* w01 &+ expand(p11) &* w11
+                s = (s >> 8) & laneMask
+            }
+            if let op { s = ((s &* op) >> 8) & laneMask }
+            dst[x] = over(s, under[x])
+            x &+= 1
+        }
+    }
+}
+
+/// Where one row of an element image has something to draw: non-transparent pixels lie in
+/// `first..<end`, and `opaqueFirst..<opaqueEnd` is its longest fully opaque run (copied, not
+/// blended, when drawn unturned).
+struct RowExtent {
+    var first: Int32
+    var end: Int32
+    var opaqueFirst: Int32
+    var opaqueEnd: Int32
+
+    static let empty = RowExtent(first: 0, end: 0, opaqueFirst: 0, opaqueEnd: 0)
+
+    /// The extents of every row of an ARGB32 image.
+    static func measure(_ image: CairoImage) -> [RowExtent] {
+        let src = UnsafePointer(image.data.assumingMemoryBound(to: UInt32.self))
+        let sw = image.stride / 4
+        return (0..<image.height).map { y in
+            let row = src + y * sw
+            var first = -1
+            var last = -1
+            var best = (0, 0)
+            var runStart = -1
+            for x in 0..<image.width {
+                let p = row[x]
+                if p != 0 {
+                    if first < 0 { first = x }
+                    last = x
+                }
+                if p >> 24 == 255 {
+                    if runStart < 0 { runStart = x }
+                    if x + 1 - runStart > best.1 - best.0 { best = (runStart, x + 1) }
+                } else {
+                    runStart = -1
+                }
+            }
+            guard first >= 0 else { return .empty }
+            return RowExtent(
+                first: Int32(first), end: Int32(last + 1), opaqueFirst: Int32(best.0), opaqueEnd: Int32(best.1))
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import CardModel
+import Glibc
+import Testing
+
+@testable import KioskCards
+
+/// Paths and comparisons shared by the renderer's tests.
+enum RenderFixtures {
+    /// `Tests/KioskCardsTests/Fixtures`, found from this file's path.
+    static let directory: String = {
+        let file = "\(#filePath)"
+        return String(file[..<file.lastIndex(of: "/")!]) + "/Fixtures"
+    }()
+
+    static var golden: String { directory + "/golden" }
+    static var images: String { directory + "/images" }
+
+    /// Where failing images go for inspection (created on first use).
+    static let failureDirectory: String = {
+        var template = Array("/tmp/kioskcards-golden-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        return dir.map { String(cString: $0) } ?? "/tmp"
+    }()
+
+    /// Draws `scene` whole with a fresh cached renderer, waiting for photos to decode.
+    static func render(_ scene: Scene, width: Int, height: Int, scale: Double) -> PixelBuffer {
+        let images = ImageCache()
+        let renderer = SceneRenderer(pixelWidth: width, pixelHeight: height, scale: scale, images: images)
+        let buffer = PixelBuffer(width: width, height: height)
+        renderer.render(scene, into: buffer)
+        images.waitUntilIdle()
+        renderer.invalidate()
+        renderer.render(scene, into: buffer)
+        return buffer
+    }
+
+    struct Difference {
+        /// Largest difference of one colour channel (0…255).
+        var maxChannel = 0
+        /// Mean absolute channel difference over all pixels and channels.
+        var mean = 0.0
+        /// Pixels with a channel differing by more than `threshold`.
+        var pixelsOver = 0
+        var sizeMismatch = false
+    }
+
+    static func difference(_ a: PixelBuffer, _ b: PixelBuffer, threshold: Int = 16) -> Difference {
+        var d = Difference()
+        guard a.width == b.width, a.height == b.height else {
+            d.sizeMismatch = true
+            return d
+        }
+        var total = 0
+        for y in 0..<a.height {
+            for x in 0..<a.width {
+                let p = a.pixel(x: x, y: y)
+                let q = b.pixel(x: x, y: y)
+                var worst = 0
+                for shift in [0, 8, 16] as [UInt32] {
+                    let c = abs(Int((p >> shift) & 0xFF) - Int((q >> shift) & 0xFF))
+                    total += c
+                    worst = max(worst, c)
+                }
+                d.maxChannel = max(d.maxChannel, worst)
+                if worst > threshold { d.pixelsOver += 1 }
+            }
+        }
+        d.mean = Double(total) / Double(a.width * a.height * 3)
+        return d
+    }
+
+    /// Compares `image` with the golden PNG `name`. A missing golden is written when
+    /// KIOSK_WRITE_GOLDEN=1 (and the test fails otherwise); a mismatch saves the image and
+    /// the golden's path in the failure message.
+    ///
+    /// Tolerance: fonts and rasteriser versions move antialiased edges by a few levels, so
+    /// at most 0.2 % of pixels may differ by more than 16 levels and the mean by 0.5.
+    static func expectMatchesGolden(
+        _ image: PixelBuffer, _ name: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let path = "\(golden)/\(name).png"
+        let writing = getenv("KIOSK_WRITE_GOLDEN").map { String(cString: $0) } == "1"
+        guard access(path, R_OK) == 0, !writing else {
+            if writing {
+                do { try image.writePNG(to: path) } catch {
+                    Issue.record("cannot write golden \(path): \(error)", sourceLocation: sourceLocation)
+                }
+            } else {
+                let out = "\(failureDirectory)/\(name).actual.png"
+                try? image.writePNG(to: out)
+                Issue.record(
+                    "golden \(path) is missing; this run's image is \(out) (KIOSK_WRITE_GOLDEN=1 writes it)",
+                    sourceLocation: sourceLocation)
+            }
+            return
+        }
+        guard let expected = try? PixelBuffer.readPNG(path) else {
+            Issue.record("cannot read golden \(path)", sourceLocation: sourceLocation)
+            return
+        }
+        let d = difference(image, expected)
+        let allowed = image.width * image.height / 500
+        if d.sizeMismatch || d.pixelsOver > allowed || d.mean > 0.5 {
+            let out = "\(failureDirectory)/\(name).actual.png"
+            try? image.writePNG(to: out)
+            Issue.record(
+                """
+                \(name) differs from its golden: \(d.pixelsOver) pixels over 16 levels (allowed \(allowed)), \
+                mean \(d.mean), max \(d.maxChannel)\(d.sizeMismatch ? ", size differs" : ""). \
+                Actual: \(out) Expected: \(path)
+                """, sourceLocation: sourceLocation)
+        }
+    }
+}

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Packs the virtual kiosk's initramfs as two concatenated newc cpio archives (the kernel
+# unpacks them in order):
+#   base (cached in $VM_CACHE/initramfs, rebuilt only when its inputs change): busybox-static
+#     and its applet links, the kernel modules with their dependencies (resolved from
+#     modules.dep, load order in /etc/kiosk/modules), evemu-tools with their libraries, fonts
+#     (a DejaVu + Noto subset), fonts.conf and a prebuilt fontconfig cache;
+#   app (rebuilt every time, a second or so): /init, the guest helpers, the KioskCards binary
+#     and its ldd closure, extra binaries, and examples/ at /opt/kioskcards/examples.
+#
+# Usage: deploy/vm/build-initramfs.sh [--binary PATH] [--extra-bin PATH]... [--out FILE]
+#   --binary PATH     the app (default .build/release/KioskCards; skipped with a warning if absent)
+#   --extra-bin PATH  another host binary to put in /usr/bin with its libraries (repeatable)
+#   --out FILE        the initramfs (default .build/vm/initramfs.cpio)
+#   env KIOSK_VM_FONTS   space-separated font files to pack instead of the default subset
+#   env KIOSK_VM_MODULES space-separated module names to pack instead of the default set
+# Needs fetch-kernel.sh to have run. Prints the file, its size and the time it took.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+binary="$REPO_ROOT/.build/release/KioskCards"
+out="$REPO_ROOT/.build/vm/initramfs.cpio"
+extra_bins=()
+while (($#)); do
+  case $1 in
+    --binary) binary=$2 && shift 2 ;;
+    --extra-bin) extra_bins+=("$2") && shift 2 ;;
+    --out) out=$2 && shift 2 ;;
+    -h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' && exit 0 ;;
+    *) vm_die "unknown option '$1' (see --help)" ;;
+  esac
+done
+
+# The drivers the kiosk needs; dependencies are added from modules.dep.
+modules=${KIOSK_VM_MODULES:-"virtio_pci virtio-gpu bochs uinput evdev xhci-pci usbhid hid-generic 9p 9pnet_virtio"}
+fonts=${KIOSK_VM_FONTS:-"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf
+/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
+/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf
+/usr/share/fonts/truetype/noto/NotoSans-Bold.ttf
+/usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf"}
+tools="/usr/bin/evemu-device /usr/bin/evemu-play /usr/bin/evemu-record /usr/bin/evemu-describe /usr/bin/evemu-event
+/usr/bin/fc-match /usr/bin/fc-list /usr/bin/fc-cache"
+busybox=/bin/busybox
+
+t0=$(vm_now_ms)
+kdir=$(vm_kernel_dir)
+release=$(vm_kernel_release "$kdir")
+moddir="$kdir/lib/modules/$release"
+[ -f "$moddir/modules.dep" ] || depmod -b "$kdir" "$release"
+command -v cpio >/dev/null || vm_die "cpio is missing — run scripts/setup.sh"
+if [ ! -x "$busybox" ] || ldd "$busybox" >/dev/null 2>&1; then
+  vm_die "$busybox is not a static busybox — install busybox-static (scripts/setup.sh)"
+fi
+
+# Copies a host binary or library to the same path under $1, following symlinks.
+copy_same_path() {
+  local root=$1 file=$2
+  mkdir -p "$root$(dirname "$file")"
+  cp -L "$file" "$root$file"
+}
+
+# Copies the shared libraries a dynamic binary needs (its ldd closure) under $1.
+copy_ldd_closure() {
+  local root=$1 bin=$2 lib
+  while read -r lib; do
+    [ -e "$root$lib" ] || copy_same_path "$root" "$lib"
+  done < <(ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+}
+
+# Prints the module files (paths relative to $moddir) for the given names, dependencies first.
+resolve_modules() {
+  local -A seen=()
+  local -a order=()
+  local name path
+  visit() {
+    local path=$1 dep
+    [ -n "${seen[$path]:-}" ] && return 0
+    seen[$path]=1
+    local -a deps
+    read -r -a deps < <(awk -v p="$path:" '$1 == p { $1 = ""; print; exit }' "$moddir/modules.dep")
+    for dep in "${deps[@]}"; do visit "$dep"; done
+    order+=("$path")
+  }
+  for name in $modules; do
+    # modules.dep spells names with '-' or '_' as the file does; modprobe treats them alike.
+    path=$(awk -F: -v a="/${name//_/-}.ko" -v b="/${name//-/_}.ko" \
+      'index($1, a) == length($1) - length(a) + 1 || index($1, b) == length($1) - length(b) + 1 { print $1; exit }' \
+      "$moddir/modules.dep")
+    [ -n "$path" ] || vm_die "module '$name' is not in $moddir (built in, or misspelt?)"
+    visit "$path"
+  done
+  printf '%s\n' "${order[@]}"
+}
+
+# Writes the newc archive of directory $1 to file $2 (owner root, stable order).
+pack() {
+  (cd "$1" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) >"$2"
+}
+
+# --- base layer (cached) -------------------------------------------------------------------
+key=$(
+  {
+    echo "$release ${kdir##*/}"
+    echo "$modules"
+    echo "$fonts"
+    echo "$tools"
+    # Contents only (not names), so that the key does not depend on how the script was called.
+    # shellcheck disable=SC2086  # word lists by design
+    cat "$VM_DIR/build-initramfs.sh" "$busybox" "$VM_DIR/guest/fonts.conf" $fonts $tools
+  } | sha256sum | cut -c1-16
+)
+base="$VM_CACHE/initramfs/base-$key.cpio"
+vm_lock_cache
+if [ ! -f "$base" ]; then
+  vm_log "building the base layer ($base)"
+  mkdir -p "$VM_CACHE/initramfs"
+  root=$(mktemp -d "$VM_CACHE/initramfs/.root.XXXXXX")
+  trap 'rm -rf "$root"' EXIT
+  mkdir -p "$root"/{bin,dev,proc,sys,tmp,run,root,share,testdata,etc/kiosk,usr/bin,opt/kioskcards}
+  mkdir -p "$root/lib/modules/$release" "$root"/var/{cache/fontconfig,lib,log,tmp}
+  ln -s bin "$root/sbin"
+  ln -s ../bin "$root/usr/sbin"
+  cp "$busybox" "$root/bin/busybox"
+  for applet in $("$busybox" --list); do
+    [ "$applet" = busybox ] || ln -s busybox "$root/bin/$applet"
+  done
+  resolve_modules >"$root/etc/kiosk/modules"
+  while read -r m; do
+    mkdir -p "$root/lib/modules/$release/$(dirname "$m")"
+    cp "$moddir/$m" "$root/lib/modules/$release/$m"
+  done <"$root/etc/kiosk/modules"
+  for t in $tools; do
+    copy_same_path "$root" "$t"
+    copy_ldd_closure "$root" "$t"
+  done
+  mkdir -p "$root/etc/fonts"
+  cp "$VM_DIR/guest/fonts.conf" "$root/etc/fonts/fonts.conf"
+  for f in $fonts; do copy_same_path "$root" "$f"; done
+  # The cache is built against the packed tree (--sysroot), so the guest finds it valid and
+  # never rescans the fonts at startup.
+  FONTCONFIG_FILE="$root/etc/fonts/fonts.conf" fc-cache --sysroot="$root" -f >/dev/null 2>&1 ||
+    vm_log "fc-cache failed; the guest will scan fonts at startup"
+  echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
+  echo "root:x:0:" >"$root/etc/group"
+  pack "$root" "$base.tmp"
+  mv "$base.tmp" "$base"
+  rm -rf "$root"
+  trap - EXIT
+  # Older bases are dead weight.
+  find "$VM_CACHE/initramfs" -maxdepth 1 -name 'base-*.cpio' ! -name "${base##*/}" -delete
+fi
+
+# --- app layer (every time) ----------------------------------------------------------------
+mkdir -p "$(dirname "$out")"
+app=$(mktemp -d "$(dirname "$out")/.app.XXXXXX")
+trap 'rm -rf "$app"' EXIT
+mkdir -p "$app"/{usr/bin,lib/kiosk,opt/kioskcards}
+install -m 755 "$VM_DIR/guest/init.sh" "$app/init"
+install -m 644 "$VM_DIR/guest/guest.sh" "$app/lib/kiosk/guest.sh"
+if [ -x "$binary" ]; then
+  cp "$binary" "$app/usr/bin/KioskCards"
+  copy_ldd_closure "$app" "$binary"
+else
+  vm_log "warning: no app binary at $binary — the initramfs has no KioskCards"
+fi
+for b in "${extra_bins[@]}"; do
+  [ -x "$b" ] || vm_die "--extra-bin $b is not an executable"
+  cp "$b" "$app/usr/bin/"
+  copy_ldd_closure "$app" "$b"
+done
+[ -d "$REPO_ROOT/examples" ] && cp -r "$REPO_ROOT/examples" "$app/opt/kioskcards/examples"
+pack "$app" "$out.app"
+cat "$base" "$out.app" >"$out.tmp"
+mv "$out.tmp" "$out"
+rm -f "$out.app"
+
+size=$(du -h "$out" | cut -f1)
+echo "initramfs $out ($size, kernel $release, base ${base##*/}) in $(vm_elapsed "$t0" "$(vm_now_ms)") s"

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# End-to-end tests on a real kernel: builds the release binary, fetches Debian's kernel,
+# packs the initramfs, then boots one VM per scenario in deploy/vm/scenarios/ and runs it.
+#
+# Usage: deploy/vm/e2e.sh [--out DIR] [--no-build] [--list] [NAME...]
+#   NAME...     run only the scenarios whose file name contains NAME (e.g. 20 or bochs)
+#   --out DIR   where serial logs, screendumps and guest output go (default .build/vm/e2e)
+#   --no-build  use the existing .build/release/KioskCards (env KIOSK_E2E_BUILD=0 too)
+#   --list      print the scenarios and exit
+#
+# A scenario is one file, deploy/vm/scenarios/NN-name.sh (POSIX sh), holding settings and
+# up to two functions:
+#   VM_DISPLAY=virtio   virtio | bochs | portrait (default virtio)
+#   VM_TABLET=1         add the usb-tablet (default 0)
+#   VM_TIMEOUT=60       seconds before the VM is killed (default 90)
+#   VM_SIZE=1920x1080   the panel's pixels (default 800x480)
+#   guest() { ... }     runs inside the VM (busybox sh, set -e, cwd /opt/kioskcards, helpers
+#                       from guest/guest.sh); exit 77 means skipped; lines it writes to
+#                       $KIOSK_OUT/figures.txt are printed under its result
+#   host() { ... }      optional; runs on the host (bash, set -e) while the VM runs, with
+#                       `qmp ...` (qmp.py), VM_QMP, VM_SERIAL, VM_SHARE (= /share inside),
+#                       VM_OUT (this scenario's output dir) and VM_SIZE set
+# The scenario passes when guest() exits 0 and host() (if any) returns 0.
+#
+# Prints PASS/FAIL/SKIP per scenario with its time, the timings of each step, and last the
+# line "e2e: N passed, M failed" (", K skipped" when some were). Exits 1 if any failed.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+out="$REPO_ROOT/.build/vm/e2e"
+build=${KIOSK_E2E_BUILD:-1}
+list=0
+filters=()
+while (($#)); do
+  case $1 in
+    --out) out=$2 && shift 2 ;;
+    --no-build) build=0 && shift ;;
+    --list) list=1 && shift ;;
+    -h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' && exit 0 ;;
+    -*) vm_die "unknown option '$1' (see --help)" ;;
+    *) filters+=("$1") && shift ;;
+  esac
+done
+
+scenarios=()
+for f in "$VM_DIR"/scenarios/*.sh; do
+  name=$(basename "$f" .sh)
+  if ((${#filters[@]})); then
+    keep=0
+    for want in "${filters[@]}"; do [[ $name == *"$want"* ]] && keep=1; done
+    ((keep)) || continue
+  fi
+  scenarios+=("$f")
+done
+((${#scenarios[@]})) || vm_die "no scenario matches '${filters[*]}' in $VM_DIR/scenarios"
+if ((list)); then
+  for f in "${scenarios[@]}"; do basename "$f" .sh; done
+  exit 0
+fi
+
+t_all=$(vm_now_ms)
+timings=()
+step() {
+  local label=$1 t0
+  shift
+  t0=$(vm_now_ms)
+  echo "== e2e: $label"
+  "$@"
+  timings+=("$(printf '%-28s %6s s' "$label" "$(vm_elapsed "$t0" "$(vm_now_ms)")")")
+}
+
+build_release() {
+  local log
+  log=$(mktemp)
+  if ! (cd "$REPO_ROOT" && swift build -c release --static-swift-stdlib --product KioskCards) >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    vm_die "the release build failed"
+  fi
+  grep -E 'error|Compiling|Build' "$log" | tail -n 3 || true
+  rm -f "$log"
+}
+
+if [ "$build" = 1 ]; then
+  step "release build" build_release
+fi
+step "kernel" "$VM_DIR/fetch-kernel.sh"
+step "initramfs" "$VM_DIR/build-initramfs.sh" --out "$REPO_ROOT/.build/vm/initramfs.cpio"
+
+rm -rf "$out"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+qmp() { python3 "$VM_DIR/qmp.py" "$@"; }
+
+# Prints a scenario's settings as shell assignments (sourced in a subshell, so nothing leaks).
+scenario_settings() {
+  (
+    VM_DISPLAY=virtio VM_TABLET=0 VM_TIMEOUT=90 VM_SIZE=800x480
+    # shellcheck disable=SC1090
+    . "$1"
+    printf 'display=%q tablet=%q timeout=%q size=%q has_host=%q\n' "$VM_DISPLAY" "$VM_TABLET" \
+      "$VM_TIMEOUT" "$VM_SIZE" "$(declare -F host >/dev/null && echo 1 || echo 0)"
+  )
+}
+
+# Runs host() of scenario file $1 with the VM's handles in the environment, in its own bash
+# so that `set -e` holds inside it (bash ignores it in a function called from `||`).
+run_host_part() {
+  VM_QMP=$2 VM_SERIAL=$3 VM_SHARE=$4 VM_OUT=$5 VM_SIZE=$6 \
+    bash -c 'set -euo pipefail
+      qmp() { python3 "$VM_DIR/qmp.py" "$@"; }
+      cd "$VM_OUT"
+      . "$1"
+      host' host "$1"
+}
+
+# Prints the last lines of a log, indented, for a failure report.
+show_tail() {
+  [ -s "$1" ] || return 0
+  echo "   --- ${1#"$out"/} (last ${2:-15} lines)"
+  tail -n "${2:-15}" "$1" | sed 's/^/   | /'
+}
+
+passed=0 failed=0 skipped=0
+vm_pid=""
+trap 'echo "e2e: interrupted" >&2; [ -n "$vm_pid" ] && kill "$vm_pid" 2>/dev/null; exit 130' INT TERM
+
+echo "== e2e: scenarios (output in $out)"
+for f in "${scenarios[@]}"; do
+  name=$(basename "$f" .sh)
+  dir="$out/$name"
+  share="$dir/share"
+  mkdir -p "$share"
+  display=virtio tablet=0 timeout=90 size=800x480 has_host=0
+  eval "$(scenario_settings "$f")"
+  cp "$f" "$share/scenario.sh"
+  vm_args=(--display "$display" --size "$size" --timeout "$timeout" --share "$share"
+    --scenario "$share/scenario.sh"
+    --serial "$dir/serial.log" --qmp "$dir/qmp.sock")
+  [ "$tablet" = 1 ] && vm_args+=(--tablet)
+
+  t0=$(vm_now_ms)
+  "$VM_DIR/run-vm.sh" "${vm_args[@]}" >"$dir/run-vm.log" 2>&1 &
+  vm_pid=$!
+  host_status=0
+  if [ "$has_host" = 1 ]; then
+    run_host_part "$f" "$dir/qmp.sock" "$dir/serial.log" "$share" "$dir" "$size" >"$dir/host.log" 2>&1 ||
+      host_status=$?
+    # A failed host check need not wait for the guest: stop the VM now.
+    ((host_status == 0)) || qmp --qmp "$dir/qmp.sock" quit >/dev/null 2>&1 || true
+  fi
+  guest_status=0
+  wait "$vm_pid" || guest_status=$?
+  vm_pid=""
+  seconds=$(vm_elapsed "$t0" "$(vm_now_ms)")
+  boot=$(sed -n 's/.*userspace after \([0-9.]*\) s.*/\1/p' "$dir/run-vm.log" | head -n1)
+  detail="${seconds} s, userspace after ${boot:-?} s"
+
+  if ((guest_status == 77 && host_status == 0)); then
+    skipped=$((skipped + 1))
+    verdict=SKIP
+    echo "SKIP $name ($detail): $(grep -m1 -i 'skip' "$dir/serial.log" | tr -d '\r' || true)"
+  elif ((guest_status == 0 && host_status == 0)); then
+    passed=$((passed + 1))
+    verdict=PASS
+    echo "PASS $name ($detail)"
+  else
+    failed=$((failed + 1))
+    verdict=FAIL
+    why=()
+    case $guest_status in
+      0) ;;
+      125) ((host_status != 0)) || why+=("the VM stopped without a scenario status") ;;
+      124) why+=("the VM timed out after $timeout s") ;;
+      *) why+=("guest status $guest_status") ;;
+    esac
+    ((host_status == 0)) || why+=("host checks status $host_status")
+    echo "FAIL $name ($detail): $(printf '%s; ' "${why[@]}" | sed 's/; $//')"
+    grep -h '^FAIL\|^ok ' "$dir/serial.log" "$dir/host.log" 2>/dev/null | sed 's/^/   /' || true
+    show_tail "$dir/serial.log"
+    show_tail "$dir/host.log"
+  fi
+  # Figures the scenario measured (one per line in $KIOSK_OUT/figures.txt) go into the log.
+  if [ -s "$share/out/figures.txt" ]; then
+    sed 's/^/   figure: /' "$share/out/figures.txt"
+  fi
+  echo "$verdict $name $detail" >"$dir/result"
+  timings+=("$(printf '%-28s %6s s' "  $name" "$seconds")")
+done
+
+timings+=("$(printf '%-28s %6s s' "total" "$(vm_elapsed "$t_all" "$(vm_now_ms)")")")
+echo "== e2e: timings (TCG, $(nproc) cores; absolute times are emulated-CPU slow)"
+printf '   %s\n' "${timings[@]}"
+echo "   screendumps, serial logs and guest output: $out/<scenario>/"
+summary="e2e: $passed passed, $failed failed"
+((skipped == 0)) || summary+=", $skipped skipped"
+echo "$summary"
+((failed == 0))

@@ -1,0 +1,73 @@
+# shellcheck shell=bash
+# Shared settings for the virtual-kiosk scripts (sourced, never run).
+#
+# Cache layout (outside the repo, survives clean clones on the same machine):
+#   $VM_CACHE/debs/                  downloaded kernel packages
+#   $VM_CACHE/kernel/<pkg-version>/  dpkg -x of one kernel package
+#   $VM_CACHE/kernel/current         symlink to the one in use
+#   $VM_CACHE/initramfs/base-<hash>.cpio   the app-independent initramfs layer
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$VM_DIR/../.." && pwd)
+VM_CACHE=${KIOSK_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kioskcards-vm}
+export VM_DIR REPO_ROOT VM_CACHE
+
+vm_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+vm_die() {
+  vm_log "$*"
+  exit 1
+}
+
+# Holds an exclusive lock on the cache until the calling script exits, so that two runs at
+# once (two worktrees, two CI jobs) do not unpack or prune under each other.
+vm_lock_cache() {
+  mkdir -p "$VM_CACHE"
+  exec 9>"$VM_CACHE/.lock"
+  flock 9
+}
+
+# Milliseconds since the epoch (for timings the scripts print).
+vm_now_ms() { date +%s%3N; }
+
+# Seconds with one decimal between two vm_now_ms values.
+vm_elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) / 1000 }'; }
+
+# The kernel tree fetch-kernel.sh set up: prints its directory or fails.
+vm_kernel_dir() {
+  local dir="$VM_CACHE/kernel/current"
+  [ -d "$dir/boot" ] || vm_die "no kernel in $VM_CACHE/kernel — run deploy/vm/fetch-kernel.sh"
+  (cd "$dir" && pwd -P)
+}
+
+# The image to boot: the uncompressed vmlinux (PVH entry) when fetch-kernel.sh made one,
+# else the bzImage.
+vm_kernel_image() {
+  local dir release
+  dir=$(vm_kernel_dir)
+  release=$(vm_kernel_release "$dir")
+  if [ -f "$dir/boot/vmlinux-$release" ]; then
+    echo "$dir/boot/vmlinux-$release"
+  else
+    echo "$dir/boot/vmlinuz-$release"
+  fi
+}
+
+# The kernel release (uname -r) inside a kernel tree.
+vm_kernel_release() {
+  local f
+  f=$(find "$1/boot" -maxdepth 1 -name 'vmlinuz-*' -print -quit)
+  [ -n "$f" ] || vm_die "no vmlinuz in $1/boot"
+  printf '%s\n' "${f##*/vmlinuz-}"
+}
+
+# The shared test data (real touchscreen recordings): CI lays shared/ beside the clone; a git
+# worktree finds it beside the main checkout. Prints nothing when there is none.
+vm_testdata_dir() {
+  local common
+  if [ -d "$REPO_ROOT/../shared/testdata" ]; then
+    (cd "$REPO_ROOT/../shared/testdata" && pwd)
+  elif common=$(git -C "$REPO_ROOT" rev-parse --path-format=absolute --git-common-dir 2>/dev/null) &&
+    [ -d "$common/../../shared/testdata" ]; then
+    (cd "$common/../../shared/testdata" && pwd)
+  fi
+}
