@@ -143,7 +143,15 @@ final class KioskApp {
             if connected { self.redrawAll() }
         }
         let notifier = SystemdNotifier.fromEnvironment()
-        notifier.scheduleWatchdog(on: loop) { true }
+        // The pings run on this loop, so a hung loop stops them by itself; beyond that, flips
+        // that keep timing out mean the display is stuck: let systemd restart us.
+        var lostAtLastPing = display.lostFlipCount
+        notifier.scheduleWatchdog(on: loop) { [unowned self] in
+            let lost = self.display.lostFlipCount - lostAtLastPing
+            lostAtLastPing = self.display.lostFlipCount
+            if lost >= 3 { Log.error("display: \(lost) page flips timed out since the last watchdog ping") }
+            return lost < 3
+        }
         display.requestFrame()
         rescheduleSession()
         _ = notifier.ready(status: deckFile.summary)
