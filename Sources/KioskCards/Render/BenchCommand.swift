@@ -15,11 +15,24 @@ struct BenchResult {
     var scene: String
     var size: String
     var pipeline: String
-    var times: [Double]
+    var frames: Int
+    var median: Double
+    var p99: Double
     var extra: [(String, Double)] = []
 
-    var median: Double { Self.percentile(times, 0.5) }
-    var p99: Double { Self.percentile(times, 0.99) }
+    init(scene: String, size: String, pipeline: String, times: [Double], extra: [(String, Double)] = []) {
+        self.init(
+            scene: scene, size: size, pipeline: pipeline, frames: times.count, median: Self.percentile(times, 0.5),
+            p99: Self.percentile(times, 0.99), extra: extra)
+    }
+
+    init(
+        scene: String, size: String, pipeline: String, frames: Int, median: Double, p99: Double,
+        extra: [(String, Double)]
+    ) {
+        (self.scene, self.size, self.pipeline, self.frames) = (scene, size, pipeline, frames)
+        (self.median, self.p99, self.extra) = (median, p99, extra)
+    }
 
     static func percentile(_ values: [Double], _ p: Double) -> Double {
         guard !values.isEmpty else { return 0 }
@@ -33,7 +46,7 @@ struct BenchResult {
             let scaled = (v * 1000).rounded() / 1000
             return "\(scaled)"
         }
-        var s = "{\"scene\":\"\(scene)\",\"size\":\"\(size)\",\"pipeline\":\"\(pipeline)\",\"frames\":\(times.count),"
+        var s = "{\"scene\":\"\(scene)\",\"size\":\"\(size)\",\"pipeline\":\"\(pipeline)\",\"frames\":\(frames),"
         s += "\"median_ms\":\(num(median)),\"p99_ms\":\(num(p99))"
         for (k, v) in extra { s += ",\"\(k)\":\(num(v))" }
         return s + "}"
@@ -139,22 +152,37 @@ enum Bench {
         let s = Double(h) / 600
         let size = Size(width: Double(w) / s, height: 600)
         let cards = SampleScenes.manyCards(50)
+        print("rss-start-kb \(residentKB())")
         let buffer = PixelBuffer(width: w, height: h)
         let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s)
         renderer.render(SampleScenes.stack(cards, size: size), into: buffer)
         let firstFrame = MonotonicClock.now()
+        print("rss-first-frame-kb \(residentKB())")
+        print("cache-kb \(renderer.cachedBytes / 1024)")
         var times: [Double] = []
         for scene in stackScenes(cards: cards, size: size, frames: frames) {
             let t = MonotonicClock.now()
             renderer.render(scene, into: buffer)
             times.append(milliseconds(since: t))
         }
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
         print("first-frame \(firstFrame.nanoseconds)")
-        print("peak-rss-kb \(usage.ru_maxrss)")
+        // VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over from the parent
+        // through posix_spawn's vfork, which would report the parent's peak.
+        print("peak-rss-kb \(statusKB("VmHWM:"))")
         print("median-ms \(BenchResult.percentile(times, 0.5))")
         print("p99-ms \(BenchResult.percentile(times, 0.99))")
+        return 0
+    }
+
+    /// The resident set size now, in kB; 0 when unknown.
+    static func residentKB() -> Int { statusKB("VmRSS:") }
+
+    /// A kB figure from /proc/self/status ("VmRSS:", "VmHWM:"); 0 when unknown.
+    static func statusKB(_ field: String) -> Int {
+        guard let text = try? readTextFile("/proc/self/status") else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix(field) {
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
         return 0
     }
 
@@ -200,8 +228,12 @@ enum Bench {
         let firstMs = (first - Double(start.nanoseconds)) / 1e6
         return BenchResult(
             scene: "stack-drag-50-cards", size: "1920x1080", pipeline: "real",
-            times: [values["median-ms"] ?? 0, values["p99-ms"] ?? 0],
-            extra: [("first_frame_ms", firstMs), ("peak_rss_mb", rss / 1024)])
+            frames: frames, median: values["median-ms"] ?? 0, p99: values["p99-ms"] ?? 0,
+            extra: [
+                ("first_frame_ms", firstMs), ("peak_rss_mb", rss / 1024),
+                ("rss_before_drawing_mb", (values["rss-start-kb"] ?? 0) / 1024),
+                ("element_cache_mb", (values["cache-kb"] ?? 0) / 1024),
+            ])
     }
 
     static func retryingWaitpid(_ pid: pid_t, _ status: inout Int32) -> pid_t {
@@ -263,7 +295,14 @@ func runBenchCommand(_ args: [String]) -> Int32 {
     if let memory {
         let first = memory.extra.first { $0.0 == "first_frame_ms" }?.1 ?? 0
         let rss = memory.extra.first { $0.0 == "peak_rss_mb" }?.1 ?? 0
-        print("1920x1080 sweep, 50-card deck: first frame \(f(first)) ms after start, peak RSS \(f(rss)) MB")
+        let base = memory.extra.first { $0.0 == "rss_before_drawing_mb" }?.1 ?? 0
+        let cache = memory.extra.first { $0.0 == "element_cache_mb" }?.1 ?? 0
+        print(
+            """
+            1920x1080 sweep, 50-card deck: first frame \(f(first)) ms after process start; \
+            peak RSS \(f(rss)) MB (\(f(base)) MB before drawing, \(f(cache)) MB cached card images, \
+            \(f(2 * 1920 * 1080 * 4 / 1048576)) MB frame + still layer); real median \(f(memory.median)) ms
+            """)
     }
     print("(\(frames) frames per measurement, times in ms)")
     return 0
