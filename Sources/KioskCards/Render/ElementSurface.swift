@@ -28,8 +28,10 @@ enum ElementSurface {
     }
 
     static func layout(for size: Size, shadowRadius: Double, pixelsPerPoint k: Double) -> Layout {
-        let m = SceneElement.shadowMargin(radius: shadowRadius)
-        let ox = Int((m * k).rounded(.up)) + 1
+        // Exactly as far as the blur reaches (the sum of its box radii) plus the offset, so
+        // frames sample no empty margin; within the scene's `shadowMargin` by construction.
+        let reach = shadowRadius > 0 ? BoxBlur.radii(sigma: shadowRadius / 2 * k).reduce(0, +) : 0
+        let ox = reach + Int((shadowOffset(radius: shadowRadius) * k).rounded(.up)) + 1
         let oy = ox
         return Layout(
             width: 2 * ox + Int((size.width * k).rounded(.up)), height: 2 * oy + Int((size.height * k).rounded(.up)),
