@@ -1,7 +1,8 @@
 import CardModel
 import Glibc
 
-/// `KioskCards bench [--json] [--frames N] [--cpu-time]`: frame times of the renderer here.
+/// `KioskCards bench [--json] [--frames N] [--cpu-time] [--size WxH] [--scene NAME]
+/// [--no-probe]`: frame times of the renderer on this machine.
 ///
 /// Scenes (scale S = height/600 pixels per point, so every size shows 600 points high):
 /// - stack-drag: three cards, the top one dragged from 0 to 300 points (300·S pixels) and
@@ -126,31 +127,41 @@ enum Bench {
         }
     }
 
-    static func run(frames: Int, progress: (String) -> Void) -> [BenchResult] {
+    static func run(frames: Int, only: String?, scene: String?, progress: (String) -> Void) -> [BenchResult] {
         var results: [BenchResult] = []
-        for (w, h) in sizes {
+        for (w, h) in sizes where only == nil || only == "\(w)x\(h)" {
             let s = Double(h) / 600
             let size = Size(width: Double(w) / s, height: 600)
             let label = "\(w)x\(h)"
             let buffer = PixelBuffer(width: w, height: h)
             let rest = SampleScenes.stack(SampleScenes.germanCards, size: size)
             let drag = stackScenes(cards: SampleScenes.germanCards, size: size, frames: frames)
-            progress("stack-drag \(label)")
-            let naive = BenchResult(
-                scene: "stack-drag", size: label, pipeline: "naive", times: timeNaive(drag, scale: s, buffer: buffer))
-            let real = BenchResult(
-                scene: "stack-drag", size: label, pipeline: "real",
-                times: timeReal(drag, first: rest, scale: s, buffer: buffer))
-            progress("list-scroll \(label)")
-            let list = listScenes(size: size, frames: frames)
-            let listNaive = BenchResult(
-                scene: "list-scroll", size: label, pipeline: "naive", times: timeNaive(list, scale: s, buffer: buffer))
-            let listReal = BenchResult(
-                scene: "list-scroll", size: label, pipeline: "real",
-                times: timeReal(Array(list.dropFirst()), first: list[0], scale: s, buffer: buffer))
-            let floor = BenchResult(
-                scene: "memcpy-floor", size: label, pipeline: "floor", times: timeCopy(buffer, frames: frames))
-            results += [naive, real, listNaive, listReal, floor]
+            if scene == nil || scene == "stack-drag" {
+                progress("stack-drag \(label)")
+                results.append(
+                    BenchResult(
+                        scene: "stack-drag", size: label, pipeline: "naive",
+                        times: timeNaive(drag, scale: s, buffer: buffer)))
+                results.append(
+                    BenchResult(
+                        scene: "stack-drag", size: label, pipeline: "real",
+                        times: timeReal(drag, first: rest, scale: s, buffer: buffer)))
+            }
+            if scene == nil || scene == "list-scroll" {
+                progress("list-scroll \(label)")
+                let list = listScenes(size: size, frames: frames)
+                results.append(
+                    BenchResult(
+                        scene: "list-scroll", size: label, pipeline: "naive",
+                        times: timeNaive(list, scale: s, buffer: buffer)))
+                results.append(
+                    BenchResult(
+                        scene: "list-scroll", size: label, pipeline: "real",
+                        times: timeReal(Array(list.dropFirst()), first: list[0], scale: s, buffer: buffer)))
+            }
+            results.append(
+                BenchResult(
+                    scene: "memcpy-floor", size: label, pipeline: "floor", times: timeCopy(buffer, frames: frames)))
         }
         return results
     }
@@ -261,12 +272,30 @@ func runBenchCommand(_ args: [String]) -> Int32 {
     var json = false
     var frames = 240
     var probe = false
+    var only: String?
+    var noProbe = false
+    var scene: String?
     var i = 0
     while i < args.count {
         switch args[i] {
         case "--json": json = true
         case "--probe": probe = true
         case "--cpu-time": Bench.clock = CLOCK_THREAD_CPUTIME_ID
+        case "--size":
+            i += 1
+            guard i < args.count, Bench.sizes.contains(where: { "\($0.0)x\($0.1)" == args[i] }) else {
+                Log.error("bench: --size takes one of 800x480, 1280x800, 1920x1080")
+                return 2
+            }
+            only = args[i]
+        case "--no-probe": noProbe = true
+        case "--scene":
+            i += 1
+            guard i < args.count, ["stack-drag", "list-scroll"].contains(args[i]) else {
+                Log.error("bench: --scene takes stack-drag or list-scroll")
+                return 2
+            }
+            scene = args[i]
         case "--frames":
             i += 1
             guard i < args.count, let n = Int(args[i]), n >= 4, n <= 100_000 else {
@@ -275,14 +304,15 @@ func runBenchCommand(_ args: [String]) -> Int32 {
             }
             frames = n
         default:
-            Log.error("bench: unknown option '\(args[i])'; use --json, --frames N or --cpu-time")
+            Log.error(
+                "bench: unknown option '\(args[i])'; use --json, --frames N, --cpu-time, --size WxH or --no-probe")
             return 2
         }
         i += 1
     }
     if probe { return Bench.probe(frames: frames) }
-    var results = Bench.run(frames: frames) { if !json { Log.info("bench: \($0)…") } }
-    let memory = Bench.startupAndMemory(frames: frames)
+    var results = Bench.run(frames: frames, only: only, scene: scene) { if !json { Log.info("bench: \($0)…") } }
+    let memory = noProbe ? nil : Bench.startupAndMemory(frames: frames)
     if let memory { results.append(memory) }
     if json {
         print("[" + results.map(\.json).joined(separator: ",\n ") + "]")

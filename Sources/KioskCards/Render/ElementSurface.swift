@@ -57,7 +57,7 @@ enum ElementSurface {
             cairo_scale(cr, k, k)
             painter.paint(kind, size: size, cr: cr)
         }
-        return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY, rows: RowExtent.measure(image))
+        return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY)
     }
 
     /// The element's outline as alpha, blurred, aligned with the element's image.
@@ -136,11 +136,22 @@ enum BoxBlur {
     }
 }
 
-/// An element's cached image and the image point that goes where the element's centre is.
-struct ElementImage {
-    var image: CairoImage
-    var anchorX: Double
-    var anchorY: Double
-    /// Per row, where the image has anything to draw (see `RowExtent`).
-    var rows: [RowExtent]
+/// An element's cached image, the image point that goes where the element's centre is, and
+/// per row where it has anything to draw (raw memory, read in pixel loops without ARC).
+final class ElementImage {
+    let image: CairoImage
+    let anchorX: Double
+    let anchorY: Double
+    /// `image.height` entries (see `RowExtent`).
+    let rows: UnsafeMutablePointer<RowExtent>
+
+    init(image: CairoImage, anchorX: Double, anchorY: Double) {
+        self.image = image
+        self.anchorX = anchorX
+        self.anchorY = anchorY
+        rows = .allocate(capacity: image.height)
+        rows.initialize(from: RowExtent.measure(image), count: image.height)
+    }
+
+    deinit { rows.deallocate() }
 }
