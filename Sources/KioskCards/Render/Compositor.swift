@@ -234,7 +234,7 @@ enum Compositor {
     /// One turned or scaled row, sampled bilinearly with 8-bit weights into `out[x0..<x1]`
     /// (premultiplied). The span keeps every tap inside the image (checked at both ends;
     /// positions are linear in x).
-    @inline(__always) private static func sampleRow(
+    @inline(never) private static func sampleRow(
         _ src: UnsafePointer<UInt32>, stride sw: Int, _ p: Placement, y: Int,
         into out: UnsafeMutablePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64?
     ) {
