@@ -111,6 +111,8 @@ enum Bench {
     ) -> [Double] {
         let renderer = SceneRenderer(pixelWidth: buffer.width, pixelHeight: buffer.height, scale: scale)
         renderer.render(first, into: buffer)
+        // As the app does when idle: the top card as it will look dragged.
+        if let top = scenes.first?.elements.last { renderer.prepare(top, background: first.background) }
         return scenes.map { scene in
             let t = now()
             renderer.render(scene, into: buffer)
@@ -178,6 +180,9 @@ enum Bench {
         let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s)
         renderer.render(SampleScenes.stack(cards, size: size), into: buffer)
         let firstFrame = MonotonicClock.now()
+        if let top = stackScenes(cards: cards, size: size, frames: 2).first?.elements.last {
+            renderer.prepare(top, background: SampleScenes.stackBackground)
+        }
         print("rss-first-frame-kb \(residentKB())")
         print("cache-kb \(renderer.cachedBytes / 1024)")
         var times: [Double] = []

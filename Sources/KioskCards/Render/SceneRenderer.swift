@@ -60,6 +60,14 @@ final class SceneRenderer {
     var cachedBytes: Int { surfaces.bytes }
     var cachedSurfaces: Int { surfaces.count }
 
+    /// Draws `element`'s image into the cache now, if it is not there, so a later frame that
+    /// shows it costs only its placement. Call it when idle, e.g. with the top card as it
+    /// will look once dragged (shadow 18), so the first drag frame does not draw a card.
+    func prepare(_ element: SceneElement, background: Color) {
+        self.background = background
+        _ = placed(element, frameStart: surfaces.now)
+    }
+
     /// Forgets what the target holds: the next frame is drawn whole.
     func invalidate() {
         previous = nil
