@@ -150,11 +150,13 @@ enum Compositor {
                 }
             } else if op >= 256 {
                 let sampled = scratch - x0
-                sampleRow(src, stride: sw, placement, y: y, into: sampled, from: x0, to: x1, opacity: nil)
+                sampleRow(
+                    src, stride: sw, runs: source.runs, placement, y: y, into: sampled, from: x0, to: x1, opacity: nil)
                 blendRow(UnsafePointer(sampled), dst: dst, under: under, from: x0, to: x1)
             } else {
                 let sampled = scratch - x0
-                sampleRow(src, stride: sw, placement, y: y, into: sampled, from: x0, to: x1, opacity: op)
+                sampleRow(
+                    src, stride: sw, runs: source.runs, placement, y: y, into: sampled, from: x0, to: x1, opacity: op)
                 blendRow(UnsafePointer(sampled), dst: dst, under: under, from: x0, to: x1)
             }
         }
@@ -235,7 +237,7 @@ enum Compositor {
     /// (premultiplied). The span keeps every tap inside the image (checked at both ends;
     /// positions are linear in x).
     @inline(never) private static func sampleRow(
-        _ src: UnsafePointer<UInt32>, stride sw: Int, _ p: Placement, y: Int,
+        _ src: UnsafePointer<UInt32>, stride sw: Int, runs: UnsafePointer<RowRun>, _ p: Placement, y: Int,
         into out: UnsafeMutablePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64?
     ) {
         // Fixed point with 24 fraction bits; sample positions relative to pixel centres.
@@ -256,6 +258,33 @@ enum Compositor {
         let rowBytes = sw &<< 2
         var x = x0
         while x < x1 {
+            // Inside a band of identical rows (a card's gradient between its edges and text):
+            // every tap is the band's colour until the samples leave the band, so fill that
+            // many pixels at once. Identical to sampling them one by one.
+            let iy = v >> 24
+            let ix = u >> 24
+            let band = dv >= 0 ? runs[iy].down : runs[iy &+ 1].up
+            let inRows = dv >= 0 ? iy &+ 1 <= Int(band.end) : iy >= Int(band.end)
+            if inRows && ix >= Int(band.first) && ix &+ 1 < Int(band.last) {
+                var k = x1 &- x
+                if dv > 0 {
+                    k = min(k, ((Int(band.end) << 24) &- v &- 1) / dv &+ 1)
+                } else if dv < 0 {
+                    k = min(k, (v &- (Int(band.end) << 24)) / (-dv) &+ 1)
+                }
+                if du > 0 {
+                    k = min(k, (((Int(band.last) &- 1) << 24) &- u &- 1) / du &+ 1)
+                } else if du < 0 {
+                    k = min(k, (u &- (Int(band.first) << 24)) / (-du) &+ 1)
+                }
+                if k >= 2 {
+                    (out + x).update(repeating: band.color, count: k)
+                    u &+= du &* k
+                    v &+= dv &* k
+                    x &+= k
+                    continue
+                }
+            }
             // Byte offsets with wrapping arithmetic: the span check above keeps them inside.
             let at = (v >> 24) &* rowBytes &+ ((u >> 24) &<< 2)
             let p00 = base.load(fromByteOffset: at, as: UInt32.self)
@@ -331,5 +360,60 @@ struct RowExtent {
             return RowExtent(
                 first: Int32(first), end: Int32(last + 1), opaqueFirst: Int32(best.0), opaqueEnd: Int32(best.1))
         }
+    }
+}
+
+/// Bands of image rows that share one colour over a common run of columns (a vertical
+/// gradient between a card's edges, away from its text), so turned rows can fill whole runs.
+struct RowRun {
+    /// Rows from this one downwards (`down`, through row `end`) or upwards (`up`, from row
+    /// `end`) all hold `color` in columns `first..<last`.
+    struct Band {
+        var color: UInt32
+        var first: Int32
+        var last: Int32
+        var end: Int32
+    }
+
+    var down: Band
+    var up: Band
+
+    /// The bands of every row of an ARGB32 image: each row's longest run of one value,
+    /// joined with its neighbours while the colour matches and the common run stays at least
+    /// half as wide.
+    static func measure(_ image: CairoImage) -> [RowRun] {
+        let src = UnsafePointer(image.data.assumingMemoryBound(to: UInt32.self))
+        let sw = image.stride / 4
+        let h = image.height
+        let own: [Band] = (0..<h).map { y in
+            let row = src + y * sw
+            var best = (start: 0, end: 0)
+            var start = 0
+            for x in 1...image.width {
+                if x == image.width || row[x] != row[start] {
+                    if x - start > best.end - best.start { best = (start, x) }
+                    start = x
+                }
+            }
+            return Band(color: row[best.start], first: Int32(best.start), last: Int32(best.end), end: Int32(y))
+        }
+        func joined(_ band: Band, _ next: Band) -> Band? {
+            guard band.color == next.color else { return nil }
+            let first = max(band.first, next.first)
+            let last = min(band.last, next.last)
+            guard (last - first) * 2 >= band.last - band.first else { return nil }
+            return Band(color: band.color, first: first, last: last, end: next.end)
+        }
+        var down = own
+        if h > 1 {
+            for y in stride(from: h - 2, through: 0, by: -1) {
+                if let j = joined(own[y], down[y + 1]) { down[y] = j }
+            }
+        }
+        var up = own
+        for y in 1..<max(1, h) {
+            if let j = joined(own[y], up[y - 1]) { up[y] = j }
+        }
+        return (0..<h).map { RowRun(down: down[$0], up: up[$0]) }
     }
 }

@@ -144,6 +144,8 @@ final class ElementImage {
     let anchorY: Double
     /// `image.height` entries (see `RowExtent`).
     let rows: UnsafeMutablePointer<RowExtent>
+    /// `image.height` entries (see `RowRun`).
+    let runs: UnsafeMutablePointer<RowRun>
 
     init(image: CairoImage, anchorX: Double, anchorY: Double) {
         self.image = image
@@ -151,7 +153,12 @@ final class ElementImage {
         self.anchorY = anchorY
         rows = .allocate(capacity: image.height)
         rows.initialize(from: RowExtent.measure(image), count: image.height)
+        runs = .allocate(capacity: image.height)
+        runs.initialize(from: RowRun.measure(image), count: image.height)
     }
 
-    deinit { rows.deallocate() }
+    deinit {
+        rows.deallocate()
+        runs.deallocate()
+    }
 }
