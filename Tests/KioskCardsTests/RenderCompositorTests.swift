@@ -13,7 +13,8 @@ import Testing
         let painter = ElementPainter(background: .white, images: nil)
         return try #require(
             ElementSurface.render(
-                .card(card), size: Size(width: 160, height: 220), shadowRadius: 18, pixelsPerPoint: 1, painter: painter))
+                .card(card), size: Size(width: 160, height: 220), shadowRadius: 18, pixelsPerPoint: 1, painter: painter)
+        )
     }
 
     /// Premultiplied bilinear sample of `image` at continuous image position (u, v) relative
@@ -24,7 +25,8 @@ import Testing
         let fx = u - Double(x0)
         let fy = v - Double(y0)
         var out = [0.0, 0, 0, 0]
-        for (dx, dy, w) in [(0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)] {
+        for (dx, dy, w) in [(0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)]
+        {
             let x = x0 + dx
             let y = y0 + dy
             guard x >= 0, y >= 0, x < image.width, y < image.height else { continue }
