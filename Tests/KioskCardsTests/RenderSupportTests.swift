@@ -51,6 +51,13 @@ import Testing
         cache.drainReady()
     }
 
+    @Test(arguments: ["photo.png", "photo.jpg"])
+    func largePhotosAreReducedOnDecode(_ name: String) throws {
+        let image = try ImageCache.decode(path: RenderFixtures.images + "/" + name, maxDimension: 100).get()
+        #expect(max(image.width, image.height) <= 120, "\(image.width)×\(image.height)")
+        #expect(max(image.width, image.height) >= 100)
+    }
+
     @Test func unreadableImagesFailOnceWithoutCrashing() {
         let cache = ImageCache()
         let missing = RenderFixtures.images + "/no-such-photo.png"
