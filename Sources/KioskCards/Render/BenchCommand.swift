@@ -1,7 +1,8 @@
 import CardModel
 import Glibc
 
-/// `KioskCards bench [--json] [--frames N]`: frame times of the renderer on this machine.
+/// `KioskCards bench [--json] [--frames N] [--cpu-time] [--size WxH] [--scene NAME]
+/// [--no-probe]`: frame times of the renderer on this machine.
 ///
 /// Scenes (scale S = height/600 pixels per point, so every size shows 600 points high):
 /// - stack-drag: three cards, the top one dragged from 0 to 300 points (300·S pixels) and
@@ -15,11 +16,24 @@ struct BenchResult {
     var scene: String
     var size: String
     var pipeline: String
-    var times: [Double]
+    var frames: Int
+    var median: Double
+    var p99: Double
     var extra: [(String, Double)] = []
 
-    var median: Double { Self.percentile(times, 0.5) }
-    var p99: Double { Self.percentile(times, 0.99) }
+    init(scene: String, size: String, pipeline: String, times: [Double], extra: [(String, Double)] = []) {
+        self.init(
+            scene: scene, size: size, pipeline: pipeline, frames: times.count, median: Self.percentile(times, 0.5),
+            p99: Self.percentile(times, 0.99), extra: extra)
+    }
+
+    init(
+        scene: String, size: String, pipeline: String, frames: Int, median: Double, p99: Double,
+        extra: [(String, Double)]
+    ) {
+        (self.scene, self.size, self.pipeline, self.frames) = (scene, size, pipeline, frames)
+        (self.median, self.p99, self.extra) = (median, p99, extra)
+    }
 
     static func percentile(_ values: [Double], _ p: Double) -> Double {
         guard !values.isEmpty else { return 0 }
@@ -33,7 +47,7 @@ struct BenchResult {
             let scaled = (v * 1000).rounded() / 1000
             return "\(scaled)"
         }
-        var s = "{\"scene\":\"\(scene)\",\"size\":\"\(size)\",\"pipeline\":\"\(pipeline)\",\"frames\":\(times.count),"
+        var s = "{\"scene\":\"\(scene)\",\"size\":\"\(size)\",\"pipeline\":\"\(pipeline)\",\"frames\":\(frames),"
         s += "\"median_ms\":\(num(median)),\"p99_ms\":\(num(p99))"
         for (k, v) in extra { s += ",\"\(k)\":\(num(v))" }
         return s + "}"
@@ -43,8 +57,18 @@ struct BenchResult {
 enum Bench {
     static let sizes = [(800, 480), (1280, 800), (1920, 1080)]
 
+    /// Frame times by CLOCK_MONOTONIC (wall), or with `--cpu-time` by this thread's CPU
+    /// clock, which leaves out time other processes took on a shared machine.
+    nonisolated(unsafe) static var clock = CLOCK_MONOTONIC
+
+    static func now() -> Instant {
+        var ts = timespec()
+        clock_gettime(clock, &ts)
+        return Instant(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
+    }
+
     static func milliseconds(since start: Instant) -> Double {
-        Double(MonotonicClock.now().nanoseconds - start.nanoseconds) / 1e6
+        Double(now().nanoseconds - start.nanoseconds) / 1e6
     }
 
     /// The drag there and back in `frames` steps, in points.
@@ -75,7 +99,7 @@ enum Bench {
         let naive = NaiveRenderer(scale: scale)
         naive.render(scenes[0], into: buffer)
         return scenes.map { scene in
-            let t = MonotonicClock.now()
+            let t = now()
             naive.render(scene, into: buffer)
             return milliseconds(since: t)
         }
@@ -87,8 +111,10 @@ enum Bench {
     ) -> [Double] {
         let renderer = SceneRenderer(pixelWidth: buffer.width, pixelHeight: buffer.height, scale: scale)
         renderer.render(first, into: buffer)
+        // As the app does when idle: the top card as it will look dragged.
+        if let top = scenes.first?.elements.last { renderer.prepare(top, background: first.background) }
         return scenes.map { scene in
-            let t = MonotonicClock.now()
+            let t = now()
             renderer.render(scene, into: buffer)
             return milliseconds(since: t)
         }
@@ -97,37 +123,47 @@ enum Bench {
     static func timeCopy(_ buffer: PixelBuffer, frames: Int) -> [Double] {
         let target = PixelBuffer(width: buffer.width, height: buffer.height)
         return (0..<frames).map { _ in
-            let t = MonotonicClock.now()
+            let t = now()
             target.pixels.copyMemory(from: buffer.pixels, byteCount: buffer.stride * buffer.height)
             return milliseconds(since: t)
         }
     }
 
-    static func run(frames: Int, progress: (String) -> Void) -> [BenchResult] {
+    static func run(frames: Int, only: String?, scene: String?, progress: (String) -> Void) -> [BenchResult] {
         var results: [BenchResult] = []
-        for (w, h) in sizes {
+        for (w, h) in sizes where only == nil || only == "\(w)x\(h)" {
             let s = Double(h) / 600
             let size = Size(width: Double(w) / s, height: 600)
             let label = "\(w)x\(h)"
             let buffer = PixelBuffer(width: w, height: h)
             let rest = SampleScenes.stack(SampleScenes.germanCards, size: size)
             let drag = stackScenes(cards: SampleScenes.germanCards, size: size, frames: frames)
-            progress("stack-drag \(label)")
-            let naive = BenchResult(
-                scene: "stack-drag", size: label, pipeline: "naive", times: timeNaive(drag, scale: s, buffer: buffer))
-            let real = BenchResult(
-                scene: "stack-drag", size: label, pipeline: "real",
-                times: timeReal(drag, first: rest, scale: s, buffer: buffer))
-            progress("list-scroll \(label)")
-            let list = listScenes(size: size, frames: frames)
-            let listNaive = BenchResult(
-                scene: "list-scroll", size: label, pipeline: "naive", times: timeNaive(list, scale: s, buffer: buffer))
-            let listReal = BenchResult(
-                scene: "list-scroll", size: label, pipeline: "real",
-                times: timeReal(Array(list.dropFirst()), first: list[0], scale: s, buffer: buffer))
-            let floor = BenchResult(
-                scene: "memcpy-floor", size: label, pipeline: "floor", times: timeCopy(buffer, frames: frames))
-            results += [naive, real, listNaive, listReal, floor]
+            if scene == nil || scene == "stack-drag" {
+                progress("stack-drag \(label)")
+                results.append(
+                    BenchResult(
+                        scene: "stack-drag", size: label, pipeline: "naive",
+                        times: timeNaive(drag, scale: s, buffer: buffer)))
+                results.append(
+                    BenchResult(
+                        scene: "stack-drag", size: label, pipeline: "real",
+                        times: timeReal(drag, first: rest, scale: s, buffer: buffer)))
+            }
+            if scene == nil || scene == "list-scroll" {
+                progress("list-scroll \(label)")
+                let list = listScenes(size: size, frames: frames)
+                results.append(
+                    BenchResult(
+                        scene: "list-scroll", size: label, pipeline: "naive",
+                        times: timeNaive(list, scale: s, buffer: buffer)))
+                results.append(
+                    BenchResult(
+                        scene: "list-scroll", size: label, pipeline: "real",
+                        times: timeReal(Array(list.dropFirst()), first: list[0], scale: s, buffer: buffer)))
+            }
+            results.append(
+                BenchResult(
+                    scene: "memcpy-floor", size: label, pipeline: "floor", times: timeCopy(buffer, frames: frames)))
         }
         return results
     }
@@ -139,22 +175,40 @@ enum Bench {
         let s = Double(h) / 600
         let size = Size(width: Double(w) / s, height: 600)
         let cards = SampleScenes.manyCards(50)
+        print("rss-start-kb \(residentKB())")
         let buffer = PixelBuffer(width: w, height: h)
         let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s)
         renderer.render(SampleScenes.stack(cards, size: size), into: buffer)
         let firstFrame = MonotonicClock.now()
+        if let top = stackScenes(cards: cards, size: size, frames: 2).first?.elements.last {
+            renderer.prepare(top, background: SampleScenes.stackBackground)
+        }
+        print("rss-first-frame-kb \(residentKB())")
+        print("cache-kb \(renderer.cachedBytes / 1024)")
         var times: [Double] = []
         for scene in stackScenes(cards: cards, size: size, frames: frames) {
-            let t = MonotonicClock.now()
+            let t = now()
             renderer.render(scene, into: buffer)
             times.append(milliseconds(since: t))
         }
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
         print("first-frame \(firstFrame.nanoseconds)")
-        print("peak-rss-kb \(usage.ru_maxrss)")
+        // VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over from the parent
+        // through posix_spawn's vfork, which would report the parent's peak.
+        print("peak-rss-kb \(statusKB("VmHWM:"))")
         print("median-ms \(BenchResult.percentile(times, 0.5))")
         print("p99-ms \(BenchResult.percentile(times, 0.99))")
+        return 0
+    }
+
+    /// The resident set size now, in kB; 0 when unknown.
+    static func residentKB() -> Int { statusKB("VmRSS:") }
+
+    /// A kB figure from /proc/self/status ("VmRSS:", "VmHWM:"); 0 when unknown.
+    static func statusKB(_ field: String) -> Int {
+        guard let text = try? readTextFile("/proc/self/status") else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix(field) {
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
         return 0
     }
 
@@ -168,7 +222,9 @@ enum Bench {
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_addclose(&actions, fds[0])
         let exe = "/proc/self/exe"
-        let args = [CommandLine.arguments[0], "bench", "--probe", "--frames", "\(frames)"]
+        let args =
+            [CommandLine.arguments[0], "bench", "--probe", "--frames", "\(frames)"]
+            + (clock == CLOCK_THREAD_CPUTIME_ID ? ["--cpu-time"] : [])
         var argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
@@ -200,8 +256,12 @@ enum Bench {
         let firstMs = (first - Double(start.nanoseconds)) / 1e6
         return BenchResult(
             scene: "stack-drag-50-cards", size: "1920x1080", pipeline: "real",
-            times: [values["median-ms"] ?? 0, values["p99-ms"] ?? 0],
-            extra: [("first_frame_ms", firstMs), ("peak_rss_mb", rss / 1024)])
+            frames: frames, median: values["median-ms"] ?? 0, p99: values["p99-ms"] ?? 0,
+            extra: [
+                ("first_frame_ms", firstMs), ("peak_rss_mb", rss / 1024),
+                ("rss_before_drawing_mb", (values["rss-start-kb"] ?? 0) / 1024),
+                ("element_cache_mb", (values["cache-kb"] ?? 0) / 1024),
+            ])
     }
 
     static func retryingWaitpid(_ pid: pid_t, _ status: inout Int32) -> pid_t {
@@ -217,11 +277,30 @@ func runBenchCommand(_ args: [String]) -> Int32 {
     var json = false
     var frames = 240
     var probe = false
+    var only: String?
+    var noProbe = false
+    var scene: String?
     var i = 0
     while i < args.count {
         switch args[i] {
         case "--json": json = true
         case "--probe": probe = true
+        case "--cpu-time": Bench.clock = CLOCK_THREAD_CPUTIME_ID
+        case "--size":
+            i += 1
+            guard i < args.count, Bench.sizes.contains(where: { "\($0.0)x\($0.1)" == args[i] }) else {
+                Log.error("bench: --size takes one of 800x480, 1280x800, 1920x1080")
+                return 2
+            }
+            only = args[i]
+        case "--no-probe": noProbe = true
+        case "--scene":
+            i += 1
+            guard i < args.count, ["stack-drag", "list-scroll"].contains(args[i]) else {
+                Log.error("bench: --scene takes stack-drag or list-scroll")
+                return 2
+            }
+            scene = args[i]
         case "--frames":
             i += 1
             guard i < args.count, let n = Int(args[i]), n >= 4, n <= 100_000 else {
@@ -230,14 +309,15 @@ func runBenchCommand(_ args: [String]) -> Int32 {
             }
             frames = n
         default:
-            Log.error("bench: unknown option '\(args[i])'; use --json or --frames N")
+            Log.error(
+                "bench: unknown option '\(args[i])'; use --json, --frames N, --cpu-time, --size WxH or --no-probe")
             return 2
         }
         i += 1
     }
     if probe { return Bench.probe(frames: frames) }
-    var results = Bench.run(frames: frames) { if !json { Log.info("bench: \($0)…") } }
-    let memory = Bench.startupAndMemory(frames: frames)
+    var results = Bench.run(frames: frames, only: only, scene: scene) { if !json { Log.info("bench: \($0)…") } }
+    let memory = noProbe ? nil : Bench.startupAndMemory(frames: frames)
     if let memory { results.append(memory) }
     if json {
         print("[" + results.map(\.json).joined(separator: ",\n ") + "]")
@@ -263,9 +343,17 @@ func runBenchCommand(_ args: [String]) -> Int32 {
     if let memory {
         let first = memory.extra.first { $0.0 == "first_frame_ms" }?.1 ?? 0
         let rss = memory.extra.first { $0.0 == "peak_rss_mb" }?.1 ?? 0
-        print("1920x1080 sweep, 50-card deck: first frame \(f(first)) ms after start, peak RSS \(f(rss)) MB")
+        let base = memory.extra.first { $0.0 == "rss_before_drawing_mb" }?.1 ?? 0
+        let cache = memory.extra.first { $0.0 == "element_cache_mb" }?.1 ?? 0
+        print(
+            """
+            1920x1080 sweep, 50-card deck: first frame \(f(first)) ms after process start; \
+            peak RSS \(f(rss)) MB (\(f(base)) MB before drawing, \(f(cache)) MB cached card images, \
+            \(f(2 * 1920 * 1080 * 4 / 1048576)) MB frame + still layer); real median \(f(memory.median)) ms
+            """)
     }
-    print("(\(frames) frames per measurement, times in ms)")
+    let clockName = Bench.clock == CLOCK_THREAD_CPUTIME_ID ? "thread CPU time" : "wall time"
+    print("(\(frames) frames per measurement, times in ms of \(clockName))")
     return 0
 }
 

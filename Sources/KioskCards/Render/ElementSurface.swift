@@ -28,8 +28,10 @@ enum ElementSurface {
     }
 
     static func layout(for size: Size, shadowRadius: Double, pixelsPerPoint k: Double) -> Layout {
-        let m = SceneElement.shadowMargin(radius: shadowRadius)
-        let ox = Int((m * k).rounded(.up)) + 1
+        // Exactly as far as the blur reaches (the sum of its box radii) plus the offset, so
+        // frames sample no empty margin; within the scene's `shadowMargin` by construction.
+        let reach = shadowRadius > 0 ? BoxBlur.radii(sigma: shadowRadius / 2 * k).reduce(0, +) : 0
+        let ox = reach + Int((shadowOffset(radius: shadowRadius) * k).rounded(.up)) + 1
         let oy = ox
         return Layout(
             width: 2 * ox + Int((size.width * k).rounded(.up)), height: 2 * oy + Int((size.height * k).rounded(.up)),
@@ -55,7 +57,7 @@ enum ElementSurface {
             cairo_scale(cr, k, k)
             painter.paint(kind, size: size, cr: cr)
         }
-        return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY, rows: RowExtent.measure(image))
+        return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY)
     }
 
     /// The element's outline as alpha, blurred, aligned with the element's image.
@@ -134,11 +136,29 @@ enum BoxBlur {
     }
 }
 
-/// An element's cached image and the image point that goes where the element's centre is.
-struct ElementImage {
-    var image: CairoImage
-    var anchorX: Double
-    var anchorY: Double
-    /// Per row, where the image has anything to draw (see `RowExtent`).
-    var rows: [RowExtent]
+/// An element's cached image, the image point that goes where the element's centre is, and
+/// per row where it has anything to draw (raw memory, read in pixel loops without ARC).
+final class ElementImage {
+    let image: CairoImage
+    let anchorX: Double
+    let anchorY: Double
+    /// `image.height` entries (see `RowExtent`).
+    let rows: UnsafeMutablePointer<RowExtent>
+    /// `image.height` entries (see `RowRun`).
+    let runs: UnsafeMutablePointer<RowRun>
+
+    init(image: CairoImage, anchorX: Double, anchorY: Double) {
+        self.image = image
+        self.anchorX = anchorX
+        self.anchorY = anchorY
+        rows = .allocate(capacity: image.height)
+        rows.initialize(from: RowExtent.measure(image), count: image.height)
+        runs = .allocate(capacity: image.height)
+        runs.initialize(from: RowRun.measure(image), count: image.height)
+    }
+
+    deinit {
+        rows.deallocate()
+        runs.deallocate()
+    }
 }

@@ -119,12 +119,29 @@ final class ImageCache: Sendable {
             else {
                 return .failure(.io("cannot decode PNG '\(path)'"))
             }
-            return .success(image)
+            return .success(reduced(image, maxDimension: maxDimension))
         }
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
             return decodeJPEG(bytes, path: path, maxDimension: maxDimension)
         }
         return .failure(.io("image '\(path)' is neither PNG nor JPEG — convert it to one of those"))
+    }
+
+    /// `image` scaled down (cairo's GOOD filter) so its longer side is at most `maxDimension`.
+    static func reduced(_ image: CairoImage, maxDimension: Int) -> CairoImage {
+        let longer = max(image.width, image.height)
+        guard longer > maxDimension else { return image }
+        let k = Double(maxDimension) / Double(longer)
+        let w = max(1, Int((Double(image.width) * k).rounded()))
+        let h = max(1, Int((Double(image.height) * k).rounded()))
+        guard let small = CairoImage(width: w, height: h) else { return image }
+        small.draw { cr in
+            cairo_scale(cr, Double(w) / Double(image.width), Double(h) / Double(image.height))
+            cairo_set_source_surface(cr, image.surface, 0, 0)
+            cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+            cairo_paint(cr)
+        }
+        return small
     }
 
     /// `tjDecompress2` straight into cairo's ARGB32 layout (BGRX in memory on little-endian),

@@ -60,6 +60,14 @@ final class SceneRenderer {
     var cachedBytes: Int { surfaces.bytes }
     var cachedSurfaces: Int { surfaces.count }
 
+    /// Draws `element`'s image into the cache now, if it is not there, so a later frame that
+    /// shows it costs only its placement. Call it when idle, e.g. with the top card as it
+    /// will look once dragged (shadow 18), so the first drag frame does not draw a card.
+    func prepare(_ element: SceneElement, background: Color) {
+        self.background = background
+        _ = placed(element, frameStart: surfaces.now)
+    }
+
     /// Forgets what the target holds: the next frame is drawn whole.
     func invalidate() {
         previous = nil
@@ -94,20 +102,75 @@ final class SceneRenderer {
         background = scene.background
         let (still, reuse) = stillCount(scene, prior: prior)
         if !reuse { rebuildLayer(scene, count: still, frameStart: frameStart) }
-        var first = true
+        var moving: [Moving] = []
         for element in elements[still...] {
             let box = pixels(element.bounds).intersection(damage)
             guard !box.isEmpty, element.opacity > 0, let (image, placement) = placed(element, frameStart: frameStart)
             else { continue }
-            if first {
-                Compositor.draw(image, at: placement, opacity: element.opacity, into: target, base: layer, clip: damage)
-                first = false
-            } else {
-                Compositor.draw(image, at: placement, opacity: element.opacity, into: target, base: nil, clip: box)
+            moving.append(Moving(image: image, placement: placement, opacity: element.opacity, box: box))
+        }
+        guard let lowest = moving.first else {
+            Compositor.copy(damage, from: layer, to: target)
+            return damage
+        }
+        if lowest.placement.offset == nil {
+            // A turned card (a drag): restore the layer and draw it in one pass.
+            Compositor.draw(
+                lowest.image, at: lowest.placement, opacity: lowest.opacity, into: target, base: layer, clip: damage)
+            for m in moving.dropFirst() {
+                Compositor.draw(m.image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box)
+            }
+        } else {
+            // Unturned elements (rows, bars): restore the layer only where no opaque part of
+            // a moving element will cover it, then draw them all.
+            restore(damage, from: layer, into: target, except: moving)
+            for m in moving {
+                Compositor.draw(m.image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box)
             }
         }
-        if first { Compositor.copy(damage, from: layer, to: target) }
         return damage
+    }
+
+    /// An element drawn this frame over the layer.
+    private struct Moving {
+        var image: ElementImage
+        var placement: Placement
+        var opacity: Double
+        var box: PixelRect
+    }
+
+    /// Copies `rect` from `layer`, skipping on each row the opaque runs of the unturned,
+    /// fully opaque `covers`, which will be drawn over it anyway.
+    private func restore(_ rect: PixelRect, from layer: PixelBuffer, into target: PixelBuffer, except covers: [Moving])
+    {
+        // Plain values for the row loop: (x, y, height, row extents).
+        let spans: [(x: Int, y: Int, height: Int, rows: UnsafePointer<RowExtent>)] = covers.compactMap { c in
+            guard c.opacity >= 1, let o = c.placement.offset else { return nil }
+            return (o.x, o.y, c.image.image.height, UnsafePointer(c.image.rows))
+        }
+        var runs: [(Int, Int)] = []
+        runs.reserveCapacity(spans.count)
+        for y in rect.y..<rect.maxY {
+            runs.removeAll(keepingCapacity: true)
+            for s in spans where y >= s.y && y < s.y + s.height {
+                let e = s.rows[y - s.y]
+                if e.opaqueEnd > e.opaqueFirst { runs.append((s.x + Int(e.opaqueFirst), s.x + Int(e.opaqueEnd))) }
+            }
+            if runs.count > 1 { runs.sort { $0.0 < $1.0 } }
+            var x = rect.x
+            for (a, b) in runs {
+                if a > x {
+                    Compositor.copy(
+                        PixelRect(x: x, y: y, width: min(a, rect.maxX) - x, height: 1), from: layer, to: target)
+                }
+                x = max(x, b)
+                if x >= rect.maxX { break }
+            }
+            if x < rect.maxX {
+                Compositor.copy(PixelRect(x: x, y: y, width: rect.maxX - x, height: 1), from: layer, to: target)
+            }
+        }
+        withExtendedLifetime(covers) {}
     }
 
     /// How many elements at the bottom stay in the layer: those already baked in it while

@@ -1,0 +1,129 @@
+import CardModel
+import Glibc
+import Testing
+
+@testable import KioskCards
+
+/// Scale, photos, the `render` command's options and its output.
+@Suite struct RenderSupportTests {
+    /// A 7" 800×480 panel (154×86 mm) and a 15.6" 1920×1080 panel (344×194 mm) show a card
+    /// at the same physical width.
+    @Test func cardHasTheSamePhysicalSizeOnSmallAndLargePanels() {
+        func cardWidthMM(_ w: Int, _ h: Int, _ wmm: Double, _ hmm: Double) -> Double {
+            let s = RenderScale.pixelsPerPoint(pixelWidth: w, pixelHeight: h, widthMM: wmm, heightMM: hmm)
+            return 320 * s / Double(w) * wmm
+        }
+        let small = cardWidthMM(800, 480, 154, 86)
+        let large = cardWidthMM(1920, 1080, 344, 194)
+        #expect(abs(small - large) / large < 0.05, "\(small) mm vs \(large) mm")
+    }
+
+    @Test(arguments: [(0.0, 0.0), (1.0, 1.0), (160.0, 90.0), (-5.0, 3.0)])
+    func unknownOrImplausibleSizesFallBackToSixHundredPointsHigh(_ mm: (Double, Double)) {
+        let s = RenderScale.pixelsPerPoint(pixelWidth: 1280, pixelHeight: 800, widthMM: mm.0, heightMM: mm.1)
+        // 160×90 mm on a 1280×800 panel would be 203 ppi, plausible, and is used as such.
+        if mm == (160, 90) {
+            #expect(s > 1.2 && s <= 800 / RenderScale.minimumShortSidePoints)
+        } else {
+            #expect(abs(s - 800.0 / 600) < 1e-9)
+        }
+    }
+
+    @Test func denseSmallPanelsStillFitTheStack() {
+        // A 5" 800×480 panel (108×65 mm, ~188 ppi) would leave only 408 points; clamped.
+        let s = RenderScale.pixelsPerPoint(pixelWidth: 800, pixelHeight: 480, widthMM: 108, heightMM: 65)
+        #expect(480 / s >= RenderScale.minimumShortSidePoints - 1e-9)
+    }
+
+    @Test(arguments: ["photo.png", "photo.jpg"])
+    func photosDecodeOffTheFramePath(_ name: String) throws {
+        let cache = ImageCache()
+        let path = RenderFixtures.images + "/" + name
+        #expect(cache.image(at: path) == nil, "the first ask only starts the decode")
+        cache.waitUntilIdle()
+        let image = try #require(cache.image(at: path))
+        #expect(image.width == 240 && image.height == 160)
+        // The fixture's white disc is at its centre.
+        let p = image.data.load(fromByteOffset: 80 * image.stride + 120 * 4, as: UInt32.self)
+        #expect(p & 0xFF_FFFF > 0xF0_F0F0, "pixel \(String(p, radix: 16))")
+        var byte: UInt8 = 0
+        #expect(read(cache.readyFD, &byte, 1) == 1, "the poll loop is told")
+        cache.drainReady()
+    }
+
+    @Test(arguments: ["photo.png", "photo.jpg"])
+    func largePhotosAreReducedOnDecode(_ name: String) throws {
+        let image = try ImageCache.decode(path: RenderFixtures.images + "/" + name, maxDimension: 100).get()
+        #expect(max(image.width, image.height) <= 120, "\(image.width)×\(image.height)")
+        #expect(max(image.width, image.height) >= 100)
+    }
+
+    @Test func unreadableImagesFailOnceWithoutCrashing() {
+        let cache = ImageCache()
+        let missing = RenderFixtures.images + "/no-such-photo.png"
+        let bogus = RenderFixtures.images + "/not-an-image.png"
+        _ = cache.image(at: missing)
+        _ = cache.image(at: bogus)
+        cache.waitUntilIdle()
+        #expect(cache.image(at: missing) == nil && cache.isSettled(missing))
+        #expect(cache.image(at: bogus) == nil && cache.isSettled(bogus))
+        guard case .failure(let e) = ImageCache.decode(path: bogus, maxDimension: 100) else {
+            Issue.record("a text file decoded as an image")
+            return
+        }
+        #expect(e.description.contains("neither PNG nor JPEG"))
+    }
+
+    /// Whether the first frame caught the photo or drew the placeholder (a race with the
+    /// decoder), once the decode is done the card shows the photo and then rests.
+    @Test func cardShowsItsPhotoOnceDecoded() {
+        let images = ImageCache()
+        var card = SampleScenes.germanCards[0]
+        card.imagePath = RenderFixtures.images + "/photo.png"
+        let size = Size(width: 500, height: 600)
+        let renderer = SceneRenderer(pixelWidth: 500, pixelHeight: 600, scale: 1, images: images)
+        let buffer = PixelBuffer(width: 500, height: 600)
+        let scene = SampleScenes.stack([card], size: size)
+        renderer.render(scene, into: buffer)
+        images.waitUntilIdle()
+        renderer.render(scene, into: buffer)
+        let expected = RenderFixtures.render(scene, width: 500, height: 600, scale: 1)
+        #expect(RenderFixtures.difference(buffer, expected).maxChannel == 0)
+        // The fixture's blue block shows at the card's top left.
+        let p = buffer.pixel(x: 130, y: 250)
+        #expect((p & 0xFF) > 0xB0 && ((p >> 16) & 0xFF) < 0x60, "pixel \(String(p, radix: 16))")
+        #expect(renderer.render(scene, into: buffer) == .empty)
+    }
+
+    @Test func optionsParseAndBadOnesExplainTheFix() throws {
+        let o = try RenderOptions.parse([
+            "--size", "1280x800", "--out", "/tmp/x.png", "--layout", "list", "--at", "120",
+        ])
+        #expect(o.width == 1280 && o.height == 800 && o.layout == "list" && o.atMs == 120)
+        #expect(throws: RenderError.self) { try RenderOptions.parse(["--size", "12x", "--out", "a.png"]) }
+        #expect(throws: RenderError.self) { try RenderOptions.parse(["--size", "800x480"]) }
+        #expect(throws: RenderError.self) { try RenderOptions.parse(["--out", "a.png", "--layout", "grid"]) }
+        #expect(throws: RenderError.self) {
+            try RenderOptions.parse(["--out", "a.png", "--gesture", "drag 1 2", "--script", "s.txt"])
+        }
+    }
+
+    @Test func scriptsInterpolateDrags() throws {
+        let script = "# a drag out and back\n0 drag 0 0\n100 drag 200 40\n\n300 drag 0 0\n"
+        #expect(try RenderInputs.gesture(script: script, path: "s", at: 50) == "drag 100.0 20.0")
+        #expect(try RenderInputs.gesture(script: script, path: "s", at: 500) == "drag 0 0")
+        #expect(throws: RenderError.self) { try RenderInputs.gesture(script: "soon drag", path: "s", at: 0) }
+    }
+
+    @Test func renderCommandWritesThePanelPicture() throws {
+        let out = RenderFixtures.failureDirectory + "/command.png"
+        let status = CommandLine.runKiosk(arguments: [
+            "render", "--size", "480x320", "--out", out, "--rotation", "90", "--gesture", "drag -80 0",
+        ])
+        #expect(status == 0)
+        let image = try PixelBuffer.readPNG(out)
+        #expect(image.width == 480 && image.height == 320)
+        #expect(CommandLine.runKiosk(arguments: ["render", "--size", "480x320"]) == 2)
+        #expect(CommandLine.runKiosk(arguments: ["render", "--out", out, "--deck", "/nonexistent.json"]) == 2)
+    }
+}
