@@ -108,13 +108,6 @@ import Testing
         }
     }
 
-    @Test func scriptsInterpolateDrags() throws {
-        let script = "# a drag out and back\n0 drag 0 0\n100 drag 200 40\n\n300 drag 0 0\n"
-        #expect(try RenderInputs.gesture(script: script, path: "s", at: 50) == "drag 100.0 20.0")
-        #expect(try RenderInputs.gesture(script: script, path: "s", at: 500) == "drag 0 0")
-        #expect(throws: RenderError.self) { try RenderInputs.gesture(script: "soon drag", path: "s", at: 0) }
-    }
-
     @Test func renderCommandWritesThePanelPicture() throws {
         let out = RenderFixtures.failureDirectory + "/command.png"
         let status = CommandLine.runKiosk(arguments: [

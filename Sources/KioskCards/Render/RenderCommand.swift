@@ -9,8 +9,9 @@ import Glibc
 ///
 /// `--size` is the panel's pixel size; with `--rotation 90`/`270` the scene is laid out
 /// upright in the swapped (portrait) size and the PNG shows the panel as mounted.
-/// Gestures: "drag DX DY" (stack: the top card; list: scroll by -DY, or swipe the first row
-/// when |DX| > |DY|), "swipe ROW DX", "open ROW" (list detail page), "remove N" (stack).
+/// The deck goes through the real CardModel deck the kiosk runs (built-in sample cards without
+/// `--deck`). Gestures in points: "drag DX DY" (held: mid-drag), "release DX DY", "flick DX DY",
+/// "tap X Y"; `--script` plays an evemu recording (e.g. a flight-recorder file) instead.
 struct RenderOptions: Equatable {
     var deckPath: String?
     var width = 800
