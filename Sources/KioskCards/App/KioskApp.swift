@@ -33,6 +33,7 @@ final class KioskApp {
     private var attractShownSince: Instant?
     private var wakeupTimer: Int?
     private var imagesToken: Int?
+    private var preparedCardID: String?
     private(set) var stats: RunStats
     /// The signal that ended the run, if any.
     private(set) var stopSignal: Int32?
@@ -283,7 +284,20 @@ final class KioskApp {
             display.requestFrame()
         } else {
             scheduleWakeup()
+            prepareTopCard(of: scene)
         }
+    }
+
+    /// While idle, draws the top card as it looks when grabbed (the larger shadow) into the
+    /// renderer's cache, so the first frame of the next drag only places it.
+    private func prepareTopCard(of scene: Scene) {
+        guard let top = scene.elements.last(where: { if case .card = $0.kind { true } else { false } }),
+            top.id != preparedCardID
+        else { return }
+        var grabbed = top
+        grabbed.shadowRadius = StackLayout.dragShadow
+        surface.renderer.prepare(grabbed, background: scene.background)
+        preparedCardID = top.id
     }
 
     /// Nothing moves now; if the deck wants a frame later without input (the attract hint's
@@ -390,6 +404,7 @@ final class KioskApp {
     private func displayResized() {
         collectDecisions()
         surface = KioskApp.makeSurface(display: display, scale: config.scale)
+        preparedCardID = nil
         watchImages()
         deck = KioskApp.makeDeck(deckFile, metrics: surface.metrics, buttons: config.buttons, at: MonotonicClock.now())
         attractShownSince = nil
