@@ -93,21 +93,23 @@ cached_deb() {
   find "$cache/debs" -maxdepth 1 -name "$1_${version//:/%3a}_*.deb" -print -quit
 }
 
-# Downloads the given packages at $version into $cache/debs (once: an apt-get update and a
-# retry when the index does not know the version yet).
+# Downloads the given packages at $version into $cache/debs. When apt's index does not know
+# that version yet (an old index), one apt-get update (as root) and a retry; a network error is
+# not retried.
 download() {
-  local log="$cache/debs/.apt.log" specs=() p
+  local log="$cache/debs/.apt.log" specs=() p t0
   for p in "$@"; do specs+=("$p=$version"); done
-  local t0
   t0=$(vm_now_ms)
   vm_log "downloading $* ($version)"
   if ! (cd "$cache/debs" && apt-get download -q "${specs[@]}") >"$log" 2>&1; then
-    if [ "$(id -u)" -eq 0 ]; then
-      vm_log "apt-get download failed; running apt-get update and trying again"
+    if [ "$(id -u)" -eq 0 ] && grep -qE "was not found|Unable to locate|Can't select" "$log"; then
+      vm_log "apt does not know $version of them; running apt-get update and trying again"
       apt-get update -qq >/dev/null 2>&1 || true
+      (cd "$cache/debs" && apt-get download -q "${specs[@]}") >"$log" 2>&1 && return 0
     fi
-    (cd "$cache/debs" && apt-get download -q "${specs[@]}") >"$log" 2>&1 ||
-      unavailable "apt-get download of ${specs[*]} failed: $(grep -v -e unsandboxed -e '^Get:' "$log" | tr '\n' ' ')"
+    # apt's first error says it best (e.g. "E: Failed to fetch … Could not connect to …").
+    unavailable "apt-get download of $* ($version) failed after $(vm_elapsed "$t0" "$(vm_now_ms)") s:" \
+      "$(grep -m1 '^E: ' "$log" || tail -n1 "$log")"
   fi
   vm_log "downloaded in $(vm_elapsed "$t0" "$(vm_now_ms)") s"
 }

@@ -32,9 +32,13 @@ vk_num() {
 }
 
 # Checks the "N back-to-back flip intervals, F flips/s: min … median … max … ms; periods ×1 …,
-# ×2 …, ×3 …, ×4+ …, under ½ …; on the vblank grid G %" line in FILE (LABEL names it).
+# ×2 …, ×3 …, ×4+ …, under ½ …; on the vblank grid G %" line the display logs at exit, in FILE
+# (LABEL names it): at least MIN_COUNT intervals, none shorter than a period, on the vblank
+# grid, at most 60 a second. With STRICT=1 also: about 60 a second, most exactly one period
+# (display-test draws a frame in a few ms; the kiosk's frames take longer than a period under
+# TCG, so it gets every second or third vblank — checked against its frame time instead).
 vk_check_intervals() {
-  _file=$1 _label=$2 _min_count=$3
+  _file=$1 _label=$2 _min_count=$3 _strict=$4
   _line=$(grep -m1 'back-to-back flip intervals' "$_file" || true)
   echo "$_label: ${_line#*: }"
   vk_check "$_label: the display logged its flip intervals" test -n "$_line"
@@ -43,22 +47,29 @@ vk_check_intervals() {
   _rate=$(vk_field /tmp/intervals.txt . 'intervals, ')
   _min=$(vk_field /tmp/intervals.txt . ' min ')
   _median=$(vk_field /tmp/intervals.txt . ' median ')
+  _p90=$(vk_field /tmp/intervals.txt . ' p90 ')
+  _max=$(vk_field /tmp/intervals.txt . ' max ')
   _one=$(vk_field /tmp/intervals.txt . '×1 ')
+  _two=$(vk_field /tmp/intervals.txt . '×2 ')
+  _three=$(vk_field /tmp/intervals.txt . '×3 ')
+  _more=$(vk_field /tmp/intervals.txt . '×4+ ')
   _under=$(vk_field /tmp/intervals.txt . 'under ½ ')
   _grid=$(vk_field /tmp/intervals.txt . 'grid ')
-  echo "$_label: ${_n:-?} intervals, ${_rate:-?} flips/s, min ${_min:-?} median ${_median:-?} ms," \
-    "one period ${_one:-?}, under half ${_under:-?}, on the grid ${_grid:-?} %" >>"$KIOSK_OUT/figures.txt"
+  echo "$_label flip intervals: ${_n:-?} back to back, ${_rate:-?}/s; ms min ${_min:-?} median ${_median:-?}" \
+    "p90 ${_p90:-?} max ${_max:-?}; periods x1 ${_one:-?} x2 ${_two:-?} x3 ${_three:-?} x4+ ${_more:-?}" \
+    "under-half ${_under:-?}; on the vblank grid ${_grid:-?} %" >>"$KIOSK_OUT/figures.txt"
   vk_check "$_label: at least $_min_count intervals (is: $_n)" vk_num "$_n" '>=' "$_min_count"
   vk_check "$_label: ≤ 61 flips/s back to back, not faster than the refresh (is: $_rate)" \
     vk_num "$_rate" '<=' 61
-  vk_check "$_label: ≥ 40 flips/s back to back (is: $_rate)" vk_num "$_rate" '>=' 40
-  vk_check "$_label: median interval one period, 16.0–17.4 ms (is: $_median)" \
-    sh -c "awk -v m='$_median' 'BEGIN { exit !(m >= 16.0 && m <= 17.4) }'"
   vk_check "$_label: no interval under 15 ms (75 Hz would be 13.3; is: min $_min)" vk_num "$_min" '>=' 15
   vk_check "$_label: no interval under half a period (is: $_under)" test "$_under" = 0
   vk_check "$_label: ≥ 95 % of the intervals on the vblank grid (is: $_grid %)" vk_num "$_grid" '>=' 95
-  vk_check "$_label: most intervals exactly one period (is: $_one of $_n)" \
-    vk_num "$_one" '>=' "$((_n / 2))"
+  [ "$_strict" = 1 ] || return 0
+  vk_check "$_label: ≥ 50 flips/s back to back (is: $_rate)" vk_num "$_rate" '>=' 50
+  vk_check "$_label: median interval one period, 16.0–17.4 ms (is: $_median)" \
+    sh -c "awk -v m='$_median' 'BEGIN { exit !(m >= 16.0 && m <= 17.4) }'"
+  vk_check "$_label: ≥ 80 % of the intervals exactly one period (is: $_one of $_n)" \
+    vk_num "$_one" '>=' "$((_n * 4 / 5))"
 }
 
 guest() {
@@ -96,12 +107,28 @@ guest() {
   rate=$(vk_field "$out" 'flips/s; interval' '= ')
   vk_check "display-test: 50–61 flips/s (is: $rate)" \
     sh -c "awk -v r='$rate' 'BEGIN { exit !(r >= 50 && r <= 61) }'"
-  vk_check_intervals "$out" display-test 200
+  vk_check_intervals "$out" display-test 200 1
   # The flip in flight when the animation stopped may complete inside the idle window.
   idle_flips=$(vk_field "$out" 'idle .* flips' 's: ')
   vk_check "display-test: idle means no flips (≤ 1, the one in flight; is: $idle_flips)" \
     vk_num "$idle_flips" '<=' 1
   echo "display-test: $(grep -m1 'flips/s; interval' "$out" | sed 's/^display-test: //')" >>"$KIOSK_OUT/figures.txt"
+
+  # --- display-test with 12 ms of work per frame: each flip is issued 2–5 ms before the next
+  # vblank and completes that soon after — still on the vblank grid. Pacing must stay on flip
+  # events (a timer would wait a period after each vblank first: 30 Hz instead of 60).
+  out=$KIOSK_OUT/display-test-late.txt
+  KioskCards display-test --drm "/dev/dri/$card" --seconds 3 --frame-cost 12 >"$out" 2>&1 || {
+    cat "$out"
+    return 1
+  }
+  cat "$out"
+  vk_check "late frames: never switched to timer pacing" grep -q 'pacing changed 0 times' "$out"
+  vk_check "late frames: paced by flip events at the end" grep -q 'pacing flip events (vblank)' "$out"
+  vk_check_intervals "$out" "late frames" 60 0
+  rate=$(vk_field "$out" 'back-to-back flip intervals' 'intervals, ')
+  # All on time: 60/s; under load some miss their vblank (33 ms). Timer pacing would give 30.
+  vk_check "late frames: > 36 flips/s back to back, not the 30 of timer pacing (is: $rate)" vk_num "$rate" '>' 36
 
   # --- the app: first frame, idle, a swipe, idle again ----------------------------------------
   log=$KIOSK_OUT/run.log
@@ -113,8 +140,8 @@ guest() {
   vk_check "run: the display says vblank-paced" grep -q 'display: .*vblank-paced' "$log"
   # Idle before any touch: no flips, (almost) no CPU. SIGUSR2 logs "stats: … flips N …".
   flips_now() {
+    _want=$(($(grep -c 'stats: frames' "$log") + 1))
     kill -USR2 "$app"
-    _want=$(($(grep -c '^.*stats: frames' "$log") + 1))
     kiosk_wait_until 10 sh -c "[ \$(grep -c 'stats: frames' '$log') -ge $_want ]"
     grep 'stats: frames' "$log" | tail -n1 | sed -n 's/.* flips \([0-9]*\).*/\1/p'
   }
@@ -150,8 +177,20 @@ guest() {
   cat "$log"
   vk_check "run: exits 0 on SIGTERM (is: $status)" test "$status" = 0
   vk_check "run: never switched to timer pacing" sh -c "! grep -q 'now timer-paced' '$log'"
-  vk_check_intervals "$log" run 20
+  # Every onFrame presented a frame (none spun without flipping): callbacks ≈ flips.
+  callbacks=$(vk_field "$log" 'frame callbacks for' 'paced; ')
+  flips=$(vk_field "$log" 'frame callbacks for' 'callbacks for ')
+  vk_check "run: frame callbacks ≤ flips + 2 ($callbacks for $flips)" vk_num "$callbacks" '<=' "$((${flips:-0} + 2))"
+  vk_check_intervals "$log" run 10 0
   vk_check "run: wrote its stats" test -s "$KIOSK_OUT/stats.json"
+  # Pacing adds at most one period to what a frame costs: the median interval is no longer
+  # than the median frame time rounded up to whole periods, plus one.
+  stat() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p" "$KIOSK_OUT/stats.json"; }
+  frame_ms=$(stat frame_time_p50_ms)
+  interval_ms=$(stat flip_interval_p50_ms)
+  bound=$(awk -v f="$frame_ms" 'BEGIN { p = 1000 / 60; k = int(f / p); if (k * p < f) k++; printf "%.2f", (k + 1) * p + 0.5 }')
+  vk_check "run: median flip interval $interval_ms ms ≤ $bound ms (frame time p50 $frame_ms ms, rounded up to periods, + 1)" \
+    vk_num "$interval_ms" '<=' "$bound"
   echo "run stats: $(cat "$KIOSK_OUT/stats.json")" >>"$KIOSK_OUT/figures.txt"
   if [ "$vk_failed" != 0 ]; then
     echo "FAIL: $vk_failed check(s) failed"
