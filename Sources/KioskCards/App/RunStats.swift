@@ -61,7 +61,7 @@ struct RunStats {
     /// `more` are appended (e.g. the display's `FlipIntervals.jsonFields`).
     func json(peakRSSKilobytes: Int, more: [(String, String)] = []) -> String {
         func ms(_ v: Double?) -> String { v.map { jsonNumber($0, decimals: 3) } ?? "null" }
-        let fields: [(String, String)] = [
+        var fields: [(String, String)] = [
             ("boot_to_first_frame_ms", ms(firstFlip.map { Double($0.nanoseconds) / 1e6 })),
             ("start_to_first_frame_ms", ms(firstFlip.map { $0.seconds(since: processStart) * 1000 })),
             ("input_to_flip_p50_ms", ms(latencies.percentile(50))),
@@ -75,7 +75,8 @@ struct RunStats {
             ("frames_per_gesture_p50", ms(framesPerGesture.percentile(50))),
             ("frames_per_gesture_max", ms(framesPerGesture.maximum)),
             ("peak_rss_kb", String(peakRSSKilobytes)),
-        ] + more
+        ]
+        fields += more
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }
 
