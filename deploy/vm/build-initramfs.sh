@@ -156,8 +156,10 @@ if [ ! -f "$base" ]; then
   mv "$base.tmp" "$base"
   rm -rf "$root"
   trap - EXIT
-  # Older bases are dead weight.
-  find "$VM_CACHE/initramfs" -maxdepth 1 -name 'base-*.cpio' ! -name "${base##*/}" -delete
+  # Older bases are dead weight — but keep the few newest: worktrees and CI jobs sharing the
+  # cache with different inputs would otherwise delete each other's on every run.
+  find "$VM_CACHE/initramfs" -maxdepth 1 -name 'base-*.cpio' -printf '%T@ %p\n' | sort -rn |
+    tail -n +5 | cut -d' ' -f2- | while read -r old; do rm -f "$old"; done
 fi
 
 # --- app layer (every time) ----------------------------------------------------------------
