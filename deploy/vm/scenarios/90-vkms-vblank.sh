@@ -126,9 +126,9 @@ guest() {
   vk_check "late frames: never switched to timer pacing" grep -q 'pacing changed 0 times' "$out"
   vk_check "late frames: paced by flip events at the end" grep -q 'pacing flip events (vblank)' "$out"
   vk_check_intervals "$out" "late frames" 60 0
-  rate=$(vk_field "$out" 'back-to-back flip intervals' 'intervals, ')
-  # All on time: 60/s; under load some miss their vblank (33 ms). Timer pacing would give 30.
-  vk_check "late frames: > 36 flips/s back to back, not the 30 of timer pacing (is: $rate)" vk_num "$rate" '>' 36
+  # The rate is a figure, not a check: 60/s when every frame makes its vblank, 30/s when
+  # the host's load makes each miss it; the old pacer switched to the timer here and stayed
+  # at 29/s whatever the load (that is what "never switched" catches).
 
   # --- the app: first frame, idle, a swipe, idle again ----------------------------------------
   log=$KIOSK_OUT/run.log
@@ -168,7 +168,8 @@ guest() {
   c3=$(cpu_ticks)
   kiosk_check "run: SIGUSR2 logs the flip count (is: '$f2', '$f3')" test -n "$f2" -a -n "$f3"
   echo "run: swipe: flips $f1 -> $f2; idle 3 s after: flips $f2 -> $f3, CPU $((c3 - c2)) ticks"
-  vk_check "run: the swipe animated (≥ 20 flips; is: $((f2 - f1)))" vk_num "$((f2 - f1))" '>=' 20
+  # How many frames depends on how fast TCG renders them (20–30 ms each when quiet).
+  vk_check "run: the swipe animated (≥ 8 flips; is: $((f2 - f1)))" vk_num "$((f2 - f1))" '>=' 8
   vk_check "run: idle after the swipe means no flips ($f2 -> $f3)" vk_num "$f2" == "$f3"
   vk_check "run: and ≤ 5 CPU ticks in 3 s (is: $((c3 - c2)))" test "$((c3 - c2))" -le 5
   kill -TERM "$app"
