@@ -8,8 +8,10 @@
 # vkms.ko could not be built (e.g. no network for its packages).
 #
 # The ranges allow for TCG on a loaded 2-core host (missed vblanks make 33 ms intervals and
-# lower the rate) but still tell 60 Hz vblank pacing from timer pacing at another rate (75 Hz:
-# 13.3 ms, off the grid) or unpaced flipping (hundreds a second).
+# lower the rate; measured 58.6–59.8 flips/s at load 3–7) but still tell 60 Hz vblank pacing
+# from timer pacing at another rate (75 Hz: 13.3 ms, off the grid), from unpaced flipping
+# (hundreds a second, intervals under half a period) and from a pacer that wrongly drops to its
+# timer on a vblank driver (30 flips/s, "now timer-paced" in the log).
 VM_DISPLAY=vkms
 VM_TIMEOUT=150
 
@@ -64,12 +66,17 @@ vk_check_intervals() {
   vk_check "$_label: no interval under 15 ms (75 Hz would be 13.3; is: min $_min)" vk_num "$_min" '>=' 15
   vk_check "$_label: no interval under half a period (is: $_under)" test "$_under" = 0
   vk_check "$_label: ≥ 95 % of the intervals on the vblank grid (is: $_grid %)" vk_num "$_grid" '>=' 95
+  # Every onFrame presented a frame (none spun without flipping): callbacks ≈ flips.
+  _callbacks=$(vk_field "$_file" 'frame callbacks for' 'paced; ')
+  _flips=$(vk_field "$_file" 'frame callbacks for' 'callbacks for ')
+  vk_check "$_label: frame callbacks ≤ flips + 2 (is: $_callbacks for $_flips)" \
+    vk_num "$_callbacks" '<=' "$((${_flips:-0} + 2))"
   [ "$_strict" = 1 ] || return 0
-  vk_check "$_label: ≥ 50 flips/s back to back (is: $_rate)" vk_num "$_rate" '>=' 50
+  vk_check "$_label: ≥ 45 flips/s back to back (is: $_rate)" vk_num "$_rate" '>=' 45
   vk_check "$_label: median interval one period, 16.0–17.4 ms (is: $_median)" \
     sh -c "awk -v m='$_median' 'BEGIN { exit !(m >= 16.0 && m <= 17.4) }'"
-  vk_check "$_label: ≥ 80 % of the intervals exactly one period (is: $_one of $_n)" \
-    vk_num "$_one" '>=' "$((_n * 4 / 5))"
+  vk_check "$_label: ≥ 2/3 of the intervals exactly one period (is: $_one of $_n)" \
+    vk_num "$_one" '>=' "$((_n * 2 / 3))"
 }
 
 guest() {
@@ -105,8 +112,8 @@ guest() {
   vk_check "display-test: paced by flip events (vblank) at the end" grep -q 'pacing flip events (vblank)' "$out"
   vk_check "display-test: never switched to timer pacing" grep -q 'pacing changed 0 times' "$out"
   rate=$(vk_field "$out" 'flips/s; interval' '= ')
-  vk_check "display-test: 50–61 flips/s (is: $rate)" \
-    sh -c "awk -v r='$rate' 'BEGIN { exit !(r >= 50 && r <= 61) }'"
+  vk_check "display-test: 45–61 flips/s (is: $rate)" \
+    sh -c "awk -v r='$rate' 'BEGIN { exit !(r >= 45 && r <= 61) }'"
   vk_check_intervals "$out" display-test 200 1
   # The flip in flight when the animation stopped may complete inside the idle window.
   idle_flips=$(vk_field "$out" 'idle .* flips' 's: ')
@@ -178,10 +185,6 @@ guest() {
   cat "$log"
   vk_check "run: exits 0 on SIGTERM (is: $status)" test "$status" = 0
   vk_check "run: never switched to timer pacing" sh -c "! grep -q 'now timer-paced' '$log'"
-  # Every onFrame presented a frame (none spun without flipping): callbacks ≈ flips.
-  callbacks=$(vk_field "$log" 'frame callbacks for' 'paced; ')
-  flips=$(vk_field "$log" 'frame callbacks for' 'callbacks for ')
-  vk_check "run: frame callbacks ≤ flips + 2 ($callbacks for $flips)" vk_num "$callbacks" '<=' "$((${flips:-0} + 2))"
   vk_check_intervals "$log" run 10 0
   vk_check "run: wrote its stats" test -s "$KIOSK_OUT/stats.json"
   # Pacing adds at most one period to what a frame costs: the median interval is no longer
