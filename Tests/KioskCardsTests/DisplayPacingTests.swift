@@ -101,3 +101,43 @@ import Testing
         #expect(p.lastFlip == Self.ms(1020))
     }
 }
+
+@Suite struct DisplayPacingLateFrameTests {
+    static let period: Int64 = 16_666_667
+
+    /// A frame that takes most of a period to draw (or longer: a slow board, the emulated VM
+    /// running vkms) is issued just before the next vblank, so its flip completes a millisecond or
+    /// two after it was issued — yet on the vblank grid, a whole number of periods after the
+    /// previous flip. That is no evidence of flips completing at once: pacing must stay on flip
+    /// events. (Switching to the timer here waits a period after each vblank before drawing, which
+    /// costs a whole period per frame: 30 instead of 60 Hz for quick frames.)
+    @Test(arguments: [15.0, 15.5, 16.0, 31.0, 32.5])
+    func lateFramesOnAVblankDriverStayVblankPaced(drawMilliseconds: Double) {
+        var p = FramePacer(periodNanoseconds: Self.period, kind: .vblank)
+        p.flipIssued(at: Instant(nanoseconds: 0))
+        var vblank = Self.period
+        p.flipCompleted(timestamp: Instant(nanoseconds: vblank))
+        for frame in 0..<(4 * FramePacer.streakToSwitch) {
+            let issued = vblank + Int64(drawMilliseconds * 1e6)
+            #expect(p.decision(now: Instant(nanoseconds: issued)) == .now, "frame \(frame)")
+            p.flipIssued(at: Instant(nanoseconds: issued))
+            // The first vblank after the flip was issued.
+            vblank += ((issued - vblank) / Self.period + 1) * Self.period
+            p.flipCompleted(timestamp: Instant(nanoseconds: vblank))
+            #expect(p.kind == .vblank, "switched to timer pacing after frame \(frame)")
+        }
+    }
+
+    /// Flips that complete sooner after the previous one than a vblank could follow it are
+    /// proof: the driver does not wait. Frames drawn quickly on such a driver switch to the timer.
+    @Test func flipsFasterThanTheRefreshSwitchToTimerPacing() {
+        var p = FramePacer(periodNanoseconds: Self.period, kind: .vblank)
+        var t: Int64 = 0
+        for _ in 0..<(FramePacer.streakToSwitch + 1) {
+            p.flipIssued(at: Instant(nanoseconds: t))
+            p.flipCompleted(timestamp: Instant(nanoseconds: t + 300_000))
+            t += 5_000_000  // the next frame 5 ms later: 200 flips a second unless paced
+        }
+        #expect(p.kind == .immediate)
+    }
+}

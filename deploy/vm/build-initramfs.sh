@@ -8,9 +8,14 @@
 #   app (rebuilt every time, a second or so): /init, the guest helpers, the KioskCards binary
 #     and its ldd closure, extra binaries, and examples/ at /opt/kioskcards/examples.
 #
-# Usage: deploy/vm/build-initramfs.sh [--binary PATH] [--extra-bin PATH]... [--out FILE]
+# Usage: deploy/vm/build-initramfs.sh [--binary PATH] [--extra-bin PATH]... [--vkms KO] [--out FILE]
 #   --binary PATH     the app (default .build/release/KioskCards; skipped with a warning if absent)
 #   --extra-bin PATH  another host binary to put in /usr/bin with its libraries (repeatable)
+#   --vkms KO|auto|none  vkms.ko for the `vkms` display, packed in the app layer at
+#                     /lib/modules/<release>/extra/vkms.ko with the modules it depends on; its load
+#                     order goes to /etc/kiosk/vkms-modules (guest/init.sh loads them only for
+#                     kiosk.display=vkms). Default auto: the one build-vkms.sh cached for this
+#                     kernel, if any
 #   --out FILE        the initramfs (default .build/vm/initramfs.cpio)
 #   env KIOSK_VM_FONTS   space-separated font files to pack instead of the default subset
 #   env KIOSK_VM_MODULES space-separated module names to pack instead of the default set
@@ -22,9 +27,11 @@ set -euo pipefail
 binary="$REPO_ROOT/.build/release/KioskCards"
 out="$REPO_ROOT/.build/vm/initramfs.cpio"
 extra_bins=()
+vkms=auto
 while (($#)); do
   case $1 in
     --binary) binary=$2 && shift 2 ;;
+    --vkms) vkms=$2 && shift 2 ;;
     --extra-bin) extra_bins+=("$2") && shift 2 ;;
     --out) out=$2 && shift 2 ;;
     -h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' && exit 0 ;;
@@ -86,7 +93,8 @@ resolve_modules() {
   for name in $modules; do
     # modules.dep spells names with '-' or '_' as the file does; modprobe treats them alike.
     path=$(awk -F: -v a="/${name//_/-}.ko" -v b="/${name//-/_}.ko" \
-      'index($1, a) == length($1) - length(a) + 1 || index($1, b) == length($1) - length(b) + 1 { print $1; exit }' \
+      'function ends(s, t) { return length(s) >= length(t) && substr(s, length(s) - length(t) + 1) == t }
+       ends($1, a) || ends($1, b) { print $1; exit }' \
       "$moddir/modules.dep")
     [ -n "$path" ] || vm_die "module '$name' is not in $moddir (built in, or misspelt?)"
     visit "$path"
@@ -148,8 +156,10 @@ if [ ! -f "$base" ]; then
   mv "$base.tmp" "$base"
   rm -rf "$root"
   trap - EXIT
-  # Older bases are dead weight.
-  find "$VM_CACHE/initramfs" -maxdepth 1 -name 'base-*.cpio' ! -name "${base##*/}" -delete
+  # Older bases are dead weight — but keep the few newest: worktrees and CI jobs sharing the
+  # cache with different inputs would otherwise delete each other's on every run.
+  find "$VM_CACHE/initramfs" -maxdepth 1 -name 'base-*.cpio' -printf '%T@ %p\n' | sort -rn |
+    tail -n +5 | cut -d' ' -f2- | while read -r old; do rm -f "$old"; done
 fi
 
 # --- app layer (every time) ----------------------------------------------------------------
@@ -171,10 +181,32 @@ for b in "${extra_bins[@]}"; do
   copy_ldd_closure "$app" "$b"
 done
 [ -d "$REPO_ROOT/examples" ] && cp -r "$REPO_ROOT/examples" "$app/opt/kioskcards/examples"
+case $vkms in
+  none) vkms="" ;;
+  auto) vkms=$("$VM_DIR/build-vkms.sh" --path 2>/dev/null) || vkms="" ;;
+  *) [ -f "$vkms" ] || vm_die "--vkms $vkms: no such file (deploy/vm/build-vkms.sh builds it)" ;;
+esac
+if [ -n "$vkms" ]; then
+  # Its dependencies (drm, drm_kms_helper, drm_shmem_helper) are mostly in the base layer
+  # already (virtio-gpu needs them too); any that are not are packed here. All are listed, in
+  # load order: init.sh skips the ones already loaded.
+  vkms_deps=$(modinfo -F depends "$vkms" | tr ',' ' ')
+  base_modules=$(resolve_modules)
+  vkms_order=$(modules=$vkms_deps resolve_modules)
+  while read -r m; do
+    [ -n "$m" ] || continue
+    grep -qxF "$m" <<<"$base_modules" && continue
+    mkdir -p "$app/lib/modules/$release/$(dirname "$m")"
+    cp "$moddir/$m" "$app/lib/modules/$release/$m"
+  done <<<"$vkms_order"
+  mkdir -p "$app/lib/modules/$release/extra" "$app/etc/kiosk"
+  cp "$vkms" "$app/lib/modules/$release/extra/vkms.ko"
+  printf '%s\nextra/vkms.ko\n' "$vkms_order" | sed '/^$/d' >"$app/etc/kiosk/vkms-modules"
+fi
 pack "$app" "$out.app"
 cat "$base" "$out.app" >"$out.tmp"
 mv "$out.tmp" "$out"
 rm -f "$out.app"
 
 size=$(du -h "$out" | cut -f1)
-echo "initramfs $out ($size, kernel $release, base ${base##*/}) in $(vm_elapsed "$t0" "$(vm_now_ms)") s"
+echo "initramfs $out ($size, kernel $release, base ${base##*/}${vkms:+, with vkms}) in $(vm_elapsed "$t0" "$(vm_now_ms)") s"

@@ -10,7 +10,9 @@
 #
 # A scenario is one file, deploy/vm/scenarios/NN-name.sh (POSIX sh), holding settings and
 # up to two functions:
-#   VM_DISPLAY=virtio   virtio | bochs | portrait (default virtio)
+#   VM_DISPLAY=virtio   virtio | bochs | portrait | vkms (default virtio; vkms: build-vkms.sh runs
+#                       first, and when it cannot get the kernel packages — offline — the
+#                       scenario is SKIPPED with the reason, without a VM; a build error FAILs it)
 #   VM_TABLET=1         add the usb-tablet (default 0)
 #   VM_TIMEOUT=60       seconds before the VM is killed (default 90)
 #   VM_SIZE=1920x1080   the panel's pixels (default 800x480)
@@ -82,18 +84,6 @@ build_release() {
   rm -f "$log"
 }
 
-if [ "$build" = 1 ]; then
-  step "release build" build_release
-fi
-step "kernel" "$VM_DIR/fetch-kernel.sh"
-step "initramfs" "$VM_DIR/build-initramfs.sh" --out "$REPO_ROOT/.build/vm/initramfs.cpio"
-
-rm -rf "$out"
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-
-qmp() { python3 "$VM_DIR/qmp.py" "$@"; }
-
 # Prints a scenario's settings as shell assignments (sourced in a subshell, so nothing leaks).
 scenario_settings() {
   (
@@ -104,6 +94,41 @@ scenario_settings() {
       "$VM_TIMEOUT" "$VM_SIZE" "$(declare -F host >/dev/null && echo 1 || echo 0)"
   )
 }
+
+# vkms.ko, only when a selected scenario uses it. Sets vkms_ko, or vkms_skip (the packages
+# could not be had: a reason outside the project) or vkms_fail (a bug) with the reason.
+vkms_ko="" vkms_skip="" vkms_fail=""
+build_vkms() {
+  local log rc=0
+  log=$(mktemp)
+  "$VM_DIR/build-vkms.sh" 2>"$log" || rc=$?
+  sed 's/^/   /' "$log"
+  case $rc in
+    0) vkms_ko=$("$VM_DIR/build-vkms.sh" --path) ;;
+    2) vkms_skip=$(tail -n1 "$log" | sed 's/^build-vkms.sh: //') ;;
+    *) vkms_fail="deploy/vm/build-vkms.sh failed (status $rc): $(tail -n1 "$log" | sed 's/^build-vkms.sh: //')" ;;
+  esac
+  rm -f "$log"
+}
+needs_vkms=0
+for f in "${scenarios[@]}"; do
+  display=virtio
+  eval "$(scenario_settings "$f")"
+  if [ "$display" = vkms ]; then needs_vkms=1; fi
+done
+
+if [ "$build" = 1 ]; then
+  step "release build" build_release
+fi
+step "kernel" "$VM_DIR/fetch-kernel.sh"
+if ((needs_vkms)); then step "vkms module" build_vkms; fi
+step "initramfs" "$VM_DIR/build-initramfs.sh" --vkms "${vkms_ko:-none}" --out "$REPO_ROOT/.build/vm/initramfs.cpio"
+
+rm -rf "$out"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+qmp() { python3 "$VM_DIR/qmp.py" "$@"; }
 
 # Runs host() of scenario file $1 with the VM's handles in the environment, in its own bash
 # so that `set -e` holds inside it (bash ignores it in a function called from `||`).
@@ -135,6 +160,19 @@ for f in "${scenarios[@]}"; do
   mkdir -p "$share"
   display=virtio tablet=0 timeout=90 size=800x480 has_host=0
   eval "$(scenario_settings "$f")"
+  if [ "$display" = vkms ] && [ -z "$vkms_ko" ]; then
+    # No VM without the module: say why, once, in the result line.
+    if [ -n "$vkms_skip" ]; then
+      skipped=$((skipped + 1))
+      echo "SKIP $name (no VM): $vkms_skip"
+      echo "SKIP $name $vkms_skip" >"$dir/result"
+    else
+      failed=$((failed + 1))
+      echo "FAIL $name (no VM): ${vkms_fail:-no vkms.ko}"
+      echo "FAIL $name ${vkms_fail:-no vkms.ko}" >"$dir/result"
+    fi
+    continue
+  fi
   cp "$f" "$share/scenario.sh"
   vm_args=(--display "$display" --size "$size" --timeout "$timeout" --share "$share"
     --scenario "$share/scenario.sh"

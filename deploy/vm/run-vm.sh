@@ -5,7 +5,10 @@
 # Usage: deploy/vm/run-vm.sh [options] [-- extra qemu arguments]
 #   --display NAME   virtio (default: virtio-gpu 800x480) | bochs (VGA device, bochs-drm, 800x480)
 #                    | portrait (virtio 800x480, guest told rotation 90) | preview (virtio + VNC + usb-tablet)
-#   --size WxH       scanout size (default 800x480)
+#                    | vkms (no display device at all; the guest loads vkms.ko, a virtual KMS driver
+#                      with a 60 Hz vblank and a 1024x768 "Virtual-1" connector — nothing to see in
+#                      a screendump; needs build-vkms.sh before build-initramfs.sh)
+#   --size WxH       scanout size (default 800x480; vkms ignores it)
 #   --scenario FILE  script run inside (copied to the share as scenario.sh; see guest/init.sh)
 #   --command TEXT   a one-line script run inside instead (passed on the kernel command line)
 #   --share DIR      host folder mounted read-write at /share (virtio-9p); default: a temp dir.
@@ -78,11 +81,12 @@ case $display in
   virtio) gpu=(-device "virtio-gpu-pci,xres=$width,yres=$height") ;;
   bochs) gpu=(-device "VGA,xres=$width,yres=$height,edid=on") ;;
   portrait) gpu=(-device "virtio-gpu-pci,xres=$width,yres=$height") rotation=90 ;;
+  vkms) gpu=() ;;
   preview)
     gpu=(-device "virtio-gpu-pci,xres=$width,yres=$height")
     tablet=1 vnc=${vnc:-127.0.0.1:0}
     ;;
-  *) vm_die "unknown --display '$display' (virtio, bochs, portrait, preview)" ;;
+  *) vm_die "unknown --display '$display' (virtio, bochs, portrait, preview, vkms)" ;;
 esac
 
 # cryptomgr.notests: the crypto self-tests cost ~0.35 s of every boot under TCG.

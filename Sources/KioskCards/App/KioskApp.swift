@@ -201,7 +201,7 @@ final class KioskApp {
         let rss = RunStats.peakRSSKilobytes()
         Log.info(stats.line(peakRSSKilobytes: rss))
         if let path = config.statsPath {
-            writeText(stats.json(peakRSSKilobytes: rss) + "\n", to: path)
+            writeText(stats.json(peakRSSKilobytes: rss, more: display.flipIntervals.jsonFields) + "\n", to: path)
         }
         signals = nil
     }

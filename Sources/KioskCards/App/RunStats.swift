@@ -58,9 +58,10 @@ struct RunStats {
     }
 
     /// The figures as one JSON object.
-    func json(peakRSSKilobytes: Int) -> String {
+    /// `more` are appended (e.g. the display's `FlipIntervals.jsonFields`).
+    func json(peakRSSKilobytes: Int, more: [(String, String)] = []) -> String {
         func ms(_ v: Double?) -> String { v.map { jsonNumber($0, decimals: 3) } ?? "null" }
-        let fields: [(String, String)] = [
+        var fields: [(String, String)] = [
             ("boot_to_first_frame_ms", ms(firstFlip.map { Double($0.nanoseconds) / 1e6 })),
             ("start_to_first_frame_ms", ms(firstFlip.map { $0.seconds(since: processStart) * 1000 })),
             ("input_to_flip_p50_ms", ms(latencies.percentile(50))),
@@ -75,6 +76,7 @@ struct RunStats {
             ("frames_per_gesture_max", ms(framesPerGesture.maximum)),
             ("peak_rss_kb", String(peakRSSKilobytes)),
         ]
+        fields += more
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }
 
@@ -98,6 +100,8 @@ struct BoundedSamples {
 
     var count: Int { values.count }
     var maximum: Double? { values.max() }
+    var minimum: Double? { values.min() }
+    var sum: Double? { values.isEmpty ? nil : values.reduce(0, +) }
 
     mutating func append(_ v: Double) {
         if values.count < capacity {

@@ -54,6 +54,8 @@ final class Display {
     /// Called when the connector is unplugged (false) or back (true).
     var onConnection: ((Bool) -> Void)?
 
+    /// `onFrame` calls: more than flips means frames that presented nothing.
+    private(set) var framesDelivered = 0
     /// Completed flips, flips given up by the watchdog, and presents that copied pixels.
     private(set) var flipCount = 0
     private(set) var lostFlipCount = 0
@@ -65,6 +67,11 @@ final class Display {
     private(set) var hasVblank = false
     /// The pacing policy's current view of the driver.
     var pacingKind: FramePacer.Kind { pacer.kind }
+    /// How often the pacing policy changed its view of the driver since the start (each change
+    /// is logged: "display: … now timer-paced" / "… now vblank-paced").
+    private(set) var pacingChanges = 0
+    /// Intervals between back-to-back flips (logged at shutdown, in `--stats`).
+    private(set) var flipIntervals: FlipIntervals
 
     // DRM state.
     private var drm: DrmOutput?
@@ -111,6 +118,7 @@ final class Display {
                 refreshHz = 60
                 rotation = options.rotation ?? .deg0
                 pacer = FramePacer(periodNanoseconds: 16_666_667, kind: .immediate)
+                flipIntervals = FlipIntervals(periodNanoseconds: 16_666_667)
                 Log.info("display: \(fbPath) \(fb.width)x\(fb.height) \(fb.format), rotation \(rotation.rawValue)")
                 fbdev = consume fb
                 terminal = VirtualTerminal()
@@ -146,6 +154,7 @@ final class Display {
         rotation = choice.rotation(options: options)
         savedCRTC = choice.device.resources.crtc(choice.crtcID)
         pacer = FramePacer(periodNanoseconds: choice.mode.periodNanoseconds, kind: .vblank)
+        flipIntervals = FlipIntervals(periodNanoseconds: choice.mode.periodNanoseconds)
         if !choice.device.monotonicTimestamps {
             Log.warning("\(choice.device.path): flip timestamps are not CLOCK_MONOTONIC; animation may be off")
         }
@@ -264,6 +273,7 @@ final class Display {
         guard frameRequested, isShowing, !isShutDown else { return }
         frameRequested = false
         let stamp = pacer.kind == .vblank ? (pacer.lastFlip.map { max($0, instant) } ?? instant) : instant
+        framesDelivered += 1
         onFrame?(stamp)
     }
 
@@ -287,15 +297,30 @@ final class Display {
             if let watchdogTimer { loop.cancelTimer(watchdogTimer) }
             watchdogTimer = nil
             let stamp = flip.instant
+            let kindBefore = pacer.kind
             pacer.flipCompleted(timestamp: stamp)
+            flipIntervals.flipCompleted(at: stamp, nextFrameWanted: frameRequested)
+            if pacer.kind != kindBefore { pacingChanged() }
             flipCount += 1
             onFlip?(stamp)
             if pacer.kind == .vblank, frameRequested, frameTimer == nil {
                 frameRequested = false
+                framesDelivered += 1
                 onFrame?(stamp)
             } else {
                 scheduleFrameIfDue()
             }
+        }
+    }
+
+    private func pacingChanged() {
+        pacingChanges += 1
+        if pacer.kind == .immediate {
+            Log.warning(
+                "display: page flips on \(outputName) (\(driverName)) complete without waiting for vblank; "
+                    + "now timer-paced at \(String(format2: refreshHz)) Hz")
+        } else {
+            Log.info("display: page flips on \(outputName) (\(driverName)) wait for vblank again; now vblank-paced")
         }
     }
 
@@ -311,6 +336,7 @@ final class Display {
                     + "giving it up and going on")
             self.lostFlipCount += 1
             self.pacer.flipLost(now: MonotonicClock.now())
+            self.flipIntervals.breakSequence()
             self.scheduleFrameIfDue()
         }
     }
@@ -361,6 +387,7 @@ final class Display {
         }
         isPoweredOn = on
         staleBuffers = [0, 1]
+        flipIntervals.breakSequence()
         if on {
             // DPMS on does not always restore the mode after a long off; a modeset does.
             remodeset()
@@ -434,6 +461,11 @@ final class Display {
         }
         refreshHz = mode.refreshHz
         pacer = FramePacer(periodNanoseconds: mode.periodNanoseconds, kind: pacer.kind, mayHaveVblank: hasVblank)
+        if mode.periodNanoseconds != flipIntervals.periodNanoseconds {
+            Log.info("display: \(flipIntervals.summary) (at the previous mode)")
+            flipIntervals = FlipIntervals(periodNanoseconds: mode.periodNanoseconds)
+        }
+        flipIntervals.breakSequence()
         physicalSizeMM =
             connector.widthMM > 0 ? Size(width: Double(connector.widthMM), height: Double(connector.heightMM)) : nil
         isConnected = true
@@ -486,6 +518,11 @@ final class Display {
         drainPendingFlip()
         if let fdToken { loop.remove(fdToken) }
         fdToken = nil
+        if flipIntervals.count > 0 {
+            Log.info(
+                "display: \(flipIntervals.summary); \(pacer.kind == .vblank ? "vblank-paced" : "timer-paced"); "
+                    + "\(framesDelivered) frame callbacks for \(flipCount) flips")
+        }
         if let drm, let choice, let saved = savedCRTC {
             do {
                 if saved.bufferID != 0, let mode = saved.mode {

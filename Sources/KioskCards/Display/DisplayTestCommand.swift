@@ -2,7 +2,7 @@ import CardModel
 import Glibc
 
 /// `KioskCards display-test [--drm PATH] [--connector NAME] [--mode WxH[@Hz]] [--rotation R]
-/// [--seconds N] [--idle N]`: sets the mode, animates a moving coloured rectangle with paced
+/// [--seconds N] [--idle N] [--frame-cost MS]`: sets the mode, animates a moving coloured rectangle with paced
 /// flips for N seconds, optionally stays idle for a while (and reports the CPU time that cost),
 /// then restores the CRTC and exits. Proves the DRM path end to end before the app loop exists.
 enum DisplayTestCommand {
@@ -12,6 +12,8 @@ enum DisplayTestCommand {
           --seconds N           how long to animate (default 5)
           --idle N              then stay idle N seconds and report the CPU time used (default 0)
           --blank N             halfway, turn the panel off for N seconds (DPMS or black), then on
+          --frame-cost MS       spend MS milliseconds of CPU on each frame before presenting it, like
+                                a slow renderer (default 0): frames then reach the flip late in the period
         """
 
     static func run(arguments: [String]) -> Int32 {
@@ -26,17 +28,20 @@ enum DisplayTestCommand {
         var seconds = 5.0
         var idleSeconds = 0.0
         var blankSeconds = 0.0
+        var frameCost = 0.0
         var i = 0
         while i < args.count {
             switch args[i] {
-            case "--seconds", "--idle", "--blank":
-                guard i + 1 < args.count, let v = Double(args[i + 1]), v >= 0 else {
-                    Log.error("display-test: \(args[i]) needs a number of seconds, e.g. \(args[i]) 5")
+            case "--seconds", "--idle", "--blank", "--frame-cost":
+                guard i + 1 < args.count, let v = Double(args[i + 1]), v >= 0, v.isFinite else {
+                    let unit = args[i] == "--frame-cost" ? "milliseconds" : "seconds"
+                    Log.error("display-test: \(args[i]) needs a number of \(unit), e.g. \(args[i]) 5")
                     return 2
                 }
                 switch args[i] {
                 case "--seconds": seconds = v
                 case "--idle": idleSeconds = v
+                case "--frame-cost": frameCost = v
                 default: blankSeconds = v
                 }
                 i += 2
@@ -90,6 +95,11 @@ enum DisplayTestCommand {
         display.onFrame = { [unowned display] instant in
             guard animating else { return }
             let damage = animation.draw(at: instant.seconds(since: start))
+            if frameCost > 0 {
+                // Busy on purpose: a renderer that needs this much CPU per frame.
+                let done = MonotonicClock.now().advanced(bySeconds: frameCost / 1000)
+                while MonotonicClock.now() < done {}
+            }
             if !display.present(animation.frame, damage: damage) { return }
             display.requestFrame()
         }
@@ -100,7 +110,8 @@ enum DisplayTestCommand {
         print(
             "display-test: \(display.driverName) \(display.outputName) \(display.panelWidth)x\(display.panelHeight)"
                 + "@\(String(format2: display.refreshHz)) Hz, rotation \(display.rotation.rawValue), "
-                + "vblank \(display.hasVblank ? "yes" : "no"), animating \(String(format2: seconds)) s")
+                + "vblank \(display.hasVblank ? "yes" : "no"), animating \(String(format2: seconds)) s"
+                + (frameCost > 0 ? ", \(String(format2: frameCost)) ms per frame" : ""))
         if blankSeconds > 0 {
             let off = start.advanced(bySeconds: seconds / 2)
             loop.schedule(at: off) {
@@ -137,6 +148,8 @@ enum DisplayTestCommand {
                     + "max \(String(format2: sorted.last!)); lost \(display.lostFlipCount); "
                     + "pacing \(display.pacingKind == .vblank ? "flip events (vblank)" : "timer (flips complete at once)"); "
                     + "CPU \(String(format2: cpuAnimating * 1000 / Double(animated.count))) ms/frame")
+            print(
+                "display-test: \(display.flipIntervals.summary); pacing changed \(display.pacingChanges) times")
             print(
                 "display-test: flip timestamps CLOCK_MONOTONIC, lag behind now \(String(format2: minTimestampLag * 1000))"
                     + "..\(String(format2: maxTimestampLag * 1000)) ms")

@@ -9,7 +9,11 @@ import CardModel
 /// panels) that would run as fast as the CPU allows, so the next flip waits until one refresh
 /// period after the previous one. Which kind of driver this is comes from a hint (whether
 /// `drmWaitVBlank` works) and is confirmed by flip timing: flips that keep completing within a
-/// quarter period of being issued mean there is no vblank wait.
+/// quarter period of being issued *and* less than ¾ of a period after the previous flip mean
+/// there is no vblank wait. Latency alone proves nothing: with vblank, a frame that took most of
+/// a period to draw is issued just before the next vblank and completes a moment later — but on
+/// the vblank grid, at least a period after the previous flip, which no vblank-waiting flip can
+/// beat.
 struct FramePacer: Sendable {
     enum Kind: Hashable, Sendable {
         /// Flips wait for vblank: issue on each flip event.
@@ -79,9 +83,12 @@ struct FramePacer: Sendable {
         guard let issued = issuedAt else { return }
         issuedAt = nil
         let latency = timestamp.nanoseconds - issued.nanoseconds
-        // A flip is "quick" when it did not wait for a vblank. With vblank, a flip issued right
-        // after the previous event waits most of a period; three quick ones in a row are not chance.
-        if latency < periodNanoseconds / 4 {
+        // A flip is "quick" when it did not wait for a vblank: it completed soon after it was
+        // issued, sooner after the previous flip than the next vblank could come. (Without a
+        // previous flip, latency is all there is.) Three quick ones in a row are not chance.
+        let sincePrevious = lastFlip.map { timestamp.nanoseconds - $0.nanoseconds }
+        let beatTheRefresh = sincePrevious.map { $0 < periodNanoseconds * 3 / 4 } ?? true
+        if latency < periodNanoseconds / 4, beatTheRefresh {
             quickStreak += 1
             slowStreak = 0
         } else if latency > periodNanoseconds / 2 {

@@ -5,7 +5,8 @@
 # scenario, records its exit status and powers off.
 #
 # Kernel command line it reads (all optional):
-#   kiosk.display=virtio|bochs|portrait|preview   exported as KIOSK_DISPLAY
+#   kiosk.display=virtio|bochs|portrait|preview|vkms   exported as KIOSK_DISPLAY (vkms: also
+#                           loads the modules in /etc/kiosk/vkms-modules, vkms.ko last)
 #   kiosk.rotation=0|90|180|270                    exported as KIOSK_ROTATION
 #   kiosk.scenario=PATH     script to run (default /share/scenario.sh)
 #   kiosk.run=BASE64        a script given inline instead (base64 of its text)
@@ -47,6 +48,20 @@ t0=$(uptime_s)
 while read -r module; do
   insmod "/lib/modules/$release/$module" 2>/dev/null || say "insmod $module failed"
 done </etc/kiosk/modules
+# vkms (built by build-vkms.sh, packed by build-initramfs.sh) only for its display: it would
+# be a second DRM device beside virtio-gpu or bochs otherwise.
+if [ "$KIOSK_DISPLAY" = vkms ]; then
+  if [ -r /etc/kiosk/vkms-modules ]; then
+    while read -r module; do
+      name=${module##*/}
+      name=$(echo "${name%.ko}" | tr - _)
+      [ -d "/sys/module/$name" ] && continue
+      insmod "/lib/modules/$release/$module" || say "insmod $module failed"
+    done </etc/kiosk/vkms-modules
+  else
+    say "no vkms.ko in this initramfs (deploy/vm/build-vkms.sh, then build-initramfs.sh)"
+  fi
+fi
 say "modules loaded in $(awk -v a="$t0" -v b="$(uptime_s)" 'BEGIN { printf "%.2f", b - a }') s"
 
 # 9p shares appear as virtio devices carrying a mount tag.
