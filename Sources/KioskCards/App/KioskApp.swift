@@ -290,13 +290,20 @@ final class KioskApp {
 
     /// While idle, draws the top card as it looks when grabbed (the larger shadow) into the
     /// renderer's cache, so the first frame of the next drag only places it.
+    /// The card beneath is drawn too as it will look on top, so the close-up after a swipe
+    /// draws nothing new either.
     private func prepareTopCard(of scene: Scene) {
-        guard let top = scene.elements.last(where: { if case .card = $0.kind { true } else { false } }),
-            top.id != preparedCardID
-        else { return }
+        let cards = scene.elements.filter { if case .card = $0.kind { true } else { false } }
+        guard let top = cards.last, top.id != preparedCardID else { return }
         var grabbed = top
         grabbed.shadowRadius = StackLayout.dragShadow
         surface.renderer.prepare(grabbed, background: scene.background)
+        if cards.count >= 2 {
+            var next = cards[cards.count - 2]
+            next.transform = .identity
+            next.shadowRadius = StackLayout.restShadow
+            surface.renderer.prepare(next, background: scene.background)
+        }
         preparedCardID = top.id
     }
 

@@ -205,9 +205,7 @@ final class SceneRenderer {
 
     /// The element's cached image (drawn now if missing) and where it goes on screen.
     private func placed(_ element: SceneElement, frameStart: Int) -> (ElementImage, Placement)? {
-        // Content is drawn at the element's scale rounded to 1/50, so cards shown scaled
-        // (the ones beneath) stay sharp while an animated scale costs few redraws.
-        let contentScale = max(0.02, (element.transform.scale * 50).rounded() / 50)
+        let contentScale = Self.contentScale(element.transform.scale)
         let k = scale * contentScale
         let shadow = element.shadowRadius.rounded()
         let key = SurfaceCache.Key(
@@ -242,6 +240,23 @@ final class SceneRenderer {
             anchorX: image.anchorX, anchorY: image.anchorY, centerX: (c.x + t.translation.x) * scale,
             centerY: (c.y + t.translation.y) * scale, rotation: t.rotation, scale: t.scale / contentScale)
         return (image, placement)
+    }
+
+    /// The scale an element's image is drawn at, for an element shown at `scale`.
+    ///
+    /// Below 1 it is `scale` rounded *up* to the stack's depth grid (1 − 0.04·i): a card at
+    /// rest at depth i is drawn at exactly its scale (sharp), and a card moving up the stack
+    /// (0.96 → 1) is placed from its image at the level above, slightly reduced by the
+    /// bilinear sampler, so the close-up animation draws no new images. Other scales round to
+    /// 1/50.
+    static func contentScale(_ scale: Double) -> Double {
+        guard scale > 0.02 else { return 0.02 }
+        if scale <= 1 {
+            let step = 0.04
+            let level = 1 - step * ((1 - scale) / step + 1e-6).rounded(.down)
+            if level >= 0.5 { return level }
+        }
+        return max(0.02, (scale * 50).rounded() / 50)
     }
 
     /// Points to whole pixels, rounded outwards, one pixel wider for bilinear spread.
