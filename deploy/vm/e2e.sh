@@ -136,6 +136,8 @@ for f in "${scenarios[@]}"; do
   display=virtio tablet=0 timeout=90 size=800x480 has_host=0
   eval "$(scenario_settings "$f")"
   cp "$f" "$share/scenario.sh"
+  # Code shared by several scenarios (the guest sources it from /share/lib).
+  [ ! -d "$VM_DIR/scenarios/lib" ] || cp -R "$VM_DIR/scenarios/lib" "$share/lib"
   vm_args=(--display "$display" --size "$size" --timeout "$timeout" --share "$share"
     --scenario "$share/scenario.sh"
     --serial "$dir/serial.log" --qmp "$dir/qmp.sock")
