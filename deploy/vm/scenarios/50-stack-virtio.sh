@@ -1,4 +1,4 @@
-# shellcheck shell=sh disable=SC2034,SC2317,SC1091  # VM_* are read by e2e.sh; functions run indirectly; lib/ is in /share in the VM
+# shellcheck shell=sh disable=SC2034,SC2317,SC1091  # VM_* read by e2e.sh; functions run indirectly; lib/ is in /share
 # The card stack on virtio-gpu, driven by a real uinput touchscreen: first card, a slow drag
 # that springs back, a 200 pt swipe and a quick 60 pt flick that dismiss, every card swiped
 # to the empty state, the decisions in the database, SIGTERM giving the console back — the

@@ -51,23 +51,24 @@ app_wait_log() {
   done
 }
 
-# After the first frame: reads the panel size and scale the app logged ("… 800x480 px,
-# 0.635 px/pt, rotation 90 …") into APP_PANEL_W/H, APP_SCALE and the logical (turned) size
-# APP_W/H, and into APP_GEOMETRY the marker words the host reads (host_app_geometry).
+# After the first frame: reads the size and scale the app logged ("… 480x800 px, 0.635 px/pt,
+# rotation 90 …": the size is the turned, logical one) into APP_W/H and APP_SCALE, the
+# panel's own size into APP_PANEL_W/H, and into APP_GEOMETRY the marker words the host reads
+# (host_app_geometry).
 app_geometry() {
   _line=$(grep -m1 ' px/pt' "$APP_LOG")
   APP_SCALE=$(echo "$_line" | sed -n 's/.* \([0-9.]*\) px\/pt.*/\1/p')
   _size=$(echo "$_line" | sed -n 's/.* \([0-9]*x[0-9]*\) px,.*/\1/p')
-  APP_PANEL_W=${_size%x*} APP_PANEL_H=${_size#*x}
-  case ${KIOSK_ROTATION:-0} in
-    90 | 270) APP_W=$APP_PANEL_H APP_H=$APP_PANEL_W ;;
-    *) APP_W=$APP_PANEL_W APP_H=$APP_PANEL_H ;;
-  esac
   if [ -z "$APP_SCALE" ] || [ -z "$_size" ]; then
     echo "app_geometry: no '… WxH px, S px/pt …' line in the app's log" >&2
     return 1
   fi
-  APP_GEOMETRY="scale=$APP_SCALE rotation=${KIOSK_ROTATION:-0} panel=$_size"
+  APP_W=${_size%x*} APP_H=${_size#*x}
+  case ${KIOSK_ROTATION:-0} in
+    90 | 270) APP_PANEL_W=$APP_H APP_PANEL_H=$APP_W ;;
+    *) APP_PANEL_W=$APP_W APP_PANEL_H=$APP_H ;;
+  esac
+  APP_GEOMETRY="scale=$APP_SCALE rotation=${KIOSK_ROTATION:-0} panel=${APP_PANEL_W}x$APP_PANEL_H"
 }
 
 # Points to pixels (one decimal) at the app's scale.
