@@ -118,6 +118,14 @@ app_at() {
   echo "@${_p% *},${_p#* }"
 }
 
+# "@X,Y" for the logical point (X, Y) in points (for app_inject).
+app_pt() {
+  awk -v x="$1" -v y="$2" -v s="$APP_SCALE" 'BEGIN { printf "@%.1f,%.1f\n", x * s, y * s }'
+}
+
+# The logical width in points (one decimal).
+app_width_pt() { awk -v w="$APP_W" -v s="$APP_SCALE" 'BEGIN { printf "%.1f", w / s }'; }
+
 # The app's CPU time so far (utime + stime of /proc/PID/stat, in clock ticks).
 app_cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$APP_PID/stat"; }
 
