@@ -141,24 +141,15 @@ app_stop() {
 # A field of the --stats JSON (a number or null).
 app_stat() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p" "$APP_STATS"; }
 
-# Hands the app's --stats JSON to e2e.sh ($KIOSK_OUT/figures.txt), raw and as one readable
-# line, under LABEL (e.g. "stack virtio").
+# Hands the app's --stats JSON to e2e.sh as "LABEL: {…}" in $KIOSK_OUT/figures.txt (printed
+# under the scenario's result and in the figures table at the end of the run).
 app_figures() {
   if [ ! -s "$APP_STATS" ]; then
     echo "app_figures: the app wrote no stats to $APP_STATS" >&2
     return 1
   fi
   cp "$APP_STATS" "$KIOSK_OUT/stats.json"
-  {
-    echo "$1: $(cat "$APP_STATS")"
-    echo "$1: boot to first frame $(app_stat boot_to_first_frame_ms) ms" \
-      "(app start to first frame $(app_stat start_to_first_frame_ms) ms)," \
-      "input to flip p50 $(app_stat input_to_flip_p50_ms) ms p99 $(app_stat input_to_flip_p99_ms) ms" \
-      "($(app_stat input_to_flip_samples) samples), frames per gesture p50 $(app_stat frames_per_gesture_p50)" \
-      "max $(app_stat frames_per_gesture_max) ($(app_stat gestures) gestures)," \
-      "frame time p50 $(app_stat frame_time_p50_ms) ms p99 $(app_stat frame_time_p99_ms) ms," \
-      "peak RSS $(($(app_stat peak_rss_kb) / 1024)) MB"
-  } >>"$KIOSK_OUT/figures.txt"
+  echo "$1: $(cat "$APP_STATS")" >>"$KIOSK_OUT/figures.txt"
 }
 
 # Exports the decisions the app stored (CSV, into $KIOSK_OUT/decisions.csv; after app_stop the
