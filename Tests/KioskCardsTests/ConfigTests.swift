@@ -28,7 +28,7 @@ import Testing
         #expect(c.configPath == nil)
         #expect(c.deckPath == "/etc/kioskcards/deck.json")
         #expect(c.dataDirectory == "/var/lib/kioskcards")
-        #expect(c.rotation == .deg0)
+        #expect(c.rotation == nil)  // the panel orientation decides
         #expect(c.buttons)
         #expect(c.effectiveIdleTimeout(deck: nil) == 60)
     }

@@ -54,6 +54,18 @@ import Testing
         #expect(p.kind == .vblank)
     }
 
+    @Test func driverWithoutVblankStaysTimerPacedWhenFlipsAreSlow() {
+        var p = FramePacer(periodNanoseconds: Self.period, kind: .vblank, mayHaveVblank: false)
+        #expect(p.kind == .immediate)
+        var t = 0.0
+        for _ in 0..<(2 * FramePacer.streakToSwitch) {
+            p.flipIssued(at: Self.ms(t))
+            p.flipCompleted(timestamp: Self.ms(t + 12))  // a loaded virtual machine
+            t += 30
+        }
+        #expect(p.kind == .immediate)
+    }
+
     @Test func oneRandomQuickFlipDoesNotSwitch() {
         var p = FramePacer(periodNanoseconds: Self.period, kind: .vblank)
         let latencies = [1.0, 14, 0.5, 15, 2, 16]  // quick ones never three in a row

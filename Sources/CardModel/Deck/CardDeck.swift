@@ -21,6 +21,14 @@ public protocol CardDeck {
     mutating func reset(cards: [Card], at time: Instant)
     /// The earliest time the model needs a frame without new input; nil when it may sleep.
     var nextWakeup: Instant? { get }
+    /// Between visitors (`since` the attract screen appeared) the deck may hint at what to do;
+    /// nil ends the hint (a visitor touched).
+    mutating func setAttract(since: Instant?, at time: Instant)
+}
+
+extension CardDeck {
+    /// Decks without an attract hint ignore it.
+    public mutating func setAttract(since: Instant?, at time: Instant) {}
 }
 
 /// Which side a card leaves by.

@@ -70,6 +70,8 @@ public struct StackDeck: CardDeck {
     /// When the current top card became top; set by the first call that carries a time.
     private var topSince: Instant?
     private var now: Instant = .zero
+    /// When the attract screen appeared; nil while a visitor uses the deck.
+    private(set) var attractSince: Instant?
     static let historyLimit = 100
 
     public init(cards: [Card], metrics: ScreenMetrics, options: StackOptions = .init()) {
@@ -114,7 +116,9 @@ public struct StackDeck: CardDeck {
             if let role = layout.button(at: p) {
                 grab = .button(role)
             } else if !cards.isEmpty {
-                let base = cards[0].drag.value(at: t)
+                // A card caught mid-nudge stays under the finger; the visitor ends the hint.
+                let base = cards[0].drag.value(at: t) + Point(x: hintOffset(at: t), y: 0)
+                attractSince = nil
                 cards[0].drag.set(base)
                 grab = .card(id: cards[0].card.id, base: base)
             } else {
@@ -271,7 +275,63 @@ public struct StackDeck: CardDeck {
         checkInvariants()
     }
 
-    public var nextWakeup: Instant? { isAnimating(at: now) ? now : nil }
+    public var nextWakeup: Instant? {
+        if isAnimating(at: now) { return now }
+        return nextHint(after: now)
+    }
+
+    // MARK: Attract hint
+
+    /// Between visitors the top card nudges to the right and back now and then, hinting that
+    /// it can be swiped: first `hintDelay` seconds after the attract screen appears, then every
+    /// `hintPeriod` seconds, each nudge lasting `hintDuration` seconds and peaking near
+    /// `hintAmplitude` points.
+    static let hintDelay = 1.5
+    static let hintPeriod = 6.0
+    static let hintDuration = 1.4
+    static let hintAmplitude = 40.0
+
+    public mutating func setAttract(since start: Instant?, at time: Instant) {
+        note(time)
+        if start == nil, !cards.isEmpty {
+            // Whatever the nudge shows now springs home from where it is (no jump).
+            let h = hintOffset(at: time)
+            if h != 0 {
+                cards[0].drag.set(Point(x: h, y: 0))
+                cards[0].drag.animate(to: .zero, at: time)
+            }
+        }
+        attractSince = start
+        checkInvariants()
+    }
+
+    /// The nudge's horizontal offset at `t`: sin(2πu)·(1−u)·A over the nudge (out to the right,
+    /// a smaller swing back to the left, home), 0 between nudges or while anything else moves.
+    func hintOffset(at t: Instant) -> Double {
+        guard let start = attractSince, grab == .none, departures.isEmpty, !cards.isEmpty else { return 0 }
+        let e = t.seconds(since: start) - Self.hintDelay
+        guard e >= 0 else { return 0 }
+        let phase = e.truncatingRemainder(dividingBy: Self.hintPeriod)
+        guard phase < Self.hintDuration else { return 0 }
+        let u = phase / Self.hintDuration
+        return Self.hintAmplitude * sin(2 * Double.pi * u) * (1 - u) * 1.5
+    }
+
+    /// Whether a nudge is under way at `t`.
+    func isHinting(at t: Instant) -> Bool {
+        guard let start = attractSince, grab == .none, departures.isEmpty, !cards.isEmpty else { return false }
+        let e = t.seconds(since: start) - Self.hintDelay
+        return e >= 0 && e.truncatingRemainder(dividingBy: Self.hintPeriod) < Self.hintDuration
+    }
+
+    /// The start of the next nudge after `t`, when attracting.
+    func nextHint(after t: Instant) -> Instant? {
+        guard let start = attractSince, grab == .none, departures.isEmpty, !cards.isEmpty else { return nil }
+        let first = start.advanced(bySeconds: Self.hintDelay)
+        if t < first { return first }
+        let n = (t.seconds(since: first) / Self.hintPeriod).rounded(.down) + 1
+        return first.advanced(bySeconds: n * Self.hintPeriod)
+    }
 
     private mutating func note(_ t: Instant) {
         if topSince == nil { topSince = t }
@@ -283,7 +343,8 @@ public struct StackDeck: CardDeck {
         if index == 0, case .card(let id, let base) = grab, cards[0].card.id == id {
             return base + recognizer.shownTranslation(at: t)
         }
-        return cards[index].drag.value(at: t)
+        let hint = index == 0 ? Point(x: hintOffset(at: t), y: 0) : .zero
+        return cards[index].drag.value(at: t) + hint
     }
 
     var isHoldingCard: Bool {
@@ -292,7 +353,7 @@ public struct StackDeck: CardDeck {
     }
 
     func isAnimating(at t: Instant) -> Bool {
-        if !departures.isEmpty { return true }
+        if !departures.isEmpty || isHinting(at: t) { return true }
         if isHoldingCard && recognizer.resampler.isMoving(at: t) { return true }
         return cards.prefix(StackLayout.visibleDepth + 1).contains { $0.isMoving(at: t) }
     }

@@ -13,7 +13,9 @@ struct KioskConfig: Hashable, Sendable {
     /// Stored with every decision; nil: the host name.
     var kioskID: String?
     /// How the panel is turned (picture and touch together).
-    var rotation = Rotation.deg0
+    /// nil: the connector's "panel orientation" property, else upright. An explicit 0
+    /// overrides a panel orientation.
+    var rotation: Rotation?
     /// libinput-style calibration matrix for the touchscreen (`Input/TouchMapping.swift`);
     /// nil: udev's LIBINPUT_CALIBRATION_MATRIX when present, else identity.
     var touchMatrix: TouchMatrix?

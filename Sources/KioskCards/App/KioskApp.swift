@@ -29,6 +29,9 @@ final class KioskApp {
     private var unshownInput: Instant?
     private var inFlightInput: Instant?
     private var contactsDown: Set<Int> = []
+    /// What the deck was last told about the attract screen (nil: a visitor is here).
+    private var attractShownSince: Instant?
+    private var wakeupTimer: Int?
     private(set) var stats: RunStats
     /// The signal that ended the run, if any.
     private(set) var stopSignal: Int32?
@@ -143,7 +146,16 @@ final class KioskApp {
             if connected { self.redrawAll() }
         }
         let notifier = SystemdNotifier.fromEnvironment()
-        notifier.scheduleWatchdog(on: loop) { true }
+        // The pings run on this loop, so a hung loop stops them by itself; beyond that, flips
+        // that keep timing out mean the display is stuck: let systemd restart us.
+        var lostAtLastPing = display.lostFlipCount
+        notifier.scheduleWatchdog(on: loop) { [unowned self] in
+            let lost = self.display.lostFlipCount - lostAtLastPing
+            lostAtLastPing = self.display.lostFlipCount
+            if lost >= 3 { Log.error("display: \(lost) page flips timed out since the last watchdog ping") }
+            return lost < 3
+        }
+        syncAttract(at: MonotonicClock.now())
         display.requestFrame()
         rescheduleSession()
         _ = notifier.ready(status: deckFile.summary)
@@ -195,6 +207,7 @@ final class KioskApp {
         case .touch(let frame):
             let (deliver, effects) = session.handle(frame)
             apply(effects, at: frame.time)
+            syncAttract(at: frame.time)
             if let deliver {
                 noteGestures(deliver)
                 if deliver.contacts.allSatisfy({ $0.phase == .cancelled }) && !deliver.contacts.isEmpty {
@@ -207,6 +220,7 @@ final class KioskApp {
             }
         case .key(let key, let time):
             session.noteActivity(at: time)
+            syncAttract(at: time)
             let command: DeckCommand =
                 switch key {
                 case .left: .dismissLeft
@@ -251,7 +265,32 @@ final class KioskApp {
             stats.frameDrawn(milliseconds: MonotonicClock.now().seconds(since: began) * 1000)
         }
         collectDecisions()
-        if scene.isAnimating || !unshownDamage.isEmpty { display.requestFrame() }
+        if scene.isAnimating || !unshownDamage.isEmpty {
+            display.requestFrame()
+        } else {
+            scheduleWakeup()
+        }
+    }
+
+    /// Nothing moves now; if the deck wants a frame later without input (the attract hint's
+    /// next nudge), ask for one then. Otherwise nothing is scheduled and the loop sleeps.
+    private func scheduleWakeup() {
+        if let wakeupTimer { loop.cancelTimer(wakeupTimer) }
+        wakeupTimer = nil
+        guard let at = deck.nextWakeup else { return }
+        wakeupTimer = loop.schedule(at: at) { [unowned self] in
+            self.wakeupTimer = nil
+            self.display.requestFrame()
+        }
+    }
+
+    /// Tells the deck whether the attract screen is up, when the session's phase changed.
+    private func syncAttract(at time: Instant) {
+        let since = session.phase == .attract ? (session.attractSince ?? time) : nil
+        guard since != attractShownSince else { return }
+        attractShownSince = since
+        deck.setAttract(since: since, at: time)
+        display.requestFrame()
     }
 
     /// Between visitors, a line inviting the next one ("Tippen zum Starten").
@@ -273,6 +312,7 @@ final class KioskApp {
         let mono = MonotonicClock.now()
         for d in decisions {
             session.noteActivity(at: d.time)
+            syncAttract(at: d.time)
             let record = DecisionRecord(
                 d, kioskID: kioskID, sessionID: session.sessionID, deck: deckFile, wallNow: wall, monotonicNow: mono)
             let ticket = store.enqueue(record)
@@ -291,7 +331,9 @@ final class KioskApp {
         guard let deadline = session.nextDeadline else { return }
         sessionTimer = loop.schedule(at: deadline) { [unowned self] in
             self.sessionTimer = nil
-            self.apply(self.session.advance(to: MonotonicClock.now()), at: MonotonicClock.now())
+            let now = MonotonicClock.now()
+            self.apply(self.session.advance(to: now), at: now)
+            self.syncAttract(at: now)
             self.rescheduleSession()
         }
     }
@@ -322,6 +364,8 @@ final class KioskApp {
         collectDecisions()
         if file.layout != deckFile.layout {
             deck = KioskApp.makeDeck(file, metrics: surface.metrics, buttons: config.buttons, at: now)
+            attractShownSince = nil
+            syncAttract(at: now)
         } else {
             deck.reset(cards: file.cards, at: now)
         }
@@ -333,6 +377,8 @@ final class KioskApp {
         collectDecisions()
         surface = KioskApp.makeSurface(display: display, scale: config.scale)
         deck = KioskApp.makeDeck(deckFile, metrics: surface.metrics, buttons: config.buttons, at: MonotonicClock.now())
+        attractShownSince = nil
+        syncAttract(at: MonotonicClock.now())
         input?.setDisplay(panel: panelPoints(), rotation: display.rotation)
         redrawAll()
     }

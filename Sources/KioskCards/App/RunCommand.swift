@@ -58,6 +58,6 @@ extension KioskConfig {
         DisplayOptions(
             drmPath: drmDevice, connector: connector,
             mode: mode,
-            rotation: rotation == .deg0 ? nil : rotation)
+            rotation: rotation)
     }
 }

@@ -99,7 +99,7 @@ final class Display {
         self.loop = loop
         self.options = options
         let paths = options.drmPath.map { [$0] } ?? DrmDevice.cardPaths()
-        if paths.isEmpty {
+        if paths.isEmpty || (options.fbdevPath != nil && options.drmPath == nil) {
             let fbPath = options.fbdevPath ?? "/dev/fb0"
             if options.fbdevPath != nil || access(fbPath, F_OK) == 0 {
                 let fb = try FramebufferDevice(path: fbPath)
@@ -166,7 +166,9 @@ final class Display {
         }
         let crtcIndex = choice.device.resources.crtcIndex(choice.crtcID) ?? 0
         hasVblank = drm.device.vblankWorks(crtcIndex: crtcIndex)
-        pacer = FramePacer(periodNanoseconds: choice.mode.periodNanoseconds, kind: hasVblank ? .vblank : .immediate)
+        pacer = FramePacer(
+            periodNanoseconds: choice.mode.periodNanoseconds, kind: hasVblank ? .vblank : .immediate,
+            mayHaveVblank: hasVblank)
         let fd = drm.device.fd
         self.drm = drm
         fdToken = loop.add(fd: fd) { [weak self] _ in self?.readDrmEvents() }
@@ -431,7 +433,7 @@ final class Display {
             lastFrame = nil
         }
         refreshHz = mode.refreshHz
-        pacer = FramePacer(periodNanoseconds: mode.periodNanoseconds, kind: pacer.kind)
+        pacer = FramePacer(periodNanoseconds: mode.periodNanoseconds, kind: pacer.kind, mayHaveVblank: hasVblank)
         physicalSizeMM =
             connector.widthMM > 0 ? Size(width: Double(connector.widthMM), height: Double(connector.heightMM)) : nil
         isConnected = true
@@ -511,4 +513,37 @@ final class DrmOutput {
     var buffers: DumbBufferPair?
 
     init(device: consuming DrmDevice) { self.device = device }
+}
+
+extension Display {
+    /// The fbdev path: turn the damage into a staging image in ordinary memory, then convert
+    /// that rectangle into the framebuffer's format. One buffer, so only this frame's damage is
+    /// copied (tearing is possible; fbdev has no flip event). Paced to 60 Hz by the same policy.
+    func presentFbdev(_ frame: PixelBuffer, damage: PixelRect) -> Bool {
+        let now = MonotonicClock.now()
+        guard pacer.decision(now: now) == .now else {
+            requestFrame()
+            return false
+        }
+        let staging = fbdevStaging ?? PixelBuffer(width: panelWidth, height: panelHeight)
+        fbdevStaging = staging
+        let full = fullDamagePending ? frame.bounds : damage.intersection(frame.bounds)
+        fullDamagePending = false
+        ScanoutCopy.copy(frame, damage: full, rotation: rotation, to: staging.pixels, destinationStride: staging.stride)
+        let physical = ScanoutCopy.physicalRect(
+            full, rotation: rotation, logicalWidth: frame.width, logicalHeight: frame.height)
+        fbdev?.convert(from: staging, rect: physical)
+        pacer.flipIssued(at: now)
+        pacer.flipCompleted(timestamp: now)
+        flipCount += 1
+        onFlip?(now)
+        return true
+    }
+}
+
+extension FramebufferDevice {
+    func convert(from staging: PixelBuffer, rect: PixelRect) {
+        format.convert(
+            from: staging.pixels, sourceStride: staging.stride, rect: rect, to: pixels, destinationStride: stride)
+    }
 }

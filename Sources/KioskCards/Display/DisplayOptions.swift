@@ -9,7 +9,7 @@ struct DisplayOptions: Hashable, Sendable {
     var mode: ModeRequest?
     /// nil: from the connector's "panel orientation" property, else upright.
     var rotation: Rotation?
-    /// A framebuffer device for the fbdev fallback; nil: `/dev/fb0` when there is no DRM device.
+    /// A framebuffer device to draw on instead of DRM; nil: `/dev/fb0` only when there is no DRM device.
     var fbdevPath: String?
 
     init(
@@ -29,7 +29,8 @@ struct DisplayOptions: Hashable, Sendable {
           --connector NAME      connector, e.g. HDMI-A-1, DSI-1 (default: the first connected)
           --mode WxH[@Hz]       display mode (default: the connector's preferred mode)
           --rotation DEG        0, 90, 180 or 270 clockwise (default: the panel orientation)
-          --fbdev PATH          framebuffer device when there is no DRM device (default: /dev/fb0)
+          --fbdev PATH          draw on this framebuffer device instead of DRM (default when
+                                there is no DRM device: /dev/fb0)
         """
 
     /// Takes the display flags out of `arguments`, leaving the others in order.

@@ -11,6 +11,7 @@ enum DisplayTestCommand {
         \(DisplayOptions.usage)
           --seconds N           how long to animate (default 5)
           --idle N              then stay idle N seconds and report the CPU time used (default 0)
+          --blank N             halfway, turn the panel off for N seconds (DPMS or black), then on
         """
 
     static func run(arguments: [String]) -> Int32 {
@@ -24,15 +25,20 @@ enum DisplayTestCommand {
         }
         var seconds = 5.0
         var idleSeconds = 0.0
+        var blankSeconds = 0.0
         var i = 0
         while i < args.count {
             switch args[i] {
-            case "--seconds", "--idle":
+            case "--seconds", "--idle", "--blank":
                 guard i + 1 < args.count, let v = Double(args[i + 1]), v >= 0 else {
                     Log.error("display-test: \(args[i]) needs a number of seconds, e.g. \(args[i]) 5")
                     return 2
                 }
-                if args[i] == "--seconds" { seconds = v } else { idleSeconds = v }
+                switch args[i] {
+                case "--seconds": seconds = v
+                case "--idle": idleSeconds = v
+                default: blankSeconds = v
+                }
                 i += 2
             case "--help", "-h":
                 print(usage)
@@ -89,15 +95,33 @@ enum DisplayTestCommand {
         }
         let stopTimer = loop.schedule(at: end) {
             animating = false
-            if idleSeconds == 0 { loop.stop() }
+            loop.stop()
         }
         print(
             "display-test: \(display.driverName) \(display.outputName) \(display.panelWidth)x\(display.panelHeight)"
                 + "@\(String(format2: display.refreshHz)) Hz, rotation \(display.rotation.rawValue), "
                 + "vblank \(display.hasVblank ? "yes" : "no"), animating \(String(format2: seconds)) s")
+        if blankSeconds > 0 {
+            let off = start.advanced(bySeconds: seconds / 2)
+            loop.schedule(at: off) {
+                print("display-test: panel off for \(String(format2: blankSeconds)) s")
+                display.setPower(on: false)
+                loop.schedule(at: off.advanced(bySeconds: blankSeconds)) {
+                    display.setPower(on: true)
+                    print("display-test: panel on")
+                }
+            }
+        }
+        var connectionChanges = 0
+        display.onConnection = { [unowned display] connected in
+            connectionChanges += 1
+            print("display-test: \(display.outputName) \(connected ? "connected again" : "disconnected")")
+        }
+        let cpuStart = cpuSeconds()
         display.present(animation.frame, damage: animation.frame.bounds)
         display.requestFrame()
         loop.run()
+        let cpuAnimating = cpuSeconds() - cpuStart
         loop.cancelTimer(stopTimer)
 
         // Flip rate over the animation (first to last flip).
@@ -111,8 +135,8 @@ enum DisplayTestCommand {
                     + "\(String(format2: Double(animated.count - 1) / max(span, 1e-9))) flips/s; interval ms "
                     + "min \(String(format2: sorted.first!)) median \(String(format2: sorted[sorted.count / 2])) "
                     + "max \(String(format2: sorted.last!)); lost \(display.lostFlipCount); "
-                    + "pacing \(display.pacingKind == .vblank ? "flip events (vblank)" : "timer (flips complete at once)")"
-            )
+                    + "pacing \(display.pacingKind == .vblank ? "flip events (vblank)" : "timer (flips complete at once)"); "
+                    + "CPU \(String(format2: cpuAnimating * 1000 / Double(animated.count))) ms/frame")
             print(
                 "display-test: flip timestamps CLOCK_MONOTONIC, lag behind now \(String(format2: minTimestampLag * 1000))"
                     + "..\(String(format2: maxTimestampLag * 1000)) ms")
@@ -133,7 +157,7 @@ enum DisplayTestCommand {
         }
         if let stopSignal { print("display-test: \(TerminationSignals.name(stopSignal)), exiting") }
         display.shutdown()
-        print("display-test: CRTC restored, exit")
+        print("display-test: display restored (CRTC and VT as found), exit")
         return display.flipCount > 0 ? 0 : 1
     }
 
@@ -183,8 +207,9 @@ final class MovingRectangle {
         let hue = t.truncatingRemainder(dividingBy: 3) / 3
         let color = Self.rainbow(hue)
         for y in current.y..<current.maxY where !current.isEmpty {
-            for x in current.x..<current.maxX where y >= 24 || x >= 24 - y {
-                frame.setPixel(x: x, y: y, Self.background(x: x, y: y, width: w, height: h))
+            for x in current.x..<current.maxX {
+                let marker = y < 24 && x < 24 - y
+                frame.setPixel(x: x, y: y, marker ? 0x00FF_FFFF : Self.background(x: x, y: y, width: w, height: h))
             }
         }
         for y in next.y..<next.maxY {

@@ -9,25 +9,26 @@ struct DrmDevice: ~Copyable {
     let path: String
 
     /// Opens `path` read-write, non-blocking (events are read until EAGAIN), close-on-exec.
-    /// Triage: a missing path, a non-device, a permission problem (naming user and group) and a
-    /// node that is not DRM each get their own `DisplayError`.
+    /// Triage: a missing path, a permission problem (naming user and group), a non-device and a
+    /// node that is not DRM each get their own `DisplayError`, in that order.
     init(path: String) throws(DisplayError) {
-        var st = stat()
-        if stat(path, &st) != 0 {
-            let e = Errno.current
-            if e == .noEntry { throw .notFound(path: path) }
-            if e == .permissionDenied { throw .permissionDenied(path: path, user: Self.userName(), group: nil) }
-            throw .system(SystemCallError(call: "stat", errno: e, detail: path))
-        }
-        guard st.st_mode & S_IFMT == S_IFCHR else { throw .notADevice(path: path) }
         let fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             let e = Errno.current
+            if e == .noEntry { throw .notFound(path: path) }
             if e == .permissionDenied || e == Errno(EPERM) {
-                throw .permissionDenied(path: path, user: Self.userName(), group: Self.groupName(st.st_gid))
+                var st = stat()
+                let group = stat(path, &st) == 0 ? Self.groupName(st.st_gid) : nil
+                throw .permissionDenied(path: path, user: Self.userName(), group: group)
             }
             if e == .noDevice || e == Errno(ENXIO) { throw .notDrm(path: path) }
+            if e == Errno(EISDIR) { throw .notADevice(path: path) }
             throw .system(SystemCallError(call: "open", errno: e, detail: path))
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFCHR else {
+            close(fd)
+            throw .notADevice(path: path)
         }
         guard let version = drmGetVersion(fd) else {
             close(fd)

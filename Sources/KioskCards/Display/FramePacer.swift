@@ -42,9 +42,14 @@ struct FramePacer: Sendable {
     /// Flips in a row that must agree before `kind` changes.
     static let streakToSwitch = 3
 
-    init(periodNanoseconds: Int64, kind: Kind, watchdogNanoseconds: Int64 = 1_000_000_000) {
+    /// False when the driver has no vblank at all (`drmWaitVBlank` fails): its flips cannot
+    /// wait for one, so `kind` stays `.immediate` however long a flip takes on a busy system.
+    let mayHaveVblank: Bool
+
+    init(periodNanoseconds: Int64, kind: Kind, mayHaveVblank: Bool = true, watchdogNanoseconds: Int64 = 1_000_000_000) {
         self.periodNanoseconds = max(1, periodNanoseconds)
-        self.kind = kind
+        self.kind = mayHaveVblank ? kind : .immediate
+        self.mayHaveVblank = mayHaveVblank
         self.watchdogNanoseconds = watchdogNanoseconds
     }
 
@@ -85,7 +90,7 @@ struct FramePacer: Sendable {
         }
         if kind == .vblank, quickStreak >= Self.streakToSwitch {
             kind = .immediate
-        } else if kind == .immediate, slowStreak >= Self.streakToSwitch {
+        } else if kind == .immediate, mayHaveVblank, slowStreak >= Self.streakToSwitch {
             kind = .vblank
         }
         // A timestamp before the previous one (a clock mix-up) must not stall pacing.

@@ -74,6 +74,13 @@ struct UEvent: Hashable, Sendable {
         self.properties = properties
     }
 
-    /// A DRM connector change: re-probe the connectors.
-    var isDrmHotplug: Bool { properties["SUBSYSTEM"] == "drm" && properties["HOTPLUG"] == "1" }
+    /// A DRM connector change: re-probe the connectors. The kernel marks them `HOTPLUG=1`
+    /// (weston and mutter match the same); a "change" on a card node without it (written to its
+    /// `uevent` file, e.g. after forcing a connector's `status`) is taken as one too.
+    var isDrmHotplug: Bool {
+        guard properties["SUBSYSTEM"] == "drm" else { return false }
+        if properties["HOTPLUG"] == "1" { return true }
+        let name = properties["DEVNAME"] ?? ""
+        return action == "change" && (name.hasPrefix("dri/card") || name.hasPrefix("/dev/dri/card"))
+    }
 }

@@ -93,8 +93,9 @@ func runProbeCommand(arguments: [String]) -> Int32 {
         Log.error("probe: \(message)")
         return 2
     case .success(_, let options):
-        var report = InputProbe.report(explicitPaths: paths, options: options)
-        // LEAD: append the display (DRM) half of the probe here, e.g. `report += displayProbeReport()`.
+        var report = DisplayProbe.report()
+        if !report.hasSuffix("\n") { report += "\n" }
+        report += "\n" + InputProbe.report(explicitPaths: paths, options: options)
         if report.hasSuffix("\n") { report.removeLast() }
         print(report)
         return 0

@@ -86,18 +86,28 @@ struct TouchDecoder {
     }
 
     /// Feeds one event; returns a frame at a SYN_REPORT that changed something.
+    ///
+    /// A SYN_REPORT with value 1 is the kernel's own: it releases every key and contact itself
+    /// when the device goes away, is inhibited or suspends (`input_dev_release_keys`). Lifts in
+    /// that frame are not the visitor's, so they come out as `.cancelled`, never `.ended`.
     mutating func process(_ event: InputEvent) -> DeviceTouchFrame? {
+        var frame: DeviceTouchFrame?
         switch state {
         case .slotted(var s):
-            defer { state = .slotted(s) }
-            return s.process(event, profile: profile, nextID: &nextID)
+            frame = s.process(event, profile: profile, nextID: &nextID)
+            state = .slotted(s)
         case .anonymous(var a):
-            defer { state = .anonymous(a) }
-            return a.process(event, profile: profile, nextID: &nextID)
+            frame = a.process(event, profile: profile, nextID: &nextID)
+            state = .anonymous(a)
         case .single(var s):
-            defer { state = .single(s) }
-            return s.process(event, profile: profile, nextID: &nextID)
+            frame = s.process(event, profile: profile, nextID: &nextID)
+            state = .single(s)
         }
+        if var f = frame, event.type == EvdevCode.evSyn, event.code == EvdevCode.synReport, event.value == 1 {
+            for i in f.contacts.indices where f.contacts[i].phase == .ended { f.contacts[i].phase = .cancelled }
+            frame = f
+        }
+        return frame
     }
 
     /// A live device reported SYN_DROPPED and libevdev's sync events follow: keep the

@@ -2,10 +2,10 @@ import Glibc
 
 /// Stores decisions durably without ever blocking the frame loop.
 ///
-/// `enqueue` appends to an in-memory queue under a lock held for a few instructions and
-/// returns; a writer thread takes batches off the front, writes each in one SQLite
-/// transaction (WAL, synchronous=FULL) and only then removes them from the queue and counts
-/// them stored. So a decision reported stored (`status.storedThrough`, `onStored`) is on disk,
+/// `enqueue` appends to an in-memory inbox under a lock held for a few instructions and
+/// returns; the writer thread swaps the whole inbox for an empty one (O(1) under the lock),
+/// writes it in batches, one SQLite transaction each (WAL, synchronous=FULL), and only then
+/// drops them and counts them stored. So a decision reported stored (`status.storedThrough`, `onStored`) is on disk,
 /// and one not yet stored is still in memory.
 ///
 /// When the database cannot be written (disk full, read-only, directory missing or not
@@ -28,6 +28,15 @@ final class DecisionStore: @unchecked Sendable {
         var failing: Bool
         /// The latest failure, with its fix.
         var lastError: String?
+
+        /// For `systemctl status` (sd_notify STATUS=) and the stats line.
+        var summary: String {
+            var s = "decisions: \(stored) stored"
+            if pending > 0 { s += ", \(pending) pending" }
+            if dropped > 0 { s += ", \(dropped) dropped" }
+            if failing { s += " — storage failing, see the log" }
+            return s
+        }
     }
 
     let dataDirectory: String
@@ -39,8 +48,11 @@ final class DecisionStore: @unchecked Sendable {
     private let onStored: (@Sendable (UInt64) -> Void)?
 
     // Guarded by `mutex`.
-    private var queue: [(ticket: UInt64, record: DecisionRecord)] = []
-    private var head = 0
+    private typealias Entry = (ticket: UInt64, record: DecisionRecord)
+    /// Fixed-size chunks, so an append never copies the decisions already waiting (a growing
+    /// flat array would move megabytes at once while the writer is stuck).
+    private var inbox: [[Entry]] = []
+    private static let chunkSize = 512
     private var nextTicket: UInt64 = 1
     private var status = Status(
         pending: 0, stored: 0, storedThrough: 0, dropped: 0, failing: false, lastError: nil)
@@ -100,7 +112,7 @@ final class DecisionStore: @unchecked Sendable {
     @discardableResult
     func enqueue(_ record: DecisionRecord) -> UInt64? {
         pthread_mutex_lock(mutex)
-        if queue.count - head >= capacity {
+        if status.pending >= capacity {
             status.dropped += 1
             let dropped = status.dropped
             pthread_mutex_unlock(mutex)
@@ -113,7 +125,12 @@ final class DecisionStore: @unchecked Sendable {
         }
         let ticket = nextTicket
         nextTicket += 1
-        queue.append((ticket, record))
+        if inbox.isEmpty || inbox[inbox.count - 1].count >= Self.chunkSize {
+            var chunk: [Entry] = []
+            chunk.reserveCapacity(Self.chunkSize)
+            inbox.append(chunk)
+        }
+        inbox[inbox.count - 1].append((ticket, record))
         status.pending += 1
         let wake = writerWaiting
         pthread_mutex_unlock(mutex)
@@ -159,6 +176,11 @@ final class DecisionStore: @unchecked Sendable {
                 var all = sigset_t()
                 sigfillset(&all)
                 pthread_sigmask(SIG_BLOCK, &all, nil)
+                // Below the frame loop: when an enqueue wakes the writer, the scheduler should
+                // not switch to it in the middle of a frame (Linux nice is per thread).
+                if let tid = DecisionStore.currentThreadID() {
+                    setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid), 10)
+                }
                 store.writerMain()
                 return nil
             }, box.toOpaque())
@@ -175,16 +197,23 @@ final class DecisionStore: @unchecked Sendable {
     // Writer-thread state.
     private var retryAt: Double?
     private var lastReport = -Double.infinity
+    /// Taken from the inbox, not yet committed, in ticket order (only the writer touches it).
+    private var backlog: [Entry] = []
+    private var backlogHead = 0
+    /// The empty array swapped into the inbox, so neither side allocates while holding the lock.
+    private var spare: [[Entry]] = []
 
     /// Waits for work (and, after a failure, for the retry time); nil when stopping with
     /// nothing to do. While stopping, pending decisions get one more attempt.
     private func takeBatch(stoppingAttemptMade: Bool) -> Batch? {
         pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
         while true {
-            let pending = queue.count - head
+            let pending = (inbox.isEmpty ? 0 : 1) + backlog.count - backlogHead
             if stopping {
-                if pending == 0 || stoppingAttemptMade { return nil }
+                if pending == 0 || stoppingAttemptMade {
+                    pthread_mutex_unlock(mutex)
+                    return nil
+                }
                 break
             }
             if pending > 0 {
@@ -195,9 +224,20 @@ final class DecisionStore: @unchecked Sendable {
                 wait(until: nil)
             }
         }
-        let end = min(queue.count, head + batchLimit)
-        let items = queue[head..<end].map { (uid: "\(uidPrefix)-\($0.ticket)", record: $0.record) }
-        return (items, queue[end - 1].ticket)
+        swap(&inbox, &spare)  // O(1): the frame loop gets an empty inbox with spare capacity
+        pthread_mutex_unlock(mutex)
+
+        if !spare.isEmpty {
+            if backlogHead > 0 && backlogHead == backlog.count {
+                backlog.removeAll(keepingCapacity: true)
+                backlogHead = 0
+            }
+            for chunk in spare { backlog.append(contentsOf: chunk) }
+            spare.removeAll(keepingCapacity: true)
+        }
+        let end = min(backlog.count, backlogHead + batchLimit)
+        let items = backlog[backlogHead..<end].map { (uid: "\(uidPrefix)-\($0.ticket)", record: $0.record) }
+        return (items, backlog[end - 1].ticket)
     }
 
     /// The writer's loop: open the database, then write batches until something fails; after a
@@ -229,15 +269,18 @@ final class DecisionStore: @unchecked Sendable {
         }
     }
 
-    /// Removes a committed batch from the queue and reports it.
+    /// Drops a committed batch and reports it.
     private func committed(_ batch: Batch) {
         retryAt = nil
+        backlogHead += batch.items.count
+        if backlogHead == backlog.count {
+            backlog.removeAll(keepingCapacity: true)
+            backlogHead = 0
+        } else if backlogHead > 4096 && backlogHead * 2 > backlog.count {
+            backlog.removeFirst(backlogHead)
+            backlogHead = 0
+        }
         let (recovered, pendingAfter) = locked {
-            head += batch.items.count
-            if head > 4096 && head * 2 > queue.count {
-                queue.removeFirst(head)
-                head = 0
-            }
             status.pending -= batch.items.count
             status.stored += batch.items.count
             status.storedThrough = batch.lastTicket
@@ -268,6 +311,16 @@ final class DecisionStore: @unchecked Sendable {
             lastReport = now
         }
         retryAt = now + retryInterval
+    }
+
+    /// The kernel thread id (gettid(2), which Swift's Glibc module does not export), read from
+    /// the /proc/thread-self link ("PID/task/TID").
+    static func currentThreadID() -> Int32? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let n = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        let text = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.split(separator: "/").last.flatMap { Int32($0) }
     }
 
     /// Waits on the condition (mutex held) until signalled or the monotonic time `at`.
