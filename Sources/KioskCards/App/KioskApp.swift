@@ -32,6 +32,7 @@ final class KioskApp {
     /// What the deck was last told about the attract screen (nil: a visitor is here).
     private var attractShownSince: Instant?
     private var wakeupTimer: Int?
+    private var imagesToken: Int?
     private(set) var stats: RunStats
     /// The signal that ended the run, if any.
     private(set) var stopSignal: Int32?
@@ -155,10 +156,23 @@ final class KioskApp {
             if lost >= 3 { Log.error("display: \(lost) page flips timed out since the last watchdog ping") }
             return lost < 3
         }
+        watchImages()
         syncAttract(at: MonotonicClock.now())
         display.requestFrame()
         rescheduleSession()
         _ = notifier.ready(status: deckFile.summary)
+    }
+
+    /// Product photos are decoded off the loop; when one is ready, the frame that showed its
+    /// placeholder is drawn again.
+    private func watchImages() {
+        if let imagesToken { loop.remove(imagesToken) }
+        imagesToken = nil
+        guard let images = surface.renderer.images else { return }
+        imagesToken = loop.add(fd: images.readyFD) { [unowned self] _ in
+            images.drainReady()
+            self.display.requestFrame()
+        }
     }
 
     /// The panel's size in points, unturned (what the input maps device units onto).
@@ -376,6 +390,7 @@ final class KioskApp {
     private func displayResized() {
         collectDecisions()
         surface = KioskApp.makeSurface(display: display, scale: config.scale)
+        watchImages()
         deck = KioskApp.makeDeck(deckFile, metrics: surface.metrics, buttons: config.buttons, at: MonotonicClock.now())
         attractShownSince = nil
         syncAttract(at: MonotonicClock.now())
