@@ -26,7 +26,7 @@ echo "== deploy checks (shellcheck, systemd-analyze verify/security, staged inst
 bash deploy/check.sh
 
 echo "== shellcheck (virtual kiosk)"
-shellcheck .ci/run deploy/vm/*.sh deploy/vm/guest/*.sh deploy/vm/scenarios/*.sh
+shellcheck .ci/run deploy/vm/*.sh deploy/vm/guest/*.sh deploy/vm/scenarios/*.sh deploy/vm/scenarios/lib/*.sh
 
 if [ -x deploy/vm/e2e.sh ]; then
   echo "== end to end (virtual kiosk)"

@@ -148,6 +148,46 @@ show_tail() {
   tail -n "${2:-15}" "$1" | sed 's/^/   | /'
 }
 
+# The figures of every scenario, last: the app's --stats JSON lines ("LABEL: {...}") as one
+# table, other figure lines as they are.
+figures_summary() {
+  local files=()
+  for f in "$out"/*/share/out/figures.txt; do [ -s "$f" ] && files+=("$f"); done
+  ((${#files[@]})) || return 0
+  echo "== e2e: figures, measured under TCG (software emulation) on $(nproc) shared cores;" \
+    "absolute times are emulated-CPU slow"
+  python3 - "${files[@]}" <<'PY'
+import json, sys
+rows, other = [], []
+for path in sys.argv[1:]:
+    for line in open(path, encoding="utf-8", errors="replace"):
+        label, sep, rest = line.rstrip("\n").partition(": ")
+        try:
+            rows.append((label, json.loads(rest))) if sep and rest.startswith("{") else other.append(line.strip())
+        except ValueError:
+            other.append(line.strip())
+def ms(s, key):
+    v = s.get(key)
+    return "-" if v is None else f"{v:.0f}" if v >= 100 else f"{v:.1f}"
+def count(s, key):
+    v = s.get(key)
+    return "-" if v is None else f"{v:.0f}"
+if rows:
+    head = ("run", "boot->1st frame", "start->1st frame", "input->flip p50/p99 (n)", "frames/gesture p50/max", "frame time p50/p99", "peak RSS")
+    table = [head] + [(
+        label, ms(s, "boot_to_first_frame_ms") + " ms", ms(s, "start_to_first_frame_ms") + " ms",
+        f"{ms(s, 'input_to_flip_p50_ms')} / {ms(s, 'input_to_flip_p99_ms')} ms ({s.get('input_to_flip_samples', '-')})",
+        f"{count(s, 'frames_per_gesture_p50')} / {count(s, 'frames_per_gesture_max')} ({s.get('gestures', '-')} gestures)",
+        f"{ms(s, 'frame_time_p50_ms')} / {ms(s, 'frame_time_p99_ms')} ms",
+        f"{s['peak_rss_kb'] / 1024:.1f} MB" if s.get("peak_rss_kb") else "-") for label, s in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    for r in table:
+        print("   " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+for line in other:
+    print("   " + line)
+PY
+}
+
 passed=0 failed=0 skipped=0
 vm_pid=""
 trap 'echo "e2e: interrupted" >&2; [ -n "$vm_pid" ] && kill "$vm_pid" 2>/dev/null; exit 130' INT TERM
@@ -174,6 +214,8 @@ for f in "${scenarios[@]}"; do
     continue
   fi
   cp "$f" "$share/scenario.sh"
+  # Code shared by several scenarios (the guest sources it from /share/lib).
+  [ ! -d "$VM_DIR/scenarios/lib" ] || cp -R "$VM_DIR/scenarios/lib" "$share/lib"
   vm_args=(--display "$display" --size "$size" --timeout "$timeout" --share "$share"
     --scenario "$share/scenario.sh"
     --serial "$dir/serial.log" --qmp "$dir/qmp.sock")
@@ -231,6 +273,7 @@ done
 timings+=("$(printf '%-28s %6s s' "total" "$(vm_elapsed "$t_all" "$(vm_now_ms)")")")
 echo "== e2e: timings (TCG, $(nproc) cores; absolute times are emulated-CPU slow)"
 printf '   %s\n' "${timings[@]}"
+figures_summary
 echo "   screendumps, serial logs and guest output: $out/<scenario>/"
 summary="e2e: $passed passed, $failed failed"
 ((skipped == 0)) || summary+=", $skipped skipped"

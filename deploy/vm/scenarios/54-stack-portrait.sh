@@ -1,0 +1,17 @@
+# shellcheck shell=sh disable=SC2034,SC2317,SC1091  # VM_* read by e2e.sh; functions run indirectly; lib/ is in /share
+# The stack checks of 50-stack-virtio (lib/stack.sh) in portrait: the app runs with
+# --rotation 90 on the 800x480 virtio panel, so layout, touch mapping and the scanout copy turn
+# (the injector, the probes and the renderer all take the rotation).
+VM_DISPLAY=portrait
+
+guest() {
+  . /share/lib/app.sh
+  . /share/lib/stack.sh
+  stack_guest
+}
+
+host() {
+  . "$VM_DIR/scenarios/lib/app.sh"
+  . "$VM_DIR/scenarios/lib/stack.sh"
+  stack_host
+}

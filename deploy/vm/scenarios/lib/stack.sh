@@ -1,0 +1,130 @@
+# shellcheck shell=sh
+# The stack checks, shared by the stack scenarios on virtio, bochs and portrait (they differ
+# only in VM_DISPLAY). Needs app.sh. Each step is a guest action, a marker, a host check of
+# the scanout against the app's own headless renderer (`KioskCards render` of the same deck
+# after the same gesture), and the host's go-ahead:
+#
+#   first frame   the deck's first card, stack, buttons            expected-first
+#   slow drag     100 pt right over 2 s, released: springs back    expected-back (render: release 100 0)
+#   drag 200 pt   right: dismissed, swipedRight stored             expected-next (render: release 200 0)
+#   flick 60 pt   in 80 ms: dismissed by its velocity              expected-flicked (deck minus 1 card, release 200 0)
+#   3 more drags  left, right, left: the empty state               expected-empty (the last card, release -200 0)
+#   SIGTERM       exit status 0, the console's CRTC is back        the console's VGA blue
+#
+# Then the database (`KioskCards export`) must hold the five decisions in order and the stats
+# the six gestures; the stats go to figures.txt. STACK_IDLE=1 also checks that the idle app
+# uses no CPU (utime+stime flat over IDLE_SECONDS) once the slow drag's card is home and once
+# the last card has flown out. (Not before the first touch: the attract screen nudges the top
+# card every few seconds by design, StackDeck.hintPeriod.)
+
+STACK_DECK=examples/seed-stack.json
+IDLE_SECONDS=5
+# At most this many clock ticks (1/100 s) of CPU while idle: a wake-up or two of slack, far
+# below one redraw under TCG (frame_time_p50 is tens of milliseconds here).
+IDLE_MAX_TICKS=2
+
+# Checks that the app uses no CPU for IDLE_SECONDS while nothing moves on screen (WHEN says
+# why nothing should). A spring may still settle below a pixel after the host saw the picture,
+# so first (up to 10 s) one quiet second; a steady drain never gets one, a slower periodic
+# wake-up shows in the IDLE_SECONDS after it.
+stack_idle() {
+  kiosk_wait_until 10 _stack_quiet_second
+  before=$(app_cpu_ticks)
+  sleep "$IDLE_SECONDS"
+  used=$(($(app_cpu_ticks) - before))
+  echo "stack $KIOSK_DISPLAY: idle CPU $used ticks (1/100 s) in $IDLE_SECONDS s $1" >>"$KIOSK_OUT/figures.txt"
+  kiosk_check "idle $1: the app's CPU time stays flat over $IDLE_SECONDS s ($used <= $IDLE_MAX_TICKS ticks)" \
+    test "$used" -le "$IDLE_MAX_TICKS"
+}
+
+_stack_quiet_second() {
+  _t=$(app_cpu_ticks)
+  sleep 1
+  [ "$(app_cpu_ticks)" = "$_t" ]
+}
+
+stack_guest() {
+  # The console in VGA blue, so that the CRTC given back at exit is visible.
+  printf '\033[44m\033[2J\033[HKioskCards e2e: the console before the app\n' >/dev/tty1
+  app_start --deck "$STACK_DECK" --idle-timeout 10m
+  app_wait_log 'first frame on screen' 1 60
+  app_geometry
+  kiosk_mark "stack-first-frame $APP_GEOMETRY"
+  kiosk_wait_host checked-first 60
+
+
+  # Lifted while still moving at 50 pt/s: the release projects a quarter second ahead
+  # (DragRecognizer.projectionTime, SwiftUI's predictedEndTranslation) to 112 pt, short of the
+  # 120 pt threshold. (At 100 pt/s, 100 pt in 1 s, the projection is 125 pt: a dismiss.)
+  app_inject "drag $(app_at 0 0) $(app_at 100 0) 2000"
+  kiosk_mark stack-dragged-100
+  kiosk_wait_host checked-back 30
+  # A visitor is here now (no attract nudges until the idle timeout) and the card is home.
+  [ "${STACK_IDLE:-0}" = 0 ] || stack_idle "after the card sprang back"
+
+  app_inject "drag $(app_at 0 0) $(app_at 200 0) 400"
+  app_wait_log "decision: swipedRight card 'willkommen'" 1 15
+  kiosk_mark stack-swiped-200
+  kiosk_wait_host checked-next 30
+
+  app_inject "flick $(app_at 0 0) $(app_at 60 0) 80"
+  app_wait_log "decision: swipedRight card 'wlan'" 1 15
+  kiosk_mark stack-flicked
+  kiosk_wait_host checked-flicked 30
+
+  app_inject "drag $(app_at 0 0) $(app_at -200 0) 300" "wait 600" \
+    "drag $(app_at 0 0) $(app_at 200 0) 300" "wait 600" "drag $(app_at 0 0) $(app_at -200 0) 300"
+  app_wait_log "decision: swipedLeft card 'feedback'" 1 15
+  kiosk_mark stack-all-swiped
+  kiosk_wait_host checked-empty 30
+  [ "${STACK_IDLE:-0}" = 0 ] || stack_idle "after the last card flew out"
+
+  app_stop
+  kiosk_mark "stack-app-exited status $APP_STATUS"
+  kiosk_check "SIGTERM: the app exits with status 0 (is: $APP_STATUS)" test "$APP_STATUS" = 0
+  kiosk_check "it flushed the store and restored the display on the way out" \
+    grep -q 'kiosk: SIGTERM, exiting' "$KIOSK_OUT/app.log"
+  kiosk_wait_host checked-restored 30
+
+  decisions=$(app_decisions)
+  echo "decisions: $decisions"
+  kiosk_check "the database holds the five decisions in order" test "$decisions" = \
+    "willkommen:swipedRight wlan:swipedRight kaffee:swipedLeft sicherheit:swipedRight feedback:swipedLeft"
+  kiosk_check "the stats count the six gestures (is: $(app_stat gestures))" test "$(app_stat gestures)" = 6
+  app_figures "stack $KIOSK_DISPLAY"
+}
+
+stack_host() {
+  line=$(qmp wait-serial stack-first-frame --timeout 90)
+  host_app_geometry "$line"
+  deck="$REPO_ROOT/$STACK_DECK"
+  host_deck_without_first "$deck" 1 "$VM_OUT/deck-minus-1.json"
+  host_deck_without_first "$deck" 4 "$VM_OUT/deck-last.json"
+  host_render first "$deck"
+  host_render back "$deck" --gesture "release 100 0" --at 3000
+  host_render next "$deck" --gesture "release 200 0" --at 3000
+  host_render flicked "$VM_OUT/deck-minus-1.json" --gesture "release 200 0" --at 3000
+  host_render empty "$VM_OUT/deck-last.json" --gesture "release -200 0" --at 3000
+  # Each check below must be able to fail: the pictures it tells apart differ.
+  host_differ first next
+  host_differ next flicked
+  host_differ flicked empty
+  host_like first --within 10
+  touch "$VM_SHARE/checked-first"
+  qmp wait-serial stack-dragged-100 --timeout 60
+  host_like back --within 10
+  touch "$VM_SHARE/checked-back"
+  qmp wait-serial stack-swiped-200 --timeout 60
+  host_like next --within 10
+  touch "$VM_SHARE/checked-next"
+  qmp wait-serial stack-flicked --timeout 60
+  host_like flicked --within 10
+  touch "$VM_SHARE/checked-flicked"
+  qmp wait-serial stack-all-swiped --timeout 60
+  host_like empty --within 10
+  touch "$VM_SHARE/checked-empty"
+  qmp wait-serial stack-app-exited --timeout 60
+  # The console again (fbcon, in the blue the guest painted it): physical coordinates.
+  qmp expect-region --within 5 --save "$VM_OUT/restored.png" 100 200 600 200 '#0000aa' 8
+  touch "$VM_SHARE/checked-restored"
+}
