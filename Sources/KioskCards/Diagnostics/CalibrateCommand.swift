@@ -119,13 +119,14 @@ enum CalibrateCommand {
             case .accepted(let i):
                 Log.info("calibrate: target \(i + 1) of \(page.targets.count) tapped")
                 if let next = page.sequence?.currentTarget {
-                    print("calibrate: target \(next + 1) at \(pointText(page.targets[next])) pt")
+                    Log.info("calibrate: target \(next + 1) at \(pointText(page.targets[next])) pt")
                 }
             case .refused(let why), .restarted(let why):
                 Log.warning("calibrate: \(why)")
             case .finished(let result):
                 let line = "touch-matrix = \(ConfigEdit.matrixValue(result.matrix))"
                 print(line)
+                fflush(nil)
                 Log.info(
                     "calibrate: worst error after calibration \(jsonNumber(result.worstErrorPoints, decimals: 2)) pt "
                         + "(\(jsonNumber(result.worstErrorPoints * screen.scale, decimals: 1)) px)")
@@ -149,9 +150,10 @@ enum CalibrateCommand {
             screen.setNeedsDisplay()
         }
         screen.startInput(inputs: config.inputs, calibration: .identity)
-        print(
-            "calibrate: target 1 at \(pointText(page.targets[0])) pt on a \(pointText(Point(x: screen.logicalSize.width, y: screen.logicalSize.height))) pt screen, \(jsonNumber(screen.scale, decimals: 3)) px/pt"
-        )
+        Log.info(
+            "calibrate: target 1 at \(pointText(page.targets[0])) pt on a "
+                + "\(pointText(Point(x: screen.logicalSize.width, y: screen.logicalSize.height))) pt screen, "
+                + "\(jsonNumber(screen.scale, decimals: 3)) px/pt")
         let reason = screen.run(timeout: options.timeout)
         switch (reason, page.result) {
         case (_, .some):

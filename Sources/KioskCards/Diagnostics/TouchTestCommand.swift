@@ -55,11 +55,14 @@ enum TouchTestCommand {
         var state = TouchTestState()
         screen.draw = { cr, size in state.draw(cr, size: size) }
         screen.onDeviceFrame = { [unowned screen] raw, mapping in
-            for line in state.handle(raw, mapping: mapping) { print(line) }
+            for line in state.handle(raw, mapping: mapping) {
+                print(line)
+                fflush(nil)  // line by line, also into a pipe or a file
+            }
             screen.setNeedsDisplay()
         }
         screen.startInput(inputs: config.inputs, calibration: config.touchMatrix)
-        print(
+        Log.info(
             "touch-test: \(screen.display.pixelWidth)x\(screen.display.pixelHeight) px, "
                 + "\(jsonNumber(screen.scale, decimals: 3)) px/pt, rotation \(screen.display.rotation.rawValue); touch the screen"
         )
