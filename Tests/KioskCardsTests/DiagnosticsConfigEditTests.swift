@@ -104,6 +104,14 @@ import Testing
         #expect(!ConfigEdit.matrixText(m).contains("e"), "no exponent notation")
     }
 
+    @Test func wholeSecondsPrintWithoutAFraction() {
+        // calibrate's "ends by itself after 120 s" (decimals 0 used to trap: a negative count).
+        #expect(jsonNumber(120, decimals: 0) == "120")
+        #expect(jsonNumber(-2.6, decimals: 0) == "-3")
+        #expect(jsonNumber(0.4, decimals: 0) == "0")
+        #expect(jsonNumber(2.25, decimals: 1) == "2.3" || jsonNumber(2.25, decimals: 1) == "2.2")
+    }
+
     // MARK: Writing
 
     func temporaryDirectory() throws -> String {
