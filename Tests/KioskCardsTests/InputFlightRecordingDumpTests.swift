@@ -206,6 +206,34 @@ import Testing
         rmdir(dir)
     }
 
+    @Test func theFatalSignalDumpIsAnEvemuFileOfTheSameEvents() throws {
+        // The handler's writer, called directly (a real crash is scenario 83 in the VM):
+        // installs the handlers in this test process too, chaining to the previous ones.
+        let dir = try temporaryDirectory()
+        FatalSignalRecorder.install(directory: dir)
+        let description = UInputDevice.touchscreenDescription
+        let slot = try #require(FatalSignalRecorder.register(path: "/dev/input/event9", device: description))
+        let events = injected(Self.swipes, startingAt: 1234.5)
+        for e in events { FatalSignalRecorder.record(e, slot: slot) }
+        #expect(FatalSignalRecorder.dump() >= 1)
+        let path = "\(dir)/input-crash-\(getpid())-event9-\(slot).evemu"
+        let dumped = try EvemuRecording(contentsOf: path)
+        #expect(dumped.device.classify() == description.classify())
+        // From just after the frame that lifted the first finger on, exactly the recorded events.
+        let firstLift = try #require(events.firstIndex { $0.code == EvdevCode.absMTTrackingID && $0.value == -1 })
+        let frameEnd = try #require(events[firstLift...].firstIndex { $0.isSynReport })
+        #expect(dumped.events == Array(events[(frameEnd + 1)...]))
+        let replayed = try TouchReplay(dumped)
+        let full = try TouchReplay(
+            EvemuRecording(parsing: FlightRecorder.evemuText(device: description, events: events, note: "")))
+        // Every later touch replays as recorded, nothing starts mid-touch.
+        #expect(renumbered(replayed.frames) == renumbered(full.frames.filter { $0.time > events[frameEnd].time }))
+        #expect(replayed.frames.first?.contacts.first?.phase == .began)
+        #expect(replayed.frames.count > 20)
+        unlink(path)
+        rmdir(dir)
+    }
+
     @Test func nothingRecordedWritesNothing() throws {
         let dir = try temporaryDirectory()
         let empty = InputManager.FlightRecording(

@@ -112,6 +112,7 @@ final class KioskApp {
         inputConfig.rotation = display.rotation
         inputConfig.calibration = config.touchMatrix
         inputConfig.recorderWindow = KioskApp.flightRecorderWindow
+        FatalSignalRecorder.install(directory: config.dataDirectory)
         let manager = InputManager(loop: loop, configuration: inputConfig) { [unowned self] output in
             self.handleInput(output)
         }

@@ -50,6 +50,8 @@ final class InputManager {
         let kind: DeviceKind
         var session: TouchSession?
         var recorder: FlightRecorder?
+        /// The device's slot in `FatalSignalRecorder` (when the app installed it).
+        var crashSlot: Int32?
         var token = 0
 
         init(device: consuming EvdevDevice, kind: DeviceKind) {
@@ -257,6 +259,8 @@ final class InputManager {
                 var recorder = FlightRecorder(window: window, capacity: configuration.recorderCapacity)
                 for e in state { recorder.record(e) }
                 entry.recorder = recorder
+                entry.crashSlot = FatalSignalRecorder.register(path: path, device: entry.device.description)
+                if let slot = entry.crashSlot { for e in state { FatalSignalRecorder.record(e, slot: slot) } }
             }
             entry.session = session
             if let seeded { output(.touch(seeded)) }
@@ -296,6 +300,7 @@ final class InputManager {
             outcome = try entry.device.readEvents(resync: { entry.session?.beginLiveResync() }) { event in
                 if entry.session != nil {
                     entry.recorder?.record(event)
+                    if let slot = entry.crashSlot { FatalSignalRecorder.record(event, slot: slot) }
                     if let raw = entry.session!.handleDevice(event) {
                         onDeviceFrame?(raw, entry.session!.mapping)
                         output(.touch(entry.session!.mapping.map(raw)))
