@@ -234,6 +234,40 @@ import Testing
         rmdir(dir)
     }
 
+    /// What recording costs per event on the input path, and a full ring's dump on the loop
+    /// thread (the copy) and off it (format + write): figures, never a timed assertion.
+    @Test func recordingCostFigure() throws {
+        let events = injected(Self.swipes)
+        let dir = try temporaryDirectory()
+        // A window longer than the run: the ring fills to its capacity (the worst case to dump).
+        var recorder = FlightRecorder(window: 1e9)
+        let rounds = max(1, 300_000 / events.count)
+        var shifted = events
+        let t0 = MonotonicClock.now()
+        for r in 0..<rounds {
+            let offset = Int64(r) * 10_000_000_000
+            for i in shifted.indices {
+                shifted[i].time = Instant(nanoseconds: events[i].time.nanoseconds + offset)
+                recorder.record(shifted[i])
+            }
+        }
+        let t1 = MonotonicClock.now()
+        let kept = recorder.replayableEvents
+        let t2 = MonotonicClock.now()
+        let text = FlightRecorder.evemuText(device: UInputDevice.touchscreenDescription, events: kept, note: "bench")
+        FlightRecorder.write(text, to: dir + "/bench.evemu")
+        let t3 = MonotonicClock.now()
+        let n = Double(rounds * events.count)
+        print(
+            "flight recorder: record \(jsonNumber(t1.seconds(since: t0) / n * 1e9, decimals: 1)) ns/event "
+                + "(\(Int(n)) events); snapshot of \(kept.count) events on the loop thread "
+                + "\(jsonNumber(t2.seconds(since: t1) * 1000, decimals: 2)) ms; format + write off it "
+                + "\(jsonNumber(t3.seconds(since: t2) * 1000, decimals: 1)) ms (\(text.utf8.count / 1024) KiB)")
+        #expect(kept.count > 0)
+        unlink(dir + "/bench.evemu")
+        rmdir(dir)
+    }
+
     @Test func nothingRecordedWritesNothing() throws {
         let dir = try temporaryDirectory()
         let empty = InputManager.FlightRecording(

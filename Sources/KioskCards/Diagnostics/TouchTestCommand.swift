@@ -163,7 +163,7 @@ struct TouchTestState {
             DiagnosticDrawing.dot(cr, at: c.mapped, radius: c.isDown ? 14 : 6, color: color)
             if c.isDown { DiagnosticDrawing.ring(cr, at: c.mapped, radius: 24, color: color) }
             // The label beside the dot, kept on screen.
-            let labelWidth = 260.0
+            let labelWidth = 340.0
             let x = c.mapped.x + 30 + labelWidth > size.width ? c.mapped.x - 30 - labelWidth : c.mapped.x + 30
             let y = min(max(c.mapped.y - 10, 0), size.height - 20)
             Text.show(
