@@ -26,6 +26,15 @@ extension CommandLine {
         Subcommand(name: "inject", summary: "play touches on a virtual uinput touchscreen (inject --help)") {
             runInjectCommand(arguments: $0)
         },
+        Subcommand(
+            name: "calibrate", summary: "tap 4 targets; write the touch-matrix into the config (calibrate --help)"
+        ) {
+            CalibrateCommand.run(arguments: $0)
+        },
+        Subcommand(name: "touch-test", summary: "draw every touch with raw and mapped coordinates (touch-test --help)")
+        {
+            TouchTestCommand.run(arguments: $0)
+        },
         Subcommand(name: "probe", summary: "list input and DRM devices, their kind, axes, modes and transforms") {
             runProbeCommand(arguments: $0)
         },

@@ -190,7 +190,8 @@ extension KioskConfig {
     static func apply(file text: String, name: String, to config: inout KioskConfig) -> ConfigError? {
         var seen: [String: Int] = [:]
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift: split on both line endings.
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             let source = "\(name):\(lineNumber)"
             var line = Substring(rawLine)

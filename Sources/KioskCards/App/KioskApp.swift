@@ -12,14 +12,14 @@ import Glibc
 final class KioskApp {
     let config: KioskConfig
     let loop: EventLoop
-    private let display: Display
+    let display: Display
     private let store: DecisionStore
-    private let kioskID: String
-    private var deckFile: DeckFile
+    let kioskID: String
+    private(set) var deckFile: DeckFile
     private var deck: any CardDeck
     private var session: VisitorSession
-    private var surface: Surface
-    private var input: InputManager?
+    private(set) var surface: Surface
+    private(set) var input: InputManager?
     private var watcher: DeckWatcher?
     private var signals: TerminationSignals?
     private var sessionTimer: Int?
@@ -116,6 +116,8 @@ final class KioskApp {
         inputConfig.explicitPaths = config.inputs
         inputConfig.rotation = display.rotation
         inputConfig.calibration = config.touchMatrix
+        inputConfig.recorderWindow = KioskApp.flightRecorderWindow
+        FatalSignalRecorder.install(directory: config.dataDirectory)
         let manager = InputManager(loop: loop, configuration: inputConfig) { [unowned self] output in
             self.handleInput(output)
         }
@@ -151,10 +153,17 @@ final class KioskApp {
         // The pings run on this loop, so a hung loop stops them by itself; beyond that, flips
         // that keep timing out mean the display is stuck: let systemd restart us.
         var lostAtLastPing = display.lostFlipCount
+        var stallRecorded = false
         notifier.scheduleWatchdog(on: loop) { [unowned self] in
             let lost = self.display.lostFlipCount - lostAtLastPing
             lostAtLastPing = self.display.lostFlipCount
-            if lost >= 3 { Log.error("display: \(lost) page flips timed out since the last watchdog ping") }
+            if lost >= 3 {
+                Log.error("display: \(lost) page flips timed out since the last watchdog ping")
+                if !stallRecorded {
+                    self.saveFlightRecordings(reason: "fatal: display stuck, the watchdog restarts the kiosk")
+                }
+                stallRecorded = true
+            }
             return lost < 3
         }
         watchImages()
@@ -197,6 +206,7 @@ final class KioskApp {
                     + (s.lastError.map { ": \($0)" } ?? ""))
         }
         store.close()
+        FlightRecordingDump.waitForWrites(timeout: 5)
         stats.finish()
         let rss = RunStats.peakRSSKilobytes()
         Log.info(stats.line(peakRSSKilobytes: rss))
@@ -209,7 +219,9 @@ final class KioskApp {
     private func handleSignal(_ signal: Int32) {
         switch signal {
         case SIGUSR1: saveScreenshot()
-        case SIGUSR2: Log.info(stats.line(peakRSSKilobytes: RunStats.peakRSSKilobytes()))
+        case SIGUSR2:
+            Log.info(stats.line(peakRSSKilobytes: RunStats.peakRSSKilobytes()))
+            saveFlightRecordings(reason: "SIGUSR2")
         default:
             Log.info("kiosk: \(TerminationSignals.name(signal)), exiting")
             stopSignal = signal

@@ -28,14 +28,30 @@ final class InputManager {
         /// Touch-only transform for a digitiser mounted differently from the display.
         var touchTransform: TouchMatrix = .identity
         var grabKeyboards = true
+        /// Seconds of every touch device's raw events kept for `flightRecordings()`; nil: none
+        /// kept. At most `recorderCapacity` events per device.
+        var recorderWindow: Double?
+        var recorderCapacity = 300_000
 
         init(panel: Size) { self.panel = panel }
+    }
+
+    /// The recent raw input of one touch device (`FlightRecorder.replayableEvents`), with how
+    /// the app mapped it.
+    struct FlightRecording: Sendable {
+        var path: String
+        var device: DeviceDescription
+        var events: [InputEvent]
+        var mapping: TouchMapping
     }
 
     private final class OpenDevice {
         var device: EvdevDevice
         let kind: DeviceKind
         var session: TouchSession?
+        var recorder: FlightRecorder?
+        /// The device's slot in `FatalSignalRecorder` (when the app installed it).
+        var crashSlot: Int32?
         var token = 0
 
         init(device: consuming EvdevDevice, kind: DeviceKind) {
@@ -54,6 +70,11 @@ final class InputManager {
     private var inotifyToken: Int?
     private var watches: [Int32: String] = [:]
     private var nextDeviceSerial = 0
+    /// Recordings of the devices closed last (a device that went away may be the problem).
+    private var closedRecordings: [FlightRecording] = []
+    /// Called with every touch frame in device units and the mapping of its device, just
+    /// before the mapped frame goes out (the diagnostics screens show both).
+    var onDeviceFrame: ((DeviceTouchFrame, TouchMapping) -> Void)?
 
     /// Retries for a node that appeared but cannot be opened yet, 100 ms apart (~1 s).
     static let openRetries = 10
@@ -227,9 +248,20 @@ final class InputManager {
             var session = TouchSession(
                 profile: profile, mapping: mapping, firstContactID: nextDeviceSerial * 1_000_000 + 1)
             let now = MonotonicClock.now()
-            for e in entry.device.currentStateEvents(at: now) { _ = session.handle(e) }
-            let seeded = session.handle(
-                InputEvent(time: now, type: EvdevCode.evSyn, code: EvdevCode.synReport, value: 0))
+            let state =
+                entry.device.currentStateEvents(at: now) + [
+                    InputEvent(time: now, type: EvdevCode.evSyn, code: EvdevCode.synReport, value: 0)
+                ]
+            var seeded: TouchFrame?
+            for e in state { seeded = session.handle(e) }
+            if let window = configuration.recorderWindow {
+                // The device's state at open comes first, so the recording knows fingers already down.
+                var recorder = FlightRecorder(window: window, capacity: configuration.recorderCapacity)
+                for e in state { recorder.record(e) }
+                entry.recorder = recorder
+                entry.crashSlot = FatalSignalRecorder.register(path: path, device: entry.device.description)
+                if let slot = entry.crashSlot { for e in state { FatalSignalRecorder.record(e, slot: slot) } }
+            }
             entry.session = session
             if let seeded { output(.touch(seeded)) }
             Log.info("input: \(path) '\(name)': \(kind.label); \(mapping.summary)")
@@ -251,6 +283,9 @@ final class InputManager {
     private func closeDevice(_ path: String) {
         guard let entry = open.removeValue(forKey: path) else { return }
         loop.remove(entry.token)
+        if let recording = Self.recording(of: entry, path: path) {
+            closedRecordings = Array((closedRecordings + [recording]).suffix(Self.closedRecordingsKept))
+        }
         if var session = entry.session, let frame = session.deviceRemoved(at: MonotonicClock.now()) {
             output(.touch(frame))
         }
@@ -264,7 +299,12 @@ final class InputManager {
         do {
             outcome = try entry.device.readEvents(resync: { entry.session?.beginLiveResync() }) { event in
                 if entry.session != nil {
-                    if let frame = entry.session!.handle(event) { output(.touch(frame)) }
+                    entry.recorder?.record(event)
+                    if let slot = entry.crashSlot { FatalSignalRecorder.record(event, slot: slot) }
+                    if let raw = entry.session!.handleDevice(event) {
+                        onDeviceFrame?(raw, entry.session!.mapping)
+                        output(.touch(entry.session!.mapping.map(raw)))
+                    }
                 } else if event.type == EvdevCode.evKey,
                     let command = KeyCommand(keyCode: event.code, value: event.value)
                 {
@@ -280,5 +320,25 @@ final class InputManager {
             Log.info("input: \(path) removed (ENODEV)")
             closeDevice(path)
         }
+    }
+
+    // MARK: Flight recorder
+
+    /// How many recordings of closed devices are kept.
+    static let closedRecordingsKept = 4
+
+    /// The recent raw input of every touch device open now, then of those closed last (empty
+    /// unless `recorderWindow` is set). Copies the events; formatting and writing them is the
+    /// caller's, off the loop thread.
+    func flightRecordings() -> [FlightRecording] {
+        let current = open.keys.sorted().compactMap { path in open[path].flatMap { Self.recording(of: $0, path: path) }
+        }
+        return current + closedRecordings
+    }
+
+    private static func recording(of entry: OpenDevice, path: String) -> FlightRecording? {
+        guard let recorder = entry.recorder, let session = entry.session else { return nil }
+        return FlightRecording(
+            path: path, device: entry.device.description, events: recorder.replayableEvents, mapping: session.mapping)
     }
 }

@@ -129,6 +129,10 @@ func replayFrameJSON(_ frame: TouchFrame) -> String {
 /// A JSON number with at most `decimals` fraction digits, trailing zeros dropped.
 func jsonNumber(_ value: Double, decimals: Int) -> String {
     guard value.isFinite else { return "0" }
+    guard decimals > 0 else {
+        let whole = value.rounded()
+        return abs(whole) < 9e18 ? String(Int64(whole)) : String(value)
+    }
     var scale: Int64 = 1
     for _ in 0..<decimals { scale *= 10 }
     let scaled = (value * Double(scale)).rounded()

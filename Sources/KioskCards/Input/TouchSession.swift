@@ -16,6 +16,11 @@ struct TouchSession {
         decoder.process(event).map { mapping.map($0) }
     }
 
+    /// The same frame in device units, before the mapping (diagnostics show both).
+    mutating func handleDevice(_ event: InputEvent) -> DeviceTouchFrame? {
+        decoder.process(event)
+    }
+
     /// SYN_DROPPED on the live device: libevdev's sync delta follows.
     mutating func beginLiveResync() { decoder.beginLiveResync() }
 
