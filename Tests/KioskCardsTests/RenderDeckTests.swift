@@ -53,3 +53,24 @@ import Testing
         }
     }
 }
+
+/// A recording made on a turned panel renders as that panel showed it.
+@Suite struct RenderScriptRotationTests {
+    @Test func scriptIsMappedThroughTheRotation() throws {
+        let dir = try TouchTestData.requireDirectory()
+        let path = dir + "/wacom-isdv4-e6-finger-two-finger-swipe.evemu"
+        let deck = try RenderInputs.deck(path: RenderDeckTests.examples + "/seed-stack.json", layout: nil)
+        // Upright the swipe runs left → right and dismisses the top card to the right.
+        let upright = try RenderInputs.deck(path: RenderDeckTests.examples + "/seed-stack.json", layout: nil)
+        let flat = try RenderInputs.scene(
+            deck: upright, size: Size(width: 800, height: 480), gesture: nil, scriptPath: path, atMs: 3000)
+        #expect(RenderDeckTests().topCardID(flat) == deck.cards[1].id)
+        // On a panel turned 180° the same device motion is a swipe to the left on screen.
+        var turned = TouchReplayOptions()
+        turned.screen = Size(width: 800, height: 480)
+        turned.rotation = .deg180
+        let frames = try RenderInputs.scriptFrames(path: path, options: turned, startingAt: .seconds(1))
+        let xs = frames.compactMap { $0.contacts.first?.position.x }
+        #expect(try #require(xs.first) > (try #require(xs.last)))
+    }
+}

@@ -88,6 +88,8 @@ enum FlightRecordingDump {
             + "\n# Frames as the panel showed them: KioskCards render --deck \(context.deckPath) --script FILE "
             + "--size \(context.panelWidth)x\(context.panelHeight) --scale \(jsonNumber(context.scale, decimals: 6))"
             + (recording.mapping.rotation == .deg0 ? "" : " --rotation \(recording.mapping.rotation.rawValue)")
+            + (recording.mapping.calibration.isIdentity
+                ? "" : " --touch-matrix \"\(ConfigEdit.matrixText(recording.mapping.calibration))\"")
             + " --at 2000 --out frame.png"
     }
 

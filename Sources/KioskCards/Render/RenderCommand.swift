@@ -5,7 +5,7 @@ import Glibc
 ///
 ///     KioskCards render [--deck FILE] --size WxH --out FILE.png [--layout stack|list]
 ///                       [--gesture "drag DX DY" | --script FILE] [--at MS]
-///                       [--scale S] [--rotation 0|90|180|270] [--naive]
+///                       [--scale S] [--rotation 0|90|180|270] [--touch-matrix M] [--naive]
 ///
 /// `--size` is the panel's pixel size; with `--rotation 90`/`270` the scene is laid out
 /// upright in the swapped (portrait) size and the PNG shows the panel as mounted.
@@ -25,6 +25,8 @@ struct RenderOptions: Equatable {
     var scale: Double?
     var rotation = Rotation.deg0
     var naive = false
+    /// `--touch-matrix`: the calibration a `--script` recording was made with.
+    var touchMatrix: TouchMatrix?
 
     static func parse(_ args: [String]) throws(RenderError) -> RenderOptions {
         var o = RenderOptions()
@@ -74,6 +76,12 @@ struct RenderOptions: Equatable {
                 }
                 o.rotation = r
             case "--naive": o.naive = true
+            case "--touch-matrix":
+                let v = try value()
+                guard let m = TouchMatrix(parsing: v) else {
+                    throw .usage("render: --touch-matrix '\(v)' needs six numbers \"a b c d e f\" (libinput's format)")
+                }
+                o.touchMatrix = m
             default: throw .usage("render: unknown option '\(arg)'. Run 'KioskCards --help'.")
             }
             i += 1
@@ -116,15 +124,20 @@ enum RenderInputs {
     /// `release DX DY` (the same, then lifted: no fling), `flick DX DY` (lifted while still
     /// moving, so its velocity counts), `tap X Y`. They start at the top card's centre (stack) or the
     /// first row's centre (list); a script's touches are mapped onto the screen like `replay`.
+    /// `touch` maps a script's device units as the kiosk did (panel size in points, rotation,
+    /// calibration); nil: onto `size` upright.
     static func scene(
-        deck file: DeckFile, size: Size, gesture: String?, scriptPath: String?, atMs: Double, buttons: Bool = true
+        deck file: DeckFile, size: Size, gesture: String?, scriptPath: String?, atMs: Double, buttons: Bool = true,
+        touch: TouchReplayOptions? = nil
     ) throws(RenderError) -> Scene {
         let metrics = ScreenMetrics(size: size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
         let start = Instant.seconds(1)
         var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: buttons, at: start)
         var frames: [TouchFrame] = []
         if let scriptPath {
-            frames = try scriptFrames(path: scriptPath, screen: size, startingAt: start)
+            var options = touch ?? TouchReplayOptions()
+            if touch == nil { options.screen = size }
+            frames = try scriptFrames(path: scriptPath, options: options, startingAt: start)
         } else if let gesture {
             frames = try gestureFrames(gesture, origin: origin(of: deck.scene(at: start), size: size), at: start)
         }
@@ -183,13 +196,12 @@ enum RenderInputs {
     }
 
     /// The touch frames of an evemu recording (a flight-recorder file, or `evemu-record`
-    /// output), mapped onto `screen` and moved in time to begin at `start`.
-    static func scriptFrames(path: String, screen: Size, startingAt start: Instant) throws(RenderError) -> [TouchFrame]
+    /// output), mapped like `replay` maps it with `options` and moved in time to begin at `start`.
+    static func scriptFrames(path: String, options: TouchReplayOptions, startingAt start: Instant)
+        throws(RenderError) -> [TouchFrame]
     {
         let replay: TouchReplay
         do {
-            var options = TouchReplayOptions()
-            options.screen = screen
             replay = try TouchReplay(try EvemuRecording(contentsOf: path), options: options)
         } catch {
             throw .usage("render: --script \(error)")
@@ -242,9 +254,14 @@ func runRenderCommand(_ args: [String]) -> Int32 {
             o.scale
             ?? RenderScale.pixelsPerPoint(pixelWidth: o.width, pixelHeight: o.height, widthMM: nil, heightMM: nil)
         let deck = try RenderInputs.deck(path: o.deckPath, layout: o.layout.flatMap(DeckLayout.init(rawValue:)))
+        // A script is mapped as the kiosk mapped it: onto the panel in points, turned, calibrated.
+        var touch = TouchReplayOptions()
+        touch.screen = Size(width: Double(o.width) / scale, height: Double(o.height) / scale)
+        touch.rotation = o.rotation
+        touch.calibration = o.touchMatrix
         let scene = try RenderInputs.scene(
             deck: deck, size: Size(width: Double(pw) / scale, height: Double(ph) / scale), gesture: o.gesture,
-            scriptPath: o.scriptPath, atMs: o.atMs)
+            scriptPath: o.scriptPath, atMs: o.atMs, touch: touch)
         let images = ImageCache()
         let buffer = PixelBuffer(width: pw, height: ph)
         // Headless: wait for photos instead of drawing placeholders.
