@@ -1,11 +1,9 @@
 import CardModel
 
-// ─────────────────────────────────────────────────────────────────────────────────────────
-// TEMPORARY: hand-built scenes that follow the product brief's layout, used by `render`,
-// `bench` and the golden tests until CardModel's StackDeck/ListDeck produce scenes.
-// Lead: once the decks land, build scenes with them in `RenderInputs.scene(...)`
-// (RenderCommand.swift) and keep these only as test fixtures.
-// ─────────────────────────────────────────────────────────────────────────────────────────
+// Hand-built scenes in the brief's layout, for the renderer's own tests (goldens, pipeline
+// equivalence) and the benchmark: they pin drawing independently of the model. `render` and
+// the app draw the real CardModel decks (`RenderInputs.scene`), whose layouts are pinned by
+// CardModel's tests; `render` falls back to these cards when no deck file is given.
 
 /// Scenes for the two seed designs, laid out as the brief describes.
 enum SampleScenes {
