@@ -37,6 +37,8 @@ final class InputManager {
         let kind: DeviceKind
         var session: TouchSession?
         var token = 0
+        /// SYN_DROPPED seen on this device (the reader fell behind and the kernel dropped events).
+        var drops = 0
 
         init(device: consuming EvdevDevice, kind: DeviceKind) {
             self.device = device
@@ -89,7 +91,7 @@ final class InputManager {
         }
         inotifyToken = loop.add(fd: fd) { [weak self] _ in self?.readInotify() }
         for path in candidatePaths() { attemptOpen(path, retriesLeft: 0) }
-        if open.values.allSatisfy({ $0.session == nil }) {
+        if open.values.allSatisfy({ $0.session == nil }) && configuration.explicitPaths.isEmpty {
             Log.warning(
                 "input: no touchscreen found yet in \(configuration.directory); waiting for one to be plugged in "
                     + "(or name it with --input /dev/input/eventN)")
@@ -258,11 +260,25 @@ final class InputManager {
 
     // MARK: Reading
 
+    /// SYN_DROPPED: the session applies libevdev's sync delta as one frame. Logged the 1st,
+    /// 10th, 100th… time per device, so a reader that keeps falling behind shows without flooding.
+    private static func resync(_ entry: OpenDevice, path: String) {
+        entry.session?.beginLiveResync()
+        entry.drops += 1
+        var n = entry.drops
+        while n % 10 == 0 { n /= 10 }
+        if n == 1 {
+            Log.warning(
+                "input: \(path): the kernel dropped events (SYN_DROPPED, \(entry.drops) so far); "
+                    + "resynchronised from the device's state")
+        }
+    }
+
     private func service(_ path: String) {
         guard let entry = open[path] else { return }
         let outcome: EvdevDevice.ReadOutcome
         do {
-            outcome = try entry.device.readEvents(resync: { entry.session?.beginLiveResync() }) { event in
+            outcome = try entry.device.readEvents(resync: { Self.resync(entry, path: path) }) { event in
                 if entry.session != nil {
                     if let frame = entry.session!.handle(event) { output(.touch(frame)) }
                 } else if event.type == EvdevCode.evKey,
