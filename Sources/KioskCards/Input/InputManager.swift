@@ -184,7 +184,9 @@ final class InputManager {
 
     // MARK: Open and close
 
-    private func attemptOpen(_ path: String, retriesLeft: Int) {
+    /// Opens `path`; a node that cannot be opened yet is tried again `retriesLeft` more times.
+    /// `attempt` counts the tries so far (for the log line when a retry succeeds).
+    private func attemptOpen(_ path: String, retriesLeft: Int, attempt: Int = 0) {
         retrying.remove(path)
         guard open[path] == nil else { return }
         var device: EvdevDevice
@@ -196,7 +198,9 @@ final class InputManager {
                 // udev may not have set the node's group and mode yet.
                 retrying.insert(path)
                 let deadline = MonotonicClock.now().advanced(bySeconds: Self.retryInterval)
-                loop.schedule(at: deadline) { [weak self] in self?.attemptOpen(path, retriesLeft: retriesLeft - 1) }
+                loop.schedule(at: deadline) { [weak self] in
+                    self?.attemptOpen(path, retriesLeft: retriesLeft - 1, attempt: attempt + 1)
+                }
             } else if !configuration.explicitPaths.isEmpty || error.failure.errno == .permissionDenied {
                 Log.error("input: \(error)")
             } else if reported.insert(path).inserted {
@@ -205,6 +209,11 @@ final class InputManager {
             return
         }
         reported.remove(path)
+        if attempt > 0 {
+            Log.info(
+                "input: \(path) opened on try \(attempt + 1) (its node was not ready at first: udev still setting it up?)"
+            )
+        }
         let kind = device.description.classify()
         let name = device.description.name
         if case .ignored(let why) = kind {
