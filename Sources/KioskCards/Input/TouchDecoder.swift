@@ -94,8 +94,10 @@ struct TouchDecoder {
     /// Contacts that end in a frame nobody's finger made are `.cancelled`, not `.ended`, so
     /// they neither tap nor fling: a frame the kernel closes with SYN_REPORT value 1 (its own
     /// key release when a device is unplugged, reset or inhibited — `input_disconnect_device`
-    /// sends BTN_TOUCH 0 that way just before the reader gets ENODEV), and the first frame of a
-    /// live resync (the contact lifted somewhere during the drop; where and how is lost).
+    /// sends BTN_TOUCH 0 that way just before the reader gets ENODEV), and the first frame after
+    /// a live SYN_DROPPED (the contact lifted somewhere during the drop; where and how is lost).
+    /// That is libevdev's sync frame, or, when its sync found nothing to report and sent no
+    /// frame (always so for protocol A, whose contacts cannot be queried), the next real one.
     mutating func process(_ event: InputEvent) -> DeviceTouchFrame? {
         var frame: DeviceTouchFrame?
         switch state {

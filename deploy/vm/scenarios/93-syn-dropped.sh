@@ -6,7 +6,8 @@
 # SYN_DROPPED and libevdev resynchronises from the device's state. Then B and C lift.
 # Checks: both readers saw the drop; the watcher cancels A (vanished during the drop), moves B to
 # where it really is, begins C where it really is, ends B and C when they lift, and leaves no
-# contact down; the app keeps working: a new one-finger swipe right still dismisses a card.
+# contact down; the app decides nothing from the cut-short drag and keeps working: a new
+# one-finger swipe right dismisses the first card.
 VM_DISPLAY=virtio
 VM_TIMEOUT=90
 
@@ -87,8 +88,10 @@ guest() {
   up=$(grep -oE '"phase":"(ended|cancelled)"' /tmp/watch.out | wc -l)
   kiosk_check "no contact is left down ($down began, $up ended)" test "$down" = "$up"
 
-  # The app: whatever the drop itself decided, a new swipe right dismisses the next card.
+  # The app: the drag of A, cut short by the drop, decided nothing (A is cancelled, and B and C
+  # only tap where they lift); a new swipe right still dismisses the first card.
   before=$(grep -c '^decision:' /tmp/app.log || true)
+  kiosk_check "the drop decided nothing in the app" test "$before" = 0
   {
     frame 0 200 200 240
     echo "E: 0.000000 0001 014a 1"
@@ -106,7 +109,8 @@ guest() {
   one_more() { [ "$(grep -c '^decision:' /tmp/app.log)" -gt "$before" ]; }
   kiosk_check "the app still decides: a swipe right after the drop" kiosk_wait_until 10 one_more
   grep '^decision:' /tmp/app.log
-  kiosk_check "and it is a swipe right" kiosk_matches "$(grep '^decision:' /tmp/app.log | tail -n1)" "decision: swipedRight *"
+  kiosk_check "and it is the first card, right" \
+    kiosk_matches "$(grep '^decision:' /tmp/app.log | tail -n1)" "decision: swipedRight card 'willkommen' *"
   kill "$app"
   wait "$app"
   cp /tmp/app.log "$KIOSK_OUT/"
