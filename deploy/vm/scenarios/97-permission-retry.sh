@@ -2,7 +2,7 @@
 # Hotplug while udev is still setting a node up: the reader runs as an unprivileged user
 # (nobody, via su) and a new panel's node first appears root-only (0600, as devtmpfs makes
 # it), like on a kiosk whose user is in group 'input' before udev has applied its rule.
-# - udev is 0.3 s late: the app retries (100 ms apart, ~1 s) and opens the node on a later try;
+# - udev is 0.5 s late: the app retries (100 ms apart, ~1 s) and opens the node on a later try;
 # - udev is later than the retries: the app says what is wrong and how to fix it, then opens
 #   the node as soon as its mode changes (inotify IN_ATTRIB);
 # - either way the opened device then decodes touches.
@@ -33,7 +33,7 @@ guest() {
   plug
   kiosk_check "the node is root-only at first ($(stat -c '%A %U' "$path"))" \
     test "$(stat -c '%A %U' "$path")" = "crw------- root"
-  usleep 300000 # udev's delay
+  usleep 500000 # udev is half a second late (the retries span ~1 s)
   chmod 0666 "$path"
   kiosk_check "opened on a retry" kiosk_wait_until 5 grep -q "input: $path opened on try" /tmp/watch.log
   grep "input: $path" /tmp/watch.log
