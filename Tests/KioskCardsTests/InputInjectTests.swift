@@ -98,7 +98,9 @@ import Testing
 
     static var uinputUnavailableReason: String? {
         if access("/dev/uinput", W_OK) != 0 {
-            return "/dev/uinput is not writable here (\(Errno.current)); runs in the end-to-end VM"
+            return "/dev/uinput is not writable here (\(Errno.current)). The live input path is checked on a real "
+                + "kernel by the VM scenarios deploy/vm/scenarios/9[1-8]-*.sh (uinput clones of the recorded "
+                + "panels, live decode = replay, live SYN_DROPPED, hotplug and USB unplug, udev-late permissions, keyboard grab): run 'deploy/vm/e2e.sh 9'"
         }
         return nil
     }

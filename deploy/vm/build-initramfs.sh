@@ -6,7 +6,8 @@
 #     modules.dep, load order in /etc/kiosk/modules), evemu-tools with their libraries, fonts
 #     (a DejaVu + Noto subset), fonts.conf and a prebuilt fontconfig cache;
 #   app (rebuilt every time, a second or so): /init, the guest helpers, the KioskCards binary
-#     and its ldd closure, extra binaries, and examples/ at /opt/kioskcards/examples.
+#     and its ldd closure, extra binaries, examples/ at /opt/kioskcards/examples, and the
+#     evemu fixtures of Tests/KioskCardsTests/Fixtures at /opt/kioskcards/fixtures.
 #
 # Usage: deploy/vm/build-initramfs.sh [--binary PATH] [--extra-bin PATH]... [--vkms KO] [--out FILE]
 #   --binary PATH     the app (default .build/release/KioskCards; skipped with a warning if absent)
@@ -203,6 +204,9 @@ if [ -n "$vkms" ]; then
   cp "$vkms" "$app/lib/modules/$release/extra/vkms.ko"
   printf '%s\nextra/vkms.ko\n' "$vkms_order" | sed '/^$/d' >"$app/etc/kiosk/vkms-modules"
 fi
+# The test fixtures (e.g. the keyboard the VM scenarios make with evemu-device).
+mkdir -p "$app/opt/kioskcards/fixtures"
+cp "$REPO_ROOT"/Tests/KioskCardsTests/Fixtures/*.evemu "$app/opt/kioskcards/fixtures/"
 pack "$app" "$out.app"
 cat "$base" "$out.app" >"$out.tmp"
 mv "$out.tmp" "$out"

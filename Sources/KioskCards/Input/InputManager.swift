@@ -53,6 +53,8 @@ final class InputManager {
         /// The device's slot in `FatalSignalRecorder` (when the app installed it).
         var crashSlot: Int32?
         var token = 0
+        /// SYN_DROPPED seen on this device (the reader fell behind and the kernel dropped events).
+        var drops = 0
 
         init(device: consuming EvdevDevice, kind: DeviceKind) {
             self.device = device
@@ -110,7 +112,7 @@ final class InputManager {
         }
         inotifyToken = loop.add(fd: fd) { [weak self] _ in self?.readInotify() }
         for path in candidatePaths() { attemptOpen(path, retriesLeft: 0) }
-        if open.values.allSatisfy({ $0.session == nil }) {
+        if open.values.allSatisfy({ $0.session == nil }) && configuration.explicitPaths.isEmpty {
             Log.warning(
                 "input: no touchscreen found yet in \(configuration.directory); waiting for one to be plugged in "
                     + "(or name it with --input /dev/input/eventN)")
@@ -203,7 +205,9 @@ final class InputManager {
 
     // MARK: Open and close
 
-    private func attemptOpen(_ path: String, retriesLeft: Int) {
+    /// Opens `path`; a node that cannot be opened yet is tried again `retriesLeft` more times.
+    /// `attempt` counts the tries so far (for the log line when a retry succeeds).
+    private func attemptOpen(_ path: String, retriesLeft: Int, attempt: Int = 0) {
         retrying.remove(path)
         guard open[path] == nil else { return }
         var device: EvdevDevice
@@ -215,7 +219,9 @@ final class InputManager {
                 // udev may not have set the node's group and mode yet.
                 retrying.insert(path)
                 let deadline = MonotonicClock.now().advanced(bySeconds: Self.retryInterval)
-                loop.schedule(at: deadline) { [weak self] in self?.attemptOpen(path, retriesLeft: retriesLeft - 1) }
+                loop.schedule(at: deadline) { [weak self] in
+                    self?.attemptOpen(path, retriesLeft: retriesLeft - 1, attempt: attempt + 1)
+                }
             } else if !configuration.explicitPaths.isEmpty || error.failure.errno == .permissionDenied {
                 Log.error("input: \(error)")
             } else if reported.insert(path).inserted {
@@ -224,6 +230,11 @@ final class InputManager {
             return
         }
         reported.remove(path)
+        if attempt > 0 {
+            Log.info(
+                "input: \(path) opened on try \(attempt + 1) (its node was not ready at first: udev still setting it up?)"
+            )
+        }
         let kind = device.description.classify()
         let name = device.description.name
         if case .ignored(let why) = kind {
@@ -293,11 +304,25 @@ final class InputManager {
 
     // MARK: Reading
 
+    /// SYN_DROPPED: the session applies libevdev's sync delta as one frame. Logged the 1st,
+    /// 10th, 100th… time per device, so a reader that keeps falling behind shows without flooding.
+    private static func resync(_ entry: OpenDevice, path: String) {
+        entry.session?.beginLiveResync()
+        entry.drops += 1
+        var n = entry.drops
+        while n % 10 == 0 { n /= 10 }
+        if n == 1 {
+            Log.warning(
+                "input: \(path): the kernel dropped events (SYN_DROPPED, \(entry.drops) so far); "
+                    + "resynchronised from the device's state")
+        }
+    }
+
     private func service(_ path: String) {
         guard let entry = open[path] else { return }
         let outcome: EvdevDevice.ReadOutcome
         do {
-            outcome = try entry.device.readEvents(resync: { entry.session?.beginLiveResync() }) { event in
+            outcome = try entry.device.readEvents(resync: { Self.resync(entry, path: path) }) { event in
                 if entry.session != nil {
                     entry.recorder?.record(event)
                     if let slot = entry.crashSlot { FatalSignalRecorder.record(event, slot: slot) }

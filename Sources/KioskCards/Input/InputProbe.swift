@@ -66,18 +66,39 @@ enum InputProbe {
     }
 }
 
-/// `KioskCards probe [--input PATH]... [--screen WxH] [--rotation R] [--touch-matrix M]`.
+let probeUsage = """
+    Usage: KioskCards probe [--input PATH]... [--screen WxH] [--rotation R] [--touch-matrix M]
+           KioskCards probe --watch PATH [--seconds S] [--screen WxH] [--rotation R] [--touch-matrix M]
+                            [--touch-transform S]
+
+    Lists the DRM and input devices with their kind, axes and the transform the app would apply.
+    With --watch, reads one device live through the app's input path and prints what it decodes
+    as `replay` JSON lines (contact ids numbered from 1), plus {"type":"key","key":…} for keys,
+    for S seconds or until Ctrl-C. Compare with 'KioskCards replay FILE' of what was played.
+    """
+
+/// `KioskCards probe [--input PATH]... [--watch PATH [--seconds S]] [--screen WxH] [--rotation R]
+/// [--touch-matrix M]`.
 func runProbeCommand(arguments: [String]) -> Int32 {
     var paths: [String] = []
+    var watch: String?
+    var seconds: Double?
     var rest: [String] = []
     var i = 0
     while i < arguments.count {
-        if arguments[i] == "--input" {
+        if arguments[i] == "--input" || arguments[i] == "--watch" {
             guard i + 1 < arguments.count else {
-                Log.error("probe: --input needs a path such as /dev/input/event3")
+                Log.error("probe: \(arguments[i]) needs a path such as /dev/input/event3")
                 return 2
             }
-            paths.append(arguments[i + 1])
+            if arguments[i] == "--input" { paths.append(arguments[i + 1]) } else { watch = arguments[i + 1] }
+            i += 2
+        } else if arguments[i] == "--seconds" {
+            guard i + 1 < arguments.count, let s = Double(arguments[i + 1]), s > 0, s.isFinite else {
+                Log.error("probe: --seconds needs a positive number of seconds")
+                return 2
+            }
+            seconds = s
             i += 2
         } else {
             rest.append(arguments[i])
@@ -87,12 +108,19 @@ func runProbeCommand(arguments: [String]) -> Int32 {
     // Reuse replay's option parser with a placeholder file name.
     switch parseReplayArguments(["<probe>"] + rest) {
     case .help:
-        print("Usage: KioskCards probe [--input PATH]... [--screen WxH] [--rotation R] [--touch-matrix M]")
+        print(probeUsage)
         return 0
     case .failure(let message):
         Log.error("probe: \(message)")
         return 2
     case .success(_, let options):
+        if let watch {
+            return InputWatch.run(path: watch, seconds: seconds, options: options)
+        }
+        if seconds != nil {
+            Log.error("probe: --seconds goes with --watch PATH")
+            return 2
+        }
         var report = DisplayProbe.report()
         if !report.hasSuffix("\n") { report += "\n" }
         report += "\n" + InputProbe.report(explicitPaths: paths, options: options)

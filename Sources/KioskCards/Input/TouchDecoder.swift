@@ -37,9 +37,11 @@ struct DeviceTouchFrame: Hashable, Sendable {
 ///   frame at 100 Hz, ~10 % at 30 Hz). A frame without reports ends every contact.
 /// - Single touch: the `ContactSignal` (BTN_TOUCH, BTN_LEFT or a pressure threshold) decides
 ///   whether the one contact is down; ABS_X/Y (or a quirk's axes) move it.
-/// - SYN_DROPPED in a recording (`liveResync == false`): the kernel's rule — discard everything up
-///   to and including the next SYN_REPORT, and forget the unfinished frame. Live devices resync
-///   through libevdev instead (`beginLiveResync`).
+/// - SYN_DROPPED in a recording: the kernel's rule — discard everything up to and including the
+///   next SYN_REPORT, and forget the unfinished frame. Live devices resync through libevdev
+///   instead (`beginLiveResync`; the reader never passes the SYN_DROPPED itself on).
+/// - Ends nobody's finger made are `.cancelled`: the kernel's synthetic release when a device
+///   goes away (SYN_REPORT value 1) and the ends a live resync discovers (see `process`).
 /// - Stuck-contact prevention: BTN_TOUCH going to 0 ends every contact still down (the kernel
 ///   derives BTN_TOUCH from all slots, so a lost −1 cannot keep a finger down past it); slot
 ///   reuse with a new tracking id ends the old contact; protocol A and single touch restate the
@@ -48,6 +50,8 @@ struct TouchDecoder {
     let profile: TouchProfile
     private var nextID: Int
     private var state: State
+    /// The next SYN_REPORT closes the first frame of a live resync.
+    private var resyncFrame = false
 
     private enum State {
         case slotted(Slotted)
@@ -87,9 +91,13 @@ struct TouchDecoder {
 
     /// Feeds one event; returns a frame at a SYN_REPORT that changed something.
     ///
-    /// A SYN_REPORT with value 1 is the kernel's own: it releases every key and contact itself
-    /// when the device goes away, is inhibited or suspends (`input_dev_release_keys`). Lifts in
-    /// that frame are not the visitor's, so they come out as `.cancelled`, never `.ended`.
+    /// Contacts that end in a frame nobody's finger made are `.cancelled`, not `.ended`, so
+    /// they neither tap nor fling: a frame the kernel closes with SYN_REPORT value 1 (its own
+    /// key release when a device is unplugged, reset or inhibited — `input_disconnect_device`
+    /// sends BTN_TOUCH 0 that way just before the reader gets ENODEV), and the first frame after
+    /// a live SYN_DROPPED (the contact lifted somewhere during the drop; where and how is lost).
+    /// That is libevdev's sync frame, or, when its sync found nothing to report and sent no
+    /// frame (always so for protocol A, whose contacts cannot be queried), the next real one.
     mutating func process(_ event: InputEvent) -> DeviceTouchFrame? {
         var frame: DeviceTouchFrame?
         switch state {
@@ -103,7 +111,10 @@ struct TouchDecoder {
             frame = s.process(event, profile: profile, nextID: &nextID)
             state = .single(s)
         }
-        if var f = frame, event.type == EvdevCode.evSyn, event.code == EvdevCode.synReport, event.value == 1 {
+        guard event.type == EvdevCode.evSyn && event.code == EvdevCode.synReport else { return frame }
+        let synthetic = event.value != 0 || resyncFrame
+        resyncFrame = false
+        if synthetic, var f = frame {
             for i in f.contacts.indices where f.contacts[i].phase == .ended { f.contacts[i].phase = .cancelled }
             frame = f
         }
@@ -112,8 +123,11 @@ struct TouchDecoder {
 
     /// A live device reported SYN_DROPPED and libevdev's sync events follow: keep the
     /// unfinished frame (libevdev's state already includes it, so its delta is relative to it)
-    /// and apply the delta at the sync's SYN_REPORT as one frame.
+    /// and apply the delta at the sync's SYN_REPORT. Contacts that end there are cancelled
+    /// (see `process`); libevdev ≥ 1.10 sends the ends of changed slots as a first frame of
+    /// their own, then the new positions and contacts as a second.
     mutating func beginLiveResync() {
+        resyncFrame = true
         switch state {
         case .slotted(var s):
             s.discarding = false
