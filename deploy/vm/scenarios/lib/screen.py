@@ -24,7 +24,6 @@ image reader this uses).
 import argparse
 import os
 import sys
-import time
 
 sys.path.insert(0, os.environ.get("VM_DIR") or os.path.join(os.path.dirname(__file__), "..", ".."))
 import qmp  # noqa: E402  (deploy/vm/qmp.py)
@@ -72,32 +71,21 @@ def cmd_expect_like(args):
     size = (expected_image.width, expected_image.height)
     skip = excluder(args.exclude, args.rotation, size)
     expected = cell_averages(expected_image, args.cell, skip)
-    deadline = time.monotonic() + args.within
-    client = None if args.image else qmp.QMP(args.qmp)
-    try:
-        while True:
-            image = qmp.Image.read(args.image) if args.image else client.screendump()
-            if (image.width, image.height) != size:
-                ok, message = False, f"the scanout is {image.width}x{image.height}, expected {size[0]}x{size[1]}"
-            else:
-                actual = cell_averages(image, args.cell, skip)
-                result = worst(expected, actual)
-                ok = result[0] <= args.tolerance
-                bad = sum(1 for r, e in expected.items() if max(map(lambda p, q: abs(p - q), e, actual[r])) > args.tolerance)
-                message = (
-                    f"like {os.path.basename(args.expected)} within ±{args.tolerance} over {len(expected)} cells "
-                    f"of {args.cell}px" + (f" ({bad} off)" if bad else "") + f"; worst {describe(result)}"
-                )
-            if ok or args.image or time.monotonic() >= deadline:
-                break
-            time.sleep(0.2)
-    finally:
-        if client:
-            client.close()
-    if args.save:
-        image.write_png(args.save)
-    print(("ok   " if ok else "FAIL ") + message)
-    return 0 if ok else 1
+
+    def check(image):
+        if (image.width, image.height) != size:
+            return False, f"the scanout is {image.width}x{image.height}, expected {size[0]}x{size[1]}"
+        actual = cell_averages(image, args.cell, skip)
+        result = worst(expected, actual)
+        bad = sum(1 for r, e in expected.items() if max(map(lambda p, q: abs(p - q), e, actual[r])) > args.tolerance)
+        message = (
+            f"like {os.path.basename(args.expected)} within ±{args.tolerance} over {len(expected)} cells "
+            f"of {args.cell}px" + (f" ({bad} off)" if bad else "") + f"; worst {describe(result)}"
+        )
+        return result[0] <= args.tolerance, message
+
+    # The same retry loop as qmp.py's probes: fresh screendumps until it matches or --within passes.
+    return qmp._probe_loop(args, check)
 
 
 def cmd_differ(args):
