@@ -145,7 +145,11 @@ guest() {
   app=$!
   kiosk_wait_until 60 grep -q 'first frame on screen' "$log"
   vk_check "run: the display says vblank-paced" grep -q 'display: .*vblank-paced' "$log"
-  # Idle before any touch: no flips, (almost) no CPU. SIGUSR2 logs "stats: … flips N …".
+  # Between visitors the attract screen nudges the top card every few seconds (frames by
+  # design); a tap in a corner starts a visit, after which nothing moves until the swipe.
+  KioskCards inject --screen 1024x768 --linger 100 "tap 20 20"
+  sleep 1 # a card caught mid-nudge springs home
+  # Idle with a visitor present: no flips, (almost) no CPU. SIGUSR2 logs "stats: … flips N …".
   flips_now() {
     _want=$(($(grep -c 'stats: frames' "$log") + 1))
     kill -USR2 "$app"
