@@ -144,7 +144,10 @@ extension KioskConfig {
             }
             return nil
         },
-        Option(name: "stats", value: "FILE", help: "write the live stats line (fps, frame time, latency, RSS) here") {
+        Option(
+            name: "stats", value: "FILE",
+            help: "write the run figures (JSON: latency, frame time, flips, RSS) here on SIGUSR2 and at exit"
+        ) {
             c, v in
             guard !v.isEmpty else { return "a file path" }
             c.statsPath = v

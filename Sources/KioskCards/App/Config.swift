@@ -37,7 +37,7 @@ struct KioskConfig: Hashable, Sendable {
     var scale: Double?
     /// On-screen buttons for the accessible actions (remove card, undo).
     var buttons = true
-    /// A file the stats line is written to on demand (SIGUSR1 writes a screenshot); nil: off.
+    /// Where the run figures go as JSON on SIGUSR2 and at exit (the stats line goes to the log); nil: off.
     var statsPath: String?
 
     static let defaultIdleTimeout = 60.0

@@ -208,19 +208,25 @@ final class KioskApp {
         store.close()
         FlightRecordingDump.waitForWrites(timeout: 5)
         stats.finish()
+        reportStats()
+        signals = nil
+    }
+
+    /// The stats line to the log and, with `--stats FILE`, the figures as JSON to the file
+    /// (on SIGUSR2 and at exit; a small write into the page cache, no fsync).
+    private func reportStats() {
         let rss = RunStats.peakRSSKilobytes()
-        Log.info(stats.line(peakRSSKilobytes: rss))
+        Log.info(stats.line(peakRSSKilobytes: rss, now: MonotonicClock.now()))
         if let path = config.statsPath {
             writeText(stats.json(peakRSSKilobytes: rss, more: display.flipIntervals.jsonFields) + "\n", to: path)
         }
-        signals = nil
     }
 
     private func handleSignal(_ signal: Int32) {
         switch signal {
         case SIGUSR1: saveScreenshot()
         case SIGUSR2:
-            Log.info(stats.line(peakRSSKilobytes: RunStats.peakRSSKilobytes()))
+            reportStats()
             saveFlightRecordings(reason: "SIGUSR2")
         default:
             Log.info("kiosk: \(TerminationSignals.name(signal)), exiting")

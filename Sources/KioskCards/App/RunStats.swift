@@ -22,7 +22,16 @@ struct RunStats {
     private var framesThisGesture = 0
     private var gestureOpen = false
 
+    /// The last flips' times (a ring indexed by the flip count), for the frame rate.
+    private var recentFlips = [Instant](repeating: Instant(nanoseconds: .min), count: 256)
+
     init(processStart: Instant) { self.processStart = processStart }
+
+    /// Flips in the second before `now`: the frame rate while animating, 0 when idle.
+    func framesPerSecond(at now: Instant) -> Int {
+        let from = now.nanoseconds - 1_000_000_000
+        return recentFlips.filter { $0.nanoseconds > from && $0 <= now }.count
+    }
 
     mutating func frameDrawn(milliseconds: Double) {
         framesDrawn += 1
@@ -32,6 +41,7 @@ struct RunStats {
 
     mutating func flipCompleted(at time: Instant, inputTime: Instant?) {
         flips += 1
+        recentFlips[flips % recentFlips.count] = time
         if firstFlip == nil { firstFlip = time }
         if let inputTime { latencies.append(time.seconds(since: inputTime) * 1000) }
     }
@@ -81,9 +91,9 @@ struct RunStats {
     }
 
     /// One line for the log.
-    func line(peakRSSKilobytes: Int) -> String {
+    func line(peakRSSKilobytes: Int, now: Instant) -> String {
         func f(_ v: Double?) -> String { v.map { jsonNumber($0, decimals: 2) } ?? "-" }
-        return "stats: frames \(framesDrawn), flips \(flips), gestures \(gestures), "
+        return "stats: frames \(framesDrawn), flips \(flips), fps \(framesPerSecond(at: now)), gestures \(gestures), "
             + "input→flip p50 \(f(latencies.percentile(50))) ms p99 \(f(latencies.percentile(99))) ms, "
             + "frame p50 \(f(frameTimes.percentile(50))) ms p99 \(f(frameTimes.percentile(99))) ms, "
             + "peak RSS \(peakRSSKilobytes / 1024) MB"
