@@ -195,6 +195,8 @@ enum Bench {
         // VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over from the parent
         // through posix_spawn's vfork, which would report the parent's peak.
         print("peak-rss-kb \(statusKB("VmHWM:"))")
+        // Of which private memory (the rest are pages of shared libraries and font files).
+        print("anon-rss-kb \(statusKB("RssAnon:"))")
         print("median-ms \(BenchResult.percentile(times, 0.5))")
         print("p99-ms \(BenchResult.percentile(times, 0.99))")
         return 0
@@ -261,6 +263,7 @@ enum Bench {
                 ("first_frame_ms", firstMs), ("peak_rss_mb", rss / 1024),
                 ("rss_before_drawing_mb", (values["rss-start-kb"] ?? 0) / 1024),
                 ("element_cache_mb", (values["cache-kb"] ?? 0) / 1024),
+                ("private_rss_at_end_mb", (values["anon-rss-kb"] ?? 0) / 1024),
             ])
     }
 
@@ -345,11 +348,13 @@ func runBenchCommand(_ args: [String]) -> Int32 {
         let rss = memory.extra.first { $0.0 == "peak_rss_mb" }?.1 ?? 0
         let base = memory.extra.first { $0.0 == "rss_before_drawing_mb" }?.1 ?? 0
         let cache = memory.extra.first { $0.0 == "element_cache_mb" }?.1 ?? 0
+        let anon = memory.extra.first { $0.0 == "private_rss_at_end_mb" }?.1 ?? 0
         print(
             """
             1920x1080 sweep, 50-card deck: first frame \(f(first)) ms after process start; \
             peak RSS \(f(rss)) MB (\(f(base)) MB before drawing, \(f(cache)) MB cached card images, \
-            \(f(2 * 1920 * 1080 * 4 / 1048576)) MB frame + still layer); real median \(f(memory.median)) ms
+            \(f(2 * 1920 * 1080 * 4 / 1048576)) MB frame + still layer; private at the end \(f(anon)) MB, the \
+            rest are shared library and font pages); real median \(f(memory.median)) ms
             """)
     }
     let clockName = Bench.clock == CLOCK_THREAD_CPUTIME_ID ? "thread CPU time" : "wall time"
