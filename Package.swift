@@ -1,6 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The house, floor by floor (docs/ARCHITECTURE.md): CardModel is pure; KioskSystem is the
+// ground floor (errors, files, event loop, log, signals, clocks, JSON); each pipeline target
+// depends only on the floor, the model and its own C modules; the executable wires them.
 let package = Package(
     name: "KioskCards",
     products: [
@@ -8,39 +11,45 @@ let package = Package(
         .library(name: "CardModel", targets: ["CardModel"]),
     ],
     targets: [
+        // C libraries from Debian's -dev packages; each shim holds only what Swift cannot import.
+        .systemLibrary(name: "CLinux"),
+        .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(name: "CDrm", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(
-            name: "CEvdev",
-            pkgConfig: "libevdev",
-            providers: [.apt(["libevdev-dev"])]
+            name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]
         ),
-        .systemLibrary(
-            name: "CDrm",
-            pkgConfig: "libdrm",
-            providers: [.apt(["libdrm-dev"])]
-        ),
-        .systemLibrary(
-            name: "CPangoCairo",
-            pkgConfig: "pangocairo",
-            providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]
-        ),
-        .systemLibrary(
-            name: "CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
-        .systemLibrary(
-            name: "CTurboJPEG",
-            pkgConfig: "libturbojpeg",
-            providers: [.apt(["libturbojpeg0-dev"])]
-        ),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+
+        // The pure heart: touches in, effects and a scene out. No C, no clock, no I/O.
         .target(name: "CardModel"),
+
+        // The ground floor.
+        .target(name: "KioskSystem", dependencies: ["CardModel", "CLinux"]),
+
+        // The pipeline: input → deck files → render → display, and the store.
+        .target(name: "KioskInput", dependencies: ["KioskSystem", "CardModel", "CEvdev", "CLinux"]),
+        .target(name: "KioskDeckFiles", dependencies: ["KioskSystem", "CardModel"]),
+        .target(name: "KioskRender", dependencies: ["KioskSystem", "CardModel", "CPangoCairo", "CTurboJPEG"]),
+        .target(name: "KioskDisplay", dependencies: ["KioskSystem", "CardModel", "CDrm", "CLinux"]),
+        .target(name: "KioskStore", dependencies: ["KioskSystem", "CardModel", "CSQLite"]),
+
+        // The top floor: App/ runs the kiosk, Tools/ holds every subcommand.
         .executableTarget(
             name: "KioskCards",
-            dependencies: ["CardModel", "CEvdev", "CDrm", "CPangoCairo", "CSQLite", "CTurboJPEG"]
+            dependencies: [
+                "CardModel", "KioskSystem", "KioskInput", "KioskDeckFiles", "KioskRender", "KioskDisplay",
+                "KioskStore", "CPangoCairo", "CEvdev", "CDrm", "CLinux",
+            ]
         ),
+
         .testTarget(name: "CardModelTests", dependencies: ["CardModel"]),
         .testTarget(
-            name: "KioskCardsTests", dependencies: ["KioskCards", "CardModel"],
+            name: "KioskCardsTests",
+            dependencies: [
+                "KioskCards", "CardModel", "KioskSystem", "KioskInput", "KioskDeckFiles", "KioskRender",
+                "KioskDisplay", "KioskStore",
+            ],
             exclude: ["Fixtures"]  // evemu/text fixtures read by path, not bundled
         ),
     ]

@@ -3,12 +3,6 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 #include <drm_fourcc.h>
-// Console, fbdev, signal and hotplug headers the display needs; Glibc's module map leaves them out.
-#include <linux/fb.h>
-#include <linux/kd.h>
-#include <linux/netlink.h>
-#include <linux/vt.h>
-#include <sys/signalfd.h>
 
 // DRM_FORMAT_XRGB8888 is fourcc_code(...), a function-like macro Swift cannot import.
 static inline uint32_t CDrmFormatXRGB8888(void) { return DRM_FORMAT_XRGB8888; }

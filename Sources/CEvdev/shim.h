@@ -3,7 +3,6 @@
 #include <libevdev/libevdev.h>
 #include <libevdev/libevdev-uinput.h>
 #include <linux/input.h>
-#include <sys/inotify.h>
 
 /* input_event_sec/usec are member-access macros (time.tv_sec on 64-bit, __sec on 32-bit
  * time64 builds such as Raspberry Pi OS armhf): Swift cannot import them. */

@@ -2,6 +2,8 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
+@testable import KioskSystem
 
 @Suite struct ConfigCalibrationTests {
     /// An 800×480 panel whose digitiser reports 0…4095 on both axes.

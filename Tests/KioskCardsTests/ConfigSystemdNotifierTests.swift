@@ -3,6 +3,7 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskSystem
 
 /// sd_notify over a real unix datagram socket, as systemd's manager would receive it.
 @Suite struct ConfigSystemdNotifierTests {

@@ -1,6 +1,10 @@
 import Testing
 
 @testable import KioskCards
+@testable import KioskDeckFiles
+@testable import KioskDisplay
+@testable import KioskInput
+@testable import KioskSystem
 
 @Suite struct ConfigTests {
     /// Parses with an in-memory file system.
@@ -167,7 +171,7 @@ import Testing
 
     @Test func exampleFileDocumentsEveryKeyAndParses() throws {
         let path = DeckFixtures.packageRoot + "/deploy/kiosk.conf.example"
-        let bytes = try DeckLoader.readFile(path)
+        let bytes = try FileIO.readAll(path, limit: 16 << 20)
         let text = String(decoding: bytes, as: UTF8.self)
         for o in KioskConfig.options {
             // Each key appears as a setting line, active or commented out.

@@ -1,6 +1,7 @@
 import Glibc
 
 @testable import KioskCards
+@testable import KioskSystem
 
 /// Paths to this package's fixtures and examples, found from this file's location.
 enum DeckFixtures {

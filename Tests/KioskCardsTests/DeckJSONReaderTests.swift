@@ -1,6 +1,7 @@
 import Testing
 
 @testable import KioskCards
+@testable import KioskSystem
 
 @Suite struct DeckJSONReaderTests {
     /// Drops positions so values can be compared.

@@ -3,6 +3,8 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskDeckFiles
+@testable import KioskSystem
 
 /// Hot reload with real files, real inotify and the real EventLoop.
 @Suite struct DeckWatcherTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import KioskCards
+@testable import KioskDisplay
 
 /// Snapshots shaped like real devices: the resources `drmModeGetResources` & co. report for
 /// a Raspberry Pi 4 (vc4: two HDMI ports, a DSI panel, a writeback connector, six CRTCs),

@@ -3,6 +3,8 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskDisplay
+@testable import KioskSystem
 
 @Suite struct DisplayCopyTests {
     static let sentinel: UInt32 = 0xDEAD_BEEF

@@ -2,6 +2,8 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskDisplay
+@testable import KioskSystem
 
 /// The display's errors, driven with real files: a missing path, a regular file, /dev/null,
 /// a file the user may not open. (There is no DRM device here; the virtual machine runs the

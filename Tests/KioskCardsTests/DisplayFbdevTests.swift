@@ -1,6 +1,8 @@
 import Testing
 
 @testable import KioskCards
+@testable import KioskDisplay
+@testable import KioskSystem
 
 @Suite struct DisplayFbdevTests {
     static let colors: [UInt32] = [

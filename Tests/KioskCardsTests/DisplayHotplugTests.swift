@@ -1,6 +1,7 @@
 import Testing
 
 @testable import KioskCards
+@testable import KioskDisplay
 
 @Suite struct DisplayHotplugTests {
     static func bytes(_ fields: [String]) -> [UInt8] {

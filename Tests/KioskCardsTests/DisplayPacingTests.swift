@@ -2,6 +2,7 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskDisplay
 
 @Suite struct DisplayPacingTests {
     static let period: Int64 = 16_666_667

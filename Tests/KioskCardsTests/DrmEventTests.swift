@@ -2,6 +2,7 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskDisplay
 
 @Suite struct DrmEventTests {
     /// The bytes the kernel writes for one `struct drm_event_vblank` (little-endian, as on

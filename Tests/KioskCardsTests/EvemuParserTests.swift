@@ -2,6 +2,7 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
 
 @Suite struct EvemuParserTests {
     @Test func evemu13HeaderWithResolutionCommentsAndPaddedNegatives() throws {

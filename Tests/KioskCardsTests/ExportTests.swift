@@ -3,6 +3,8 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskStore
+@testable import KioskSystem
 
 @Suite struct ExportTests {
     /// An RFC 4180 reader for the test: quoted fields, doubled quotes, CRLF records.

@@ -2,6 +2,7 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskSystem
 
 /// The seed designs rendered headlessly and compared with reviewed images in
 /// `Fixtures/golden` (regenerate with KIOSK_WRITE_GOLDEN=1, then look at every image).

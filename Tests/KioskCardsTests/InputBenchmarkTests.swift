@@ -2,12 +2,14 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
+@testable import KioskSystem
 
 /// Prints how fast recordings parse and decode (a figure, never an assertion on time).
 @Suite struct InputBenchmarkTests {
     @Test func decodeThroughputFigure() throws {
         let dir = try TouchTestData.requireDirectory()
-        let text = try InputFiles.readText(dir + "/dell-canvas-cooltouch-hid-win8-up-to-5-fingers.evemu")
+        let text = try FileIO.readText(dir + "/dell-canvas-cooltouch-hid-win8-up-to-5-fingers.evemu")
         let rounds = 5
         let t0 = MonotonicClock.now()
         var recording: EvemuRecording?

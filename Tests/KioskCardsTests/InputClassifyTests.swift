@@ -3,6 +3,7 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
 
 @Suite struct InputClassifyTests {
     @Test(arguments: [

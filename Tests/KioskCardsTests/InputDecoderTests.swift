@@ -3,6 +3,7 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
 
 /// Fixtures under `Fixtures/` (written by hand: no public recording contains SYN_DROPPED).
 enum InputFixtures {

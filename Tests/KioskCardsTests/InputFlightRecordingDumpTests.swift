@@ -3,6 +3,9 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
+@testable import KioskRender
+@testable import KioskSystem
 
 /// The app's flight-recorder path without a device: raw events go through the recorder and a
 /// `TouchSession` (what `InputManager` does per event), the dump is written by

@@ -4,6 +4,8 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
+@testable import KioskSystem
 
 @Suite struct InputInjectTests {
     static let screen = Size(width: 800, height: 480)

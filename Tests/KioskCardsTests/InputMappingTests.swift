@@ -2,6 +2,8 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
+@testable import KioskSystem
 
 @Suite struct InputMappingTests {
     // A fine device axis so the half-cell centring is far below the tolerance.

@@ -2,6 +2,7 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
 
 @Suite struct InputProbeTests {
     @Test func describesKindAxesSizeAndTransform() throws {

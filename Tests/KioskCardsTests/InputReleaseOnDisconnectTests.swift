@@ -3,6 +3,7 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
 
 /// When a touchscreen goes away mid-drag the kernel releases the contact itself and closes
 /// that frame with SYN_REPORT value 1 (`input_dev_release_keys`). Seen live in the virtual

@@ -3,6 +3,8 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
+@testable import KioskSystem
 
 @Suite struct InputReplayCommandTests {
     @Test func jsonNumbers() {

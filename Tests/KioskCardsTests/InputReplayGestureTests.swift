@@ -2,6 +2,7 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
 
 /// The gesture lines of `replay`: real recordings judged as the card stack would judge them.
 @Suite struct InputReplayGestureTests {

@@ -3,6 +3,7 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
 
 /// Ends nobody's finger made are cancellations: the kernel's own release when a device goes
 /// away, and the ends a live SYN_DROPPED resync discovers. Found in the end-to-end VM

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
 
 /// Where the shared touchscreen recordings are: `<repo>/../shared/testdata/touch` as CI lays it
 /// out, else `/work/shared/testdata/touch` (a worktree checkout sits deeper than a clone).

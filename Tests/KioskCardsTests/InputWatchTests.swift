@@ -3,6 +3,7 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
 
 /// `probe --watch` prints the live decode in replay's format. The live half (libevdev reads on a
 /// uinput clone while `evemu-play` plays the recording) runs in the end-to-end VM:

@@ -3,6 +3,8 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskRender
+@testable import KioskSystem
 
 /// The compositor's turned placements against a plain per-pixel bilinear reference, so its
 /// fast paths (flat pixels, shadow-only pixels, whole runs inside gradient bands) are checked

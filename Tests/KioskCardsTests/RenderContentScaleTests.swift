@@ -1,6 +1,7 @@
 import Testing
 
 @testable import KioskCards
+@testable import KioskRender
 
 /// Cards move up the stack (scale 0.96 → 1) without new images: their image is drawn at the
 /// depth level above and reduced while placing; at rest every depth is drawn at its own scale.

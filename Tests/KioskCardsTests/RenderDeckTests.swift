@@ -2,6 +2,8 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
+@testable import KioskRender
 
 /// `render` draws what the kiosk would: the deck file through the real CardModel decks.
 @Suite struct RenderDeckTests {

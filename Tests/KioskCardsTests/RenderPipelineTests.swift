@@ -3,6 +3,8 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskRender
+@testable import KioskSystem
 
 /// The cached, damage-limited pipeline against full redraws, and its "no change, no work" rule.
 @Suite struct RenderPipelineTests {

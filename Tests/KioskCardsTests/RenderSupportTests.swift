@@ -3,6 +3,8 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskRender
+@testable import KioskSystem
 
 /// Scale, photos, the `render` command's options and its output.
 @Suite struct RenderSupportTests {

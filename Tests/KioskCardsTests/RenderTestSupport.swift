@@ -3,6 +3,8 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskRender
+@testable import KioskSystem
 
 /// Paths and comparisons shared by the renderer's tests.
 enum RenderFixtures {

@@ -2,6 +2,7 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskSystem
 
 @Suite struct RotationTests {
     let panel = Size(width: 800, height: 480)

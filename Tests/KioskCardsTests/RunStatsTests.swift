@@ -2,6 +2,7 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskSystem
 
 @Suite struct RunStatsTests {
     @Test func framesPerSecondCountsTheLastSecondOfFlips() {

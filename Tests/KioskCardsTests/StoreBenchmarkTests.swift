@@ -3,6 +3,9 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskDeckFiles
+@testable import KioskStore
+@testable import KioskSystem
 
 /// Figures for the report: printed, never asserted against a time (the machine is shared).
 @Suite struct StoreBenchmarkTests {

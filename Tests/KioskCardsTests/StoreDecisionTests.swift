@@ -4,6 +4,8 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskDeckFiles
+@testable import KioskStore
 
 @Suite struct StoreDecisionTests {
     @Test func recordsRoundTripInOrder() throws {

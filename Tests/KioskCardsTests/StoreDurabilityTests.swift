@@ -3,6 +3,7 @@ import Glibc
 import Testing
 
 @testable import KioskCards
+@testable import KioskSystem
 
 /// Decisions reported stored survive SIGKILL of a real process at random moments.
 @Suite struct StoreDurabilityTests {

@@ -2,6 +2,7 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskInput
 
 @Suite struct StoreFlightRecorderTests {
     /// Recordings with events (the `.desc.evemu` files are descriptions only).

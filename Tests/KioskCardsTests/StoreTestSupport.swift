@@ -2,6 +2,8 @@ import CardModel
 import Glibc
 
 @testable import KioskCards
+@testable import KioskStore
+@testable import KioskSystem
 
 /// Real processes, real mounts and real SQLite files for the store tests.
 enum StoreTestSupport {

@@ -1,3 +1,7 @@
+import KioskDisplay
+import KioskInput
+import KioskSystem
+
 /// Parsing `kiosk.conf` and command-line flags into a `KioskConfig` (pure: the file is read
 /// through a closure).
 extension KioskConfig {
@@ -364,7 +368,7 @@ extension KioskConfig {
     /// Reads a config file from disk for `parse`.
     static func readConfigFile(_ path: String) -> FileContents {
         do {
-            let bytes = try DeckLoader.readFile(path, limit: 1 << 20)
+            let bytes = try FileIO.readAll(path, limit: 1 << 20)
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 return .unreadable("the file is not UTF-8 text")
             }

@@ -1,3 +1,8 @@
+import KioskDeckFiles
+import KioskDisplay
+import KioskInput
+import KioskSystem
+
 /// Everything the operator can set for a kiosk: from `/etc/kioskcards/kiosk.conf`, then
 /// command-line flags (flags win). Made by `KioskConfig.parse(arguments:readFile:)`; every key
 /// is documented in `deploy/kiosk.conf.example`.

@@ -1,4 +1,5 @@
 import CardModel
+import KioskInput
 
 /// Computes the `touch-matrix` config value from taps on known targets (what
 /// `KioskCards calibrate` shows: four targets near the corners).

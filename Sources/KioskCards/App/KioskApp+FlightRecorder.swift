@@ -1,3 +1,6 @@
+import KioskInput
+import KioskSystem
+
 /// The input flight recorder of the running kiosk: every touch device's last minutes of raw
 /// events (`InputManager` keeps them), written as evemu files into the data directory on
 /// SIGUSR2 and on a fatal error.

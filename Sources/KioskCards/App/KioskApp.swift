@@ -1,5 +1,11 @@
 import CardModel
 import Glibc
+import KioskDeckFiles
+import KioskDisplay
+import KioskInput
+import KioskRender
+import KioskStore
+import KioskSystem
 
 /// The running kiosk: one `poll()` loop that carries touches from the input devices through
 /// the visitor session into the deck model, draws the model's scene when the display is ready
@@ -470,40 +476,5 @@ final class KioskApp {
         defer { close(fd) }
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    }
-}
-
-/// Moves a value to another thread when the sender gives it up (the caller guarantees no
-/// further use on its own thread).
-struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}
-
-/// Runs rare, slow work (a screenshot's PNG encoding and write) on a detached thread so the
-/// frame loop never waits for it.
-enum BackgroundWork {
-    static func run<T>(_ input: UncheckedBox<T>, _ body: @escaping @Sendable (UncheckedBox<T>) -> Void) {
-        let job = UncheckedBox({ body(input) } as () -> Void)
-        let context = Unmanaged.passRetained(Job(job.value)).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(
-            &thread, nil,
-            { raw in
-                let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
-                job.body()
-                return nil
-            }, context)
-        if rc == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Job>.fromOpaque(context).release()
-            Log.error("'pthread_create' failed: \(Errno(rc))")
-        }
-    }
-
-    private final class Job {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
     }
 }

@@ -1,5 +1,8 @@
 import CardModel
 import Glibc
+import KioskDeckFiles
+import KioskDisplay
+import KioskSystem
 
 /// `KioskCards run [flags]`: the kiosk itself (see `KioskConfig.helpText` for the flags).
 /// Exit status: 0 after SIGTERM/SIGINT, 1 when the display cannot be used, 2 for bad

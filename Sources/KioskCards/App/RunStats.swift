@@ -1,5 +1,6 @@
 import CardModel
 import Glibc
+import KioskSystem
 
 /// What the running kiosk measures about itself: start-up, input-to-flip latency, frame cost,
 /// frames per gesture and memory. Written as JSON by `--stats FILE` on exit, and as one log
@@ -97,36 +98,5 @@ struct RunStats {
             + "input→flip p50 \(f(latencies.percentile(50))) ms p99 \(f(latencies.percentile(99))) ms, "
             + "frame p50 \(f(frameTimes.percentile(50))) ms p99 \(f(frameTimes.percentile(99))) ms, "
             + "peak RSS \(peakRSSKilobytes / 1024) MB"
-    }
-}
-
-/// The most recent `capacity` samples, for percentiles over a long run in bounded memory.
-struct BoundedSamples {
-    let capacity: Int
-    private var values: [Double] = []
-    private var next = 0
-
-    init(capacity: Int) { self.capacity = max(1, capacity) }
-
-    var count: Int { values.count }
-    var maximum: Double? { values.max() }
-    var minimum: Double? { values.min() }
-    var sum: Double? { values.isEmpty ? nil : values.reduce(0, +) }
-
-    mutating func append(_ v: Double) {
-        if values.count < capacity {
-            values.append(v)
-        } else {
-            values[next] = v
-            next = (next + 1) % capacity
-        }
-    }
-
-    /// The nearest-rank percentile `p` (0…100); nil without samples.
-    func percentile(_ p: Double) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
-        return sorted[min(max(rank, 1), sorted.count) - 1]
     }
 }

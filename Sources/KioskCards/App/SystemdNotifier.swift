@@ -1,5 +1,6 @@
 import CardModel
 import Glibc
+import KioskSystem
 
 /// sd_notify(3) without libsystemd: datagrams such as "READY=1" or "WATCHDOG=1" to the unix
 /// socket systemd names in $NOTIFY_SOCKET (Type=notify, WatchdogSec=).

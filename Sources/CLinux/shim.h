@@ -1,0 +1,13 @@
+#ifndef CLINUX_SHIM_H
+#define CLINUX_SHIM_H
+// Linux kernel and glibc headers that Glibc's module map leaves out: the console (kd, vt),
+// fbdev, netlink uevents, signalfd and inotify. No library to link: these are system calls
+// and ioctls.
+#include <linux/fb.h>
+#include <linux/kd.h>
+#include <linux/netlink.h>
+#include <linux/vt.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+
+#endif

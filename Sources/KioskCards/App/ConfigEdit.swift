@@ -1,0 +1,141 @@
+import Glibc
+import KioskInput
+import KioskSystem
+
+/// Sets one `key = value` line in a `kiosk.conf` text, keeping every other line, comment and
+/// blank line as it was (what `KioskCards calibrate` does to `touch-matrix`). Pure; the atomic
+/// write is `ConfigEdit.writeAtomically`.
+enum ConfigEdit {
+    /// `text` with `key` set to `value`:
+    /// - the active `key = …` line is replaced in place (its indentation and a trailing
+    ///   ` # comment` are kept);
+    /// - without one, the new line goes right after the last commented-out example of the key
+    ///   (`# key = …`), where the documentation of the key is;
+    /// - else it is appended at the end.
+    /// The file's line ending style (`\n` or `\r\n`) is kept; the result ends with a newline.
+    static func setting(_ key: String, to value: String, in text: String) -> String {
+        // "\r\n" is one Character in Swift: split on both.
+        let crlf = text.contains("\r\n")
+        let newline = crlf ? "\r\n" : "\n"
+        var lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map(String.init)
+        if text.isEmpty {
+            lines = []
+        } else if text.last == "\n" || text.last == "\r\n" {
+            lines.removeLast()  // the empty piece after the last newline
+        }
+
+        if let i = lines.firstIndex(where: { activeKey(of: $0) == key }) {
+            let line = lines[i]
+            let indent = line.prefix { $0 == " " || $0 == "\t" }
+            let comment = trailingComment(of: line).map { "  " + $0 } ?? ""
+            lines[i] = "\(indent)\(key) = \(value)\(comment)"
+            // The parser refuses a key set twice; drop later copies rather than leave a broken file.
+            var j = lines.count - 1
+            while j > i {
+                if activeKey(of: lines[j]) == key { lines.remove(at: j) }
+                j -= 1
+            }
+        } else if let i = lines.lastIndex(where: { commentedKey(of: $0) == key }) {
+            lines.insert("\(key) = \(value)", at: i + 1)
+        } else {
+            if let last = lines.last, !last.allSatisfy({ $0 == " " || $0 == "\t" }) { lines.append("") }
+            lines.append("\(key) = \(value)")
+        }
+        return lines.joined(separator: newline) + newline
+    }
+
+    /// The key of an active `key = value` line; nil for comments, blank and other lines.
+    static func activeKey(of line: String) -> String? {
+        let body = line.drop { $0 == " " || $0 == "\t" }
+        guard let first = body.first, first != "#", let eq = body.firstIndex(of: "=") else { return nil }
+        let key = body[..<eq].reversed().drop { $0 == " " || $0 == "\t" }.reversed()
+        return key.isEmpty ? nil : String(key)
+    }
+
+    /// The key of a commented-out example line, `# key = value` or `#key=value`.
+    static func commentedKey(of line: String) -> String? {
+        let body = line.drop { $0 == " " || $0 == "\t" }
+        guard body.first == "#" else { return nil }
+        let rest = String(body.dropFirst().drop { $0 == " " || $0 == "\t" })
+        guard let key = activeKey(of: rest), !key.contains(" ") else { return nil }
+        return key
+    }
+
+    /// A trailing `# comment` of an active line (the parser's rule: '#' after whitespace).
+    static func trailingComment(of line: String) -> String? {
+        var previous: Character = "x"
+        var index = line.startIndex
+        var sawEquals = false
+        while index < line.endIndex {
+            let c = line[index]
+            if c == "=" { sawEquals = true }
+            if sawEquals && c == "#" && (previous == " " || previous == "\t") { return String(line[index...]) }
+            previous = c
+            index = line.index(after: index)
+        }
+        return nil
+    }
+
+    /// A matrix as the config writes it: six numbers with at most 6 decimals, in quotes.
+    static func matrixValue(_ m: TouchMatrix) -> String { "\"\(m.configText)\"" }
+
+    /// Replaces the file at `path` with `text` atomically: a temporary file beside it, fsync,
+    /// the old file's permissions, rename over it, fsync of the directory. A power cut leaves
+    /// either the old or the new file, never half of one.
+    static func writeAtomically(_ text: String, to path: String) throws(ConfigEditError) {
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let temporary = path + ".calibrate-\(getpid())"
+        var old = stat()
+        let existed = stat(path, &old) == 0
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, existed ? old.st_mode & 0o7777 : 0o644)
+        guard fd >= 0 else { throw ConfigEditError(path: path, errno: .current, step: "create \(temporary)") }
+        var failure: (Errno, String)?
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { b in
+            var offset = 0
+            while offset < b.count {
+                let n = write(fd, b.baseAddress! + offset, b.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 {
+                    failure = (.current, "write \(temporary)")
+                    return
+                }
+                offset += n
+            }
+        }
+        if failure == nil && existed && getuid() == 0 && fchown(fd, old.st_uid, old.st_gid) != 0 {
+            failure = (.current, "chown \(temporary)")
+        }
+        if failure == nil && fsync(fd) != 0 { failure = (.current, "fsync \(temporary)") }
+        close(fd)
+        if failure == nil && rename(temporary, path) != 0 { failure = (.current, "rename to \(path)") }
+        if let failure {
+            unlink(temporary)
+            throw ConfigEditError(path: path, errno: failure.0, step: failure.1)
+        }
+        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 {
+            fsync(dirFD)
+            close(dirFD)
+        }
+    }
+}
+
+/// The config file could not be written; says which step failed and what to do.
+struct ConfigEditError: Error, CustomStringConvertible {
+    var path: String
+    var errno: Errno
+    var step: String
+
+    var description: String {
+        var text = "cannot write \(path) (\(step)): \(errno)"
+        switch errno {
+        case .permissionDenied, Errno(EPERM), Errno(EROFS):
+            text += " — run as root (sudo), or use --print and add the line yourself"
+        case .noEntry:
+            text += " — create the directory first, or give --config FILE"
+        default: break
+        }
+        return text
+    }
+}

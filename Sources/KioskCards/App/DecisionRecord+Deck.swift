@@ -1,0 +1,19 @@
+import CardModel
+import KioskDeckFiles
+import KioskStore
+
+extension DecisionRecord {
+    /// A record for `decision`; its wall time is derived from a pair of clock readings taken
+    /// together (`wallNow` and `monotonicNow`), so a decision reported late still gets the
+    /// wall time at which it happened.
+    package init(
+        _ decision: Decision, kioskID: String, sessionID: String, deck: DeckFile,
+        wallNow: Int64, monotonicNow: Instant
+    ) {
+        let ageMs = (monotonicNow.nanoseconds - decision.time.nanoseconds) / 1_000_000
+        self.init(
+            kioskID: kioskID, sessionID: sessionID, deckID: deck.id, deckVersion: deck.version,
+            cardID: decision.cardID, action: decision.action, wallTimeMs: wallNow - ageMs,
+            monotonicNs: decision.time.nanoseconds, dwellMs: Int64((decision.dwellSeconds * 1000).rounded()))
+    }
+}

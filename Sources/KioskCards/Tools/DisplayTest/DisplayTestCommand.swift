@@ -1,0 +1,246 @@
+import CardModel
+import Glibc
+import KioskDisplay
+import KioskSystem
+
+/// `KioskCards display-test [--drm PATH] [--connector NAME] [--mode WxH[@Hz]] [--rotation R]
+/// [--seconds N] [--idle N] [--frame-cost MS]`: sets the mode, animates a moving coloured rectangle with paced
+/// flips for N seconds, optionally stays idle for a while (and reports the CPU time that cost),
+/// then restores the CRTC and exits. Proves the DRM path end to end before the app loop exists.
+enum DisplayTestCommand {
+    static let usage = """
+        Usage: KioskCards display-test [options]
+        \(DisplayOptions.usage)
+          --seconds N           how long to animate (default 5)
+          --idle N              then stay idle N seconds and report the CPU time used (default 0)
+          --blank N             halfway, turn the panel off for N seconds (DPMS or black), then on
+          --frame-cost MS       spend MS milliseconds of CPU on each frame before presenting it, like
+                                a slow renderer (default 0): frames then reach the flip late in the period
+        """
+
+    static func run(arguments: [String]) -> Int32 {
+        var args = arguments
+        let options: DisplayOptions
+        do {
+            options = try DisplayOptions.parse(&args)
+        } catch {
+            Log.error("display-test: \(error)")
+            return 2
+        }
+        var seconds = 5.0
+        var idleSeconds = 0.0
+        var blankSeconds = 0.0
+        var frameCost = 0.0
+        var i = 0
+        while i < args.count {
+            switch args[i] {
+            case "--seconds", "--idle", "--blank", "--frame-cost":
+                guard i + 1 < args.count, let v = Double(args[i + 1]), v >= 0, v.isFinite else {
+                    let unit = args[i] == "--frame-cost" ? "milliseconds" : "seconds"
+                    Log.error("display-test: \(args[i]) needs a number of \(unit), e.g. \(args[i]) 5")
+                    return 2
+                }
+                switch args[i] {
+                case "--seconds": seconds = v
+                case "--idle": idleSeconds = v
+                case "--frame-cost": frameCost = v
+                default: blankSeconds = v
+                }
+                i += 2
+            case "--help", "-h":
+                print(usage)
+                return 0
+            default:
+                Log.error("display-test: unknown option '\(args[i])'\n\(usage)")
+                return 2
+            }
+        }
+
+        let loop = EventLoop()
+        var stopSignal: Int32?
+        let signals: TerminationSignals
+        do {
+            signals = try TerminationSignals(loop: loop) { signal in
+                stopSignal = signal
+                loop.stop()
+            }
+        } catch {
+            Log.error("display-test: \(error)")
+            return 1
+        }
+        defer { withExtendedLifetime(signals) {} }
+
+        let display: Display
+        do {
+            guard
+                let d = try Display.waitingForConnection(
+                    options: options, loop: loop, keepWaiting: { stopSignal == nil })
+            else { return 0 }
+            display = d
+        } catch {
+            Log.error("display-test: \(error)")
+            return 1
+        }
+        let animation = MovingRectangle(width: display.pixelWidth, height: display.pixelHeight)
+        var flips: [Instant] = []
+        var maxTimestampLag = 0.0
+        var minTimestampLag = Double.infinity
+        display.onFlip = { stamp in
+            flips.append(stamp)
+            let lag = MonotonicClock.now().seconds(since: stamp)
+            maxTimestampLag = max(maxTimestampLag, lag)
+            minTimestampLag = min(minTimestampLag, lag)
+        }
+        let start = MonotonicClock.now()
+        let end = start.advanced(bySeconds: seconds)
+        var animating = true
+        display.onFrame = { [unowned display] instant in
+            guard animating else { return }
+            let damage = animation.draw(at: instant.seconds(since: start))
+            if frameCost > 0 {
+                // Busy on purpose: a renderer that needs this much CPU per frame.
+                let done = MonotonicClock.now().advanced(bySeconds: frameCost / 1000)
+                while MonotonicClock.now() < done {}
+            }
+            if !display.present(animation.frame, damage: damage) { return }
+            display.requestFrame()
+        }
+        let stopTimer = loop.schedule(at: end) {
+            animating = false
+            loop.stop()
+        }
+        print(
+            "display-test: \(display.driverName) \(display.outputName) \(display.panelWidth)x\(display.panelHeight)"
+                + "@\(String(format2: display.refreshHz)) Hz, rotation \(display.rotation.rawValue), "
+                + "vblank \(display.hasVblank ? "yes" : "no"), animating \(String(format2: seconds)) s"
+                + (frameCost > 0 ? ", \(String(format2: frameCost)) ms per frame" : ""))
+        if blankSeconds > 0 {
+            let off = start.advanced(bySeconds: seconds / 2)
+            loop.schedule(at: off) {
+                print("display-test: panel off for \(String(format2: blankSeconds)) s")
+                display.setPower(on: false)
+                loop.schedule(at: off.advanced(bySeconds: blankSeconds)) {
+                    display.setPower(on: true)
+                    print("display-test: panel on")
+                }
+            }
+        }
+        var connectionChanges = 0
+        display.onConnection = { [unowned display] connected in
+            connectionChanges += 1
+            print("display-test: \(display.outputName) \(connected ? "connected again" : "disconnected")")
+        }
+        let cpuStart = cpuSeconds()
+        display.present(animation.frame, damage: animation.frame.bounds)
+        display.requestFrame()
+        loop.run()
+        let cpuAnimating = cpuSeconds() - cpuStart
+        loop.cancelTimer(stopTimer)
+
+        // Flip rate over the animation (first to last flip).
+        let animated = flips
+        if animated.count >= 2, let first = animated.first, let last = animated.last {
+            let span = last.seconds(since: first)
+            let intervals = zip(animated.dropFirst(), animated).map { $0.seconds(since: $1) * 1000 }
+            let sorted = intervals.sorted()
+            let pacing = display.pacingKind == .vblank ? "flip events (vblank)" : "timer (flips complete at once)"
+            print(
+                "display-test: \(animated.count) flips in \(String(format2: span)) s = "
+                    + "\(String(format2: Double(animated.count - 1) / max(span, 1e-9))) flips/s; interval ms "
+                    + "min \(String(format2: sorted.first!)) median \(String(format2: sorted[sorted.count / 2])) "
+                    + "max \(String(format2: sorted.last!)); lost \(display.lostFlipCount); "
+                    + "pacing \(pacing); "
+                    + "CPU \(String(format2: cpuAnimating * 1000 / Double(animated.count))) ms/frame")
+            print(
+                "display-test: \(display.flipIntervals.summary); pacing changed \(display.pacingChanges) times")
+            print(
+                "display-test: flip timestamps CLOCK_MONOTONIC, lag behind now \(String(format2: minTimestampLag * 1000))"
+                    + "..\(String(format2: maxTimestampLag * 1000)) ms")
+        } else {
+            print("display-test: only \(animated.count) flips completed; lost \(display.lostFlipCount)")
+        }
+
+        if idleSeconds > 0, stopSignal == nil {
+            let flipsBefore = display.flipCount
+            let cpuBefore = cpuSeconds()
+            let idleEnd = MonotonicClock.now().advanced(bySeconds: idleSeconds)
+            loop.schedule(at: idleEnd) { loop.stop() }
+            loop.run()
+            let cpu = cpuSeconds() - cpuBefore
+            print(
+                "display-test: idle \(String(format2: idleSeconds)) s: \(display.flipCount - flipsBefore) flips, "
+                    + "CPU \(String(format2: cpu * 1000)) ms")
+        }
+        if let stopSignal { print("display-test: \(TerminationSignals.name(stopSignal)), exiting") }
+        display.shutdown()
+        print("display-test: display restored (CRTC and VT as found), exit")
+        return display.flipCount > 0 ? 0 : 1
+    }
+
+    /// User + system CPU time of this process.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+}
+
+/// A coloured rectangle bouncing over a gradient: each frame's damage is its old and new place.
+final class MovingRectangle {
+    let frame: PixelBuffer
+    private var current = PixelRect.empty
+    let box: Int
+
+    init(width: Int, height: Int) {
+        frame = PixelBuffer(width: width, height: height)
+        box = max(8, min(width, height) / 4)
+        for y in 0..<height {
+            for x in 0..<width { frame.setPixel(x: x, y: y, Self.background(x: x, y: y, width: width, height: height)) }
+        }
+        // An arrow-like marker in the top-left corner shows which way is up after rotation.
+        for y in 0..<min(height, 24) {
+            for x in 0..<min(width, 24 - y) { frame.setPixel(x: x, y: y, 0x00FF_FFFF) }
+        }
+    }
+
+    static func background(x: Int, y: Int, width: Int, height: Int) -> UInt32 {
+        UInt32(40 + 80 * y / max(1, height)) | UInt32(20 + 60 * x / max(1, width)) << 8 | 0x10 << 16
+    }
+
+    /// Draws the rectangle for time `t` (seconds) and returns the damage.
+    func draw(at t: Double) -> PixelRect {
+        let w = frame.width
+        let h = frame.height
+        let travelX = Double(max(1, w - box))
+        let travelY = Double(max(1, h - box))
+        func bounce(_ v: Double, _ range: Double) -> Int {
+            let p = (v.truncatingRemainder(dividingBy: 2 * range) + 2 * range).truncatingRemainder(
+                dividingBy: 2 * range)
+            return Int(p <= range ? p : 2 * range - p)
+        }
+        let next = PixelRect(x: bounce(t * 300, travelX), y: bounce(t * 170, travelY), width: box, height: box)
+        let hue = t.truncatingRemainder(dividingBy: 3) / 3
+        let color = Self.rainbow(hue)
+        for y in current.y..<current.maxY where !current.isEmpty {
+            for x in current.x..<current.maxX {
+                let marker = y < 24 && x < 24 - y
+                frame.setPixel(x: x, y: y, marker ? 0x00FF_FFFF : Self.background(x: x, y: y, width: w, height: h))
+            }
+        }
+        for y in next.y..<next.maxY {
+            for x in next.x..<next.maxX { frame.setPixel(x: x, y: y, color) }
+        }
+        let damage = current.union(next)
+        current = next
+        return damage
+    }
+
+    static func rainbow(_ h: Double) -> UInt32 {
+        func c(_ o: Double) -> UInt32 {
+            let v = max(0, min(1, abs((h + o).truncatingRemainder(dividingBy: 1) * 6 - 3) - 1))
+            return UInt32(v * 255)
+        }
+        return c(0) << 16 | c(2.0 / 3) << 8 | c(1.0 / 3)
+    }
+}

@@ -1,0 +1,291 @@
+import CardModel
+import Glibc
+import KioskDeckFiles
+import KioskDisplay
+import KioskInput
+import KioskRender
+import KioskSystem
+
+/// `KioskCards render`: draws one frame headlessly into a PNG (docs, golden tests, support).
+///
+///     KioskCards render [--deck FILE] --size WxH --out FILE.png [--layout stack|list]
+///                       [--gesture "drag DX DY" | --script FILE] [--at MS]
+///                       [--scale S] [--rotation 0|90|180|270] [--touch-matrix M] [--naive]
+///
+/// `--size` is the panel's pixel size; with `--rotation 90`/`270` the scene is laid out
+/// upright in the swapped (portrait) size and the PNG shows the panel as mounted.
+/// The deck goes through the real CardModel deck the kiosk runs (built-in sample cards without
+/// `--deck`). Gestures in points: "drag DX DY" (held: mid-drag), "release DX DY", "flick DX DY",
+/// "tap X Y"; `--script` plays an evemu recording (e.g. a flight-recorder file) instead.
+struct RenderOptions: Equatable {
+    var deckPath: String?
+    var width = 800
+    var height = 480
+    var outPath = ""
+    /// nil: the deck's own layout.
+    var layout: String?
+    var gesture: String?
+    var scriptPath: String?
+    var atMs: Double = 0
+    var scale: Double?
+    var rotation = Rotation.deg0
+    var naive = false
+    /// `--touch-matrix`: the calibration a `--script` recording was made with.
+    var touchMatrix: TouchMatrix?
+
+    static func parse(_ args: [String]) throws(RenderError) -> RenderOptions {
+        var o = RenderOptions()
+        var sawOut = false
+        var i = 0
+        func value() throws(RenderError) -> String {
+            i += 1
+            guard i < args.count else { throw .usage("render: '\(args[i - 1])' needs a value") }
+            return args[i]
+        }
+        while i < args.count {
+            let arg = args[i]
+            switch arg {
+            case "--deck": o.deckPath = try value()
+            case "--size":
+                let v = try value()
+                let parts = v.split(separator: "x").compactMap { Int($0) }
+                guard parts.count == 2, parts[0] > 0, parts[1] > 0, parts[0] <= 8192, parts[1] <= 8192 else {
+                    throw .usage("render: --size '\(v)' is not WIDTHxHEIGHT in pixels, e.g. --size 800x480")
+                }
+                (o.width, o.height) = (parts[0], parts[1])
+            case "--out":
+                o.outPath = try value()
+                sawOut = true
+            case "--layout":
+                let layout = try value()
+                o.layout = layout
+                guard DeckLayout(rawValue: layout) != nil else {
+                    throw .usage("render: --layout '\(layout)' is unknown; use stack or list")
+                }
+            case "--gesture": o.gesture = try value()
+            case "--script": o.scriptPath = try value()
+            case "--at":
+                let v = try value()
+                guard let ms = Double(v), ms >= 0 else { throw .usage("render: --at '\(v)' is not milliseconds ≥ 0") }
+                o.atMs = ms
+            case "--scale":
+                let v = try value()
+                guard let s = Double(v), s > 0.1, s < 10 else {
+                    throw .usage("render: --scale '\(v)' is not pixels per point between 0.1 and 10")
+                }
+                o.scale = s
+            case "--rotation":
+                let v = try value()
+                guard let d = Int(v), d % 90 == 0, let r = Rotation(degrees: d) else {
+                    throw .usage("render: --rotation '\(v)' must be 0, 90, 180 or 270")
+                }
+                o.rotation = r
+            case "--naive": o.naive = true
+            case "--touch-matrix":
+                let v = try value()
+                guard let m = TouchMatrix(parsing: v) else {
+                    throw .usage("render: --touch-matrix '\(v)' needs six numbers \"a b c d e f\" (libinput's format)")
+                }
+                o.touchMatrix = m
+            default: throw .usage("render: unknown option '\(arg)'. Run 'KioskCards --help'.")
+            }
+            i += 1
+        }
+        guard sawOut, !o.outPath.isEmpty else { throw .usage("render: --out FILE.png is required") }
+        guard o.gesture == nil || o.scriptPath == nil else {
+            throw .usage("render: give either --gesture or --script, not both")
+        }
+        return o
+    }
+}
+
+/// Where `render` gets its scene: the deck file (or built-in samples) through the real
+/// CardModel deck the kiosk runs, driven by a gesture or a recorded touch script.
+enum RenderInputs {
+    /// The deck to draw: `path` loaded like the kiosk loads it, or built-in sample cards.
+    /// Deck problems are usage errors (exit 2) that list every problem with its line and field.
+    static func deck(path: String?, layout: DeckLayout?) throws(RenderError) -> DeckFile {
+        if let path {
+            switch DeckLoader.load(path: path) {
+            case .success(var deck):
+                if let layout { deck.layout = layout }
+                return deck
+            case .failure(let problems):
+                throw .usage("render: the deck file \(path) cannot be used:\n\(problems)")
+            }
+        }
+        let list = layout == .list
+        return DeckFile(
+            path: "", id: "sample", version: 1, title: list ? "Color Cards" : "Willkommen",
+            layout: list ? .list : .stack, cards: list ? SampleScenes.themedCards : SampleScenes.germanCards,
+            leftLabel: DeckFile.defaultLeftLabel, rightLabel: DeckFile.defaultRightLabel,
+            emptyText: DeckFile.defaultEmptyText, attractText: DeckFile.defaultAttractText, idleTimeoutSeconds: nil)
+    }
+
+    /// The scene of `deck` laid out in `size` points after `gesture` or the touches of the evemu
+    /// recording at `scriptPath`, `atMs` milliseconds after the last touch frame.
+    ///
+    /// Gestures, in points: `drag DX DY` (moved over 300 ms, then held still: mid-drag),
+    /// `release DX DY` (the same, then lifted: no fling), `flick DX DY` (lifted while still
+    /// moving, so its velocity counts), `tap X Y`. They start at the top card's centre (stack) or the
+    /// first row's centre (list); a script's touches are mapped onto the screen like `replay`.
+    /// `touch` maps a script's device units as the kiosk did (panel size in points, rotation,
+    /// calibration); nil: onto `size` upright.
+    static func scene(
+        deck file: DeckFile, size: Size, gesture: String?, scriptPath: String?, atMs: Double, buttons: Bool = true,
+        touch: TouchReplayOptions? = nil
+    ) throws(RenderError) -> Scene {
+        let metrics = ScreenMetrics(size: size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
+        let start = Instant.seconds(1)
+        var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: buttons, at: start)
+        var frames: [TouchFrame] = []
+        if let scriptPath {
+            var options = touch ?? TouchReplayOptions()
+            if touch == nil { options.screen = size }
+            frames = try scriptFrames(path: scriptPath, options: options, startingAt: start)
+        } else if let gesture {
+            frames = try gestureFrames(gesture, origin: origin(of: deck.scene(at: start), size: size), at: start)
+        }
+        var last = start
+        for f in frames {
+            // The scene is drawn only at the end, but the model advances with each frame, as in the app.
+            _ = deck.scene(at: f.time)
+            deck.handle(f)
+            last = f.time
+        }
+        return deck.scene(at: last.advanced(bySeconds: atMs / 1000))
+    }
+
+    /// Where a gesture starts: the top card's centre, or the first row's.
+    static func origin(of scene: Scene, size: Size) -> Point {
+        for e in scene.elements.reversed() {
+            if case .card = e.kind { return e.frame.center }
+        }
+        for e in scene.elements {
+            if case .row = e.kind { return e.frame.center }
+        }
+        return Point(x: size.width / 2, y: size.height / 2)
+    }
+
+    /// The touch frames of a gesture: 60 Hz samples over 300 ms for the moving part.
+    static func gestureFrames(_ gesture: String, origin: Point, at start: Instant) throws(RenderError) -> [TouchFrame] {
+        let words = gesture.split(separator: " ").map(String.init)
+        guard words.count == 3, let a = Double(words[1]), let b = Double(words[2]), a.isFinite, b.isFinite else {
+            throw .usage("render: --gesture '\(gesture)' should be 'drag|release|flick DX DY' or 'tap X Y' (points)")
+        }
+        func frame(_ ms: Double, _ p: Point, _ phase: TouchPhase) -> TouchFrame {
+            TouchFrame(
+                time: start.advanced(bySeconds: ms / 1000), contacts: [TouchContact(id: 1, position: p, phase: phase)])
+        }
+        switch words[0] {
+        case "tap":
+            let p = Point(x: a, y: b)
+            return [frame(0, p, .began), frame(60, p, .ended)]
+        case "drag", "release", "flick":
+            let steps = 18
+            let end = origin + Point(x: a, y: b)
+            var frames = [frame(0, origin, .began)]
+            for i in 1...steps {
+                let k = Double(i) / Double(steps)
+                frames.append(frame(Double(i) * 300 / Double(steps), origin + Point(x: a * k, y: b * k), .moved))
+            }
+            switch words[0] {
+            case "flick": frames.append(frame(317, end, .ended))
+            case "release": frames += [frame(450, end, .moved), frame(460, end, .ended)]
+            default: frames.append(frame(450, end, .moved))  // held still: the card catches up with the finger
+            }
+            return frames
+        default:
+            throw .usage("render: --gesture '\(gesture)' should be 'drag|release|flick DX DY' or 'tap X Y' (points)")
+        }
+    }
+
+    /// The touch frames of an evemu recording (a flight-recorder file, or `evemu-record`
+    /// output), mapped like `replay` maps it with `options` and moved in time to begin at `start`.
+    static func scriptFrames(path: String, options: TouchReplayOptions, startingAt start: Instant)
+        throws(RenderError) -> [TouchFrame]
+    {
+        let replay: TouchReplay
+        do {
+            replay = try TouchReplay(try EvemuRecording(contentsOf: path), options: options)
+        } catch {
+            throw .usage("render: --script \(error)")
+        }
+        guard let first = replay.frames.first?.time else { return [] }
+        let shift = start.nanoseconds - first.nanoseconds
+        return replay.frames.map { f in
+            var f = f
+            f.time = Instant(nanoseconds: f.time.nanoseconds + shift)
+            return f
+        }
+    }
+}
+
+/// Reads a whole text file; errors name the file.
+func readTextFile(_ path: String) throws(RenderError) -> String {
+    guard let f = fopen(path, "rb") else {
+        throw .io("cannot open '\(path)': \(String(cString: strerror(errno)))")
+    }
+    defer { fclose(f) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = fread(&chunk, 1, chunk.count, f)
+        if n <= 0 { break }
+        bytes.append(contentsOf: chunk[0..<n])
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// The panel picture of a logical (upright) frame turned by `rotation` (headless output; the
+/// display turns frames while copying them to scanout).
+func panelImage(_ logical: PixelBuffer, rotation: Rotation) -> PixelBuffer {
+    guard rotation != .deg0 else { return logical }
+    let physical = rotation.logicalSize(physical: Size(width: Double(logical.width), height: Double(logical.height)))
+    let out = PixelBuffer(width: Int(physical.width), height: Int(physical.height))
+    // The same turn the display applies while copying a frame to its scanout buffer.
+    ScanoutCopy.copy(logical, damage: logical.bounds, rotation: rotation, to: out.pixels, destinationStride: out.stride)
+    return out
+}
+
+/// Runs `render` with the arguments after the subcommand; returns the exit status.
+func runRenderCommand(_ args: [String]) -> Int32 {
+    do {
+        let o = try RenderOptions.parse(args)
+        let logical = o.rotation.logicalSize(physical: Size(width: Double(o.width), height: Double(o.height)))
+        let pw = Int(logical.width)
+        let ph = Int(logical.height)
+        let scale =
+            o.scale
+            ?? RenderScale.pixelsPerPoint(pixelWidth: o.width, pixelHeight: o.height, widthMM: nil, heightMM: nil)
+        let deck = try RenderInputs.deck(path: o.deckPath, layout: o.layout.flatMap(DeckLayout.init(rawValue:)))
+        // A script is mapped as the kiosk mapped it: onto the panel in points, turned, calibrated.
+        var touch = TouchReplayOptions()
+        touch.screen = Size(width: Double(o.width) / scale, height: Double(o.height) / scale)
+        touch.rotation = o.rotation
+        touch.calibration = o.touchMatrix
+        let scene = try RenderInputs.scene(
+            deck: deck, size: Size(width: Double(pw) / scale, height: Double(ph) / scale), gesture: o.gesture,
+            scriptPath: o.scriptPath, atMs: o.atMs, touch: touch)
+        let images = ImageCache()
+        let buffer = PixelBuffer(width: pw, height: ph)
+        // Headless: wait for photos instead of drawing placeholders.
+        let renderer = SceneRenderer(pixelWidth: pw, pixelHeight: ph, scale: scale, images: images)
+        renderer.render(scene, into: buffer)
+        images.waitUntilIdle()
+        if o.naive {
+            NaiveRenderer(scale: scale, images: images).render(scene, into: buffer)
+        } else {
+            renderer.invalidate()
+            renderer.render(scene, into: buffer)
+        }
+        try panelImage(buffer, rotation: o.rotation).writePNG(to: o.outPath)
+        return 0
+    } catch .usage(let message) {
+        Log.error(message)
+        return 2
+    } catch {
+        Log.error("render: \(error)")
+        return 1
+    }
+}

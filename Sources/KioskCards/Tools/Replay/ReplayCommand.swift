@@ -1,0 +1,158 @@
+import CardModel
+import KioskInput
+import KioskSystem
+
+/// `KioskCards replay FILE [--screen WxH] [--rotation R] [--touch-matrix "a b c d e f"]
+/// [--touch-transform SPEC]`: decodes an evemu recording exactly as the app decodes a live
+/// device and prints one JSON object per line (see `replayUsage`). Returns the exit status:
+/// 0 done, 2 bad arguments or a bad file (message names the line).
+func runReplayCommand(arguments: [String]) -> Int32 {
+    let parsed: (path: String, options: TouchReplayOptions)
+    switch parseReplayArguments(arguments) {
+    case .help:
+        print(replayUsage)
+        return 0
+    case .failure(let message):
+        Log.error("replay: \(message)\n\(replayUsage)")
+        return 2
+    case .success(let path, let options):
+        parsed = (path, options)
+    }
+    let replay: TouchReplay
+    do {
+        replay = try TouchReplay(try EvemuRecording(contentsOf: parsed.path), options: parsed.options)
+    } catch let error as EvemuError {
+        Log.error("replay: \(error)")
+        return 2
+    } catch {
+        Log.error("replay: \(parsed.path): \(error)")
+        return 2
+    }
+    var gestures = ReplayGestureHook(
+        screen: replay.mapping.logicalSize, millimetres: replay.profile.physicalSizeMillimetres)
+    for frame in replay.frames {
+        print(replayFrameJSON(frame))
+        for line in gestures.feed(frame) { print(line) }
+    }
+    if replay.cancelledAtEnd > 0 {
+        Log.warning("replay: \(replay.cancelledAtEnd) contact(s) still down at the end of the recording were cancelled")
+    }
+    return 0
+}
+
+let replayUsage = """
+    Usage: KioskCards replay FILE [--screen WxH] [--rotation 0|90|180|270]
+                                  [--touch-matrix "a b c d e f"] [--touch-transform SPEC]
+
+    Decodes an evemu recording (evemu-record output) like a live touchscreen and prints one JSON
+    object per line:
+      {"type":"frame","t":<s>,"contacts":[{"id":N,"x":<pt>,"y":<pt>,"phase":"began|moved|ended|cancelled"}]}
+    for every SYN_REPORT that changed something, and
+      {"type":"gesture","kind":"tap|drag","translation":[dx,dy],"velocity":[vx,vy],"dismiss":"left|right|none"}
+    for every completed primary-contact gesture, judged as the card stack would judge it.
+
+      --screen WxH          the panel's native size in points (default 800x480)
+      --rotation R          display rotation, clockwise degrees (turns picture and touch together)
+      --touch-matrix M      libinput calibration matrix, six numbers (normalised space)
+      --touch-transform S   touch-only transform: rotate-90|rotate-180|rotate-270|flip-x|flip-y|swap-xy,
+                            comma-separated, applied after the matrix
+    """
+
+enum ReplayArguments {
+    case success(path: String, options: TouchReplayOptions)
+    case failure(String)
+    case help
+}
+
+func parseReplayArguments(_ arguments: [String]) -> ReplayArguments {
+    var options = TouchReplayOptions()
+    var path: String?
+    var i = 0
+    func value() -> String? {
+        i += 1
+        return i < arguments.count ? arguments[i] : nil
+    }
+    while i < arguments.count {
+        let arg = arguments[i]
+        switch arg {
+        case "--help", "-h":
+            return .help
+        case "--screen":
+            guard let v = value(), let size = parseScreenSize(v) else {
+                return .failure("--screen needs WIDTHxHEIGHT in points, e.g. --screen 800x480")
+            }
+            options.screen = size
+        case "--rotation":
+            guard let v = value(), let degrees = Int(v), degrees % 90 == 0, let r = Rotation(degrees: degrees) else {
+                return .failure("--rotation needs 0, 90, 180 or 270")
+            }
+            options.rotation = r
+        case "--touch-matrix":
+            guard let v = value(), let m = TouchMatrix(parsing: v) else {
+                return .failure(
+                    "--touch-matrix needs six numbers \"a b c d e f\" (libinput's calibration matrix, not singular)")
+            }
+            options.calibration = m
+        case "--touch-transform":
+            guard let v = value(), let m = TouchMatrix(transformSpec: v) else {
+                return .failure(
+                    "--touch-transform needs rotate-90, rotate-180, rotate-270, flip-x, flip-y or swap-xy (comma-separated)"
+                )
+            }
+            options.touchTransform = m
+        default:
+            if arg.hasPrefix("-") { return .failure("unknown option '\(arg)'") }
+            if path != nil { return .failure("one recording at a time (got '\(path!)' and '\(arg)')") }
+            path = arg
+        }
+        i += 1
+    }
+    guard let path else { return .failure("which recording? Give the path of an evemu file") }
+    return .success(path: path, options: options)
+}
+
+/// "800x480" → 800×480 points.
+func parseScreenSize(_ text: String) -> Size? {
+    let parts = text.split(separator: "x")
+    guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]), w >= 1, h >= 1, w.isFinite, h.isFinite
+    else { return nil }
+    return Size(width: w, height: h)
+}
+
+/// One `{"type":"frame",…}` line.
+func replayFrameJSON(_ frame: TouchFrame) -> String {
+    let contacts = frame.contacts.map { c in
+        "{\"id\":\(c.id),\"x\":\(jsonNumber(c.position.x, decimals: 2)),\"y\":\(jsonNumber(c.position.y, decimals: 2)),\"phase\":\"\(c.phase.rawValue)\"}"
+    }
+    return
+        "{\"type\":\"frame\",\"t\":\(jsonNumber(frame.time.seconds, decimals: 6)),\"contacts\":[\(contacts.joined(separator: ","))]}"
+}
+
+// MARK: - Gesture lines
+
+/// Turns replayed frames into one line per completed primary-contact gesture, judged as
+/// the stack layout would judge it (CardModel's `PrimaryGestureTracker`).
+struct ReplayGestureHook {
+    private var tracker: PrimaryGestureTracker
+
+    /// `screen` is the logical screen the frames are in; `millimetres` its physical size when
+    /// the device reports axis resolutions. Without it the screen is taken as a 7" panel's
+    /// density (800 pt over 154 mm), the common kiosk case.
+    init(screen: Size, millimetres: (width: Double, height: Double)?) {
+        let perMM = millimetres.map { screen.width / $0.width } ?? ReplayGestureHook.defaultPointsPerMillimetre
+        tracker = PrimaryGestureTracker(metrics: ScreenMetrics(size: screen, pointsPerMillimetre: perMM))
+    }
+
+    /// 800 points across the 154.2 mm of a 7" 15:9 panel.
+    static let defaultPointsPerMillimetre = 800.0 / 154.2
+
+    mutating func feed(_ frame: TouchFrame) -> [String] {
+        guard let g = tracker.handle(frame) else { return [] }
+        let t = "[\(jsonNumber(g.translation.x, decimals: 2)),\(jsonNumber(g.translation.y, decimals: 2))]"
+        let v = "[\(jsonNumber(g.velocity.x, decimals: 2)),\(jsonNumber(g.velocity.y, decimals: 2))]"
+        let dismiss = g.dismiss?.rawValue ?? "none"
+        return [
+            "{\"type\":\"gesture\",\"kind\":\"\(g.kind.rawValue)\",\"translation\":\(t),\"velocity\":\(v),\"dismiss\":\"\(dismiss)\"}"
+        ]
+    }
+}

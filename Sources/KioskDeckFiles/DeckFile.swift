@@ -1,0 +1,116 @@
+import CardModel
+import KioskSystem
+
+/// How a deck is shown: the seed's swipeable card stack or its "Color Cards" list.
+package enum DeckLayout: String, CaseIterable, Hashable, Sendable {
+    case stack
+    case list
+}
+
+/// A deck as the operator wrote it: the CardModel cards plus everything around them.
+///
+/// Made by `DeckLoader` from a JSON deck file (format: `schema/deck.schema.json`).
+package struct DeckFile: Hashable, Sendable {
+    /// The file it was read from (as given, not resolved).
+    package var path: String
+    /// Stable identifier stored with every decision (e.g. "lobby-onboarding").
+    package var id: String
+    /// Bumped by the operator when the cards change; stored with every decision.
+    package var version: Int
+    package var title: String
+    package var layout: DeckLayout
+    /// Cards in file order; image paths are resolved to absolute paths inside the deck's folder.
+    package var cards: [Card]
+    /// What a left swipe means, shown as a hint while dragging ("Nein").
+    package var leftLabel: String
+    /// What a right swipe means ("Ja").
+    package var rightLabel: String
+    /// Shown when every card is gone.
+    package var emptyText: String
+    /// The attract screen's line between visitors.
+    package var attractText: String
+    /// Seconds without a touch before the deck resets for the next visitor; nil: the config's
+    /// `idle-timeout` (60 s by default).
+    package var idleTimeoutSeconds: Double?
+
+    package init(
+        path: String, id: String, version: Int, title: String, layout: DeckLayout, cards: [Card], leftLabel: String,
+        rightLabel: String, emptyText: String, attractText: String, idleTimeoutSeconds: Double? = nil
+    ) {
+        self.path = path
+        self.id = id
+        self.version = version
+        self.title = title
+        self.layout = layout
+        self.cards = cards
+        self.leftLabel = leftLabel
+        self.rightLabel = rightLabel
+        self.emptyText = emptyText
+        self.attractText = attractText
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+    }
+
+    package static let defaultLeftLabel = "Nein"
+    package static let defaultRightLabel = "Ja"
+    package static let defaultEmptyText = "Alle Karten erledigt!"
+    package static let defaultAttractText = "Tippen zum Starten"
+
+    /// Cards that show a product image.
+    var imageCount: Int { cards.filter { $0.imagePath != nil }.count }
+
+    /// One line for logs and `check-deck`: "deck 'x' v3 (stack, 5 cards, 2 images)".
+    package var summary: String {
+        let images = imageCount == 1 ? "1 image" : "\(imageCount) images"
+        let count = cards.count == 1 ? "1 card" : "\(cards.count) cards"
+        return "deck '\(id)' v\(version) \"\(title)\" (\(layout.rawValue), \(count), \(images))"
+    }
+}
+
+/// One thing wrong with a deck file, with where it is and how to fix it.
+package struct DeckProblem: Hashable, Sendable, CustomStringConvertible {
+    enum Kind: String, Hashable, Sendable {
+        case unreadableFile
+        case invalidUTF8
+        case malformedJSON
+        case wrongType
+        case unknownKey
+        case duplicateKey
+        case missingKey
+        case conflictingKeys
+        case invalidValue
+        case unknownColor
+        case unknownTheme
+        case duplicateCardID
+        case missingImage
+        case imageOutsideDeck
+        case unsupportedImage
+        case emptyDeck
+    }
+
+    var kind: Kind
+    /// JSON path of the field, e.g. `cards[2].color`; empty for the whole document.
+    var path: String
+    /// Where in the file; nil when the file could not be read at all.
+    var position: TextPosition?
+    var message: String
+
+    /// `deck.json:12:14: cards[2].color: unknown colour "#12G" — …`, the form editors and CI
+    /// logs turn into links.
+    package func formatted(file: String) -> String {
+        let place = position.map { "\(file):\($0.line):\($0.column)" } ?? file
+        let field = path.isEmpty ? "" : "\(path): "
+        return "\(place): error: \(field)\(message)"
+    }
+
+    package var description: String { formatted(file: "deck") }
+}
+
+/// Every problem found in one deck file, in file order.
+package struct DeckProblems: Error, Hashable, Sendable, CustomStringConvertible {
+    var file: String
+    package var problems: [DeckProblem]
+
+    package var description: String {
+        problems.map { $0.formatted(file: file) }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,418 @@
+import CardModel
+import Glibc
+import KioskSystem
+
+/// What the file system says about a card's image path (see `DeckLoader.checkImage`).
+enum DeckImageCheck: Hashable, Sendable {
+    /// Usable; the absolute path to hand to the renderer.
+    case ok(String)
+    case missing(String)
+    /// Absolute, or escapes the deck's folder through ".." or a symlink.
+    case outsideDeck(String)
+    /// Exists but is not a PNG file (the renderer loads PNG).
+    case unsupported(String)
+}
+
+/// Turns deck-file bytes into a `DeckFile`, collecting every problem instead of stopping at
+/// the first. Pure apart from `checkImage`, which the loader backs with the file system.
+struct DeckParser {
+    static let rootKeys = [
+        "$schema", "id", "version", "title", "layout", "cards", "swipe", "emptyText", "attractText",
+        "idleTimeout",
+    ]
+    static let cardKeys = ["id", "title", "subtitle", "body", "color", "theme", "image", "tags"]
+    static let swipeKeys = ["left", "right"]
+
+    private var problems: [DeckProblem] = []
+    private let checkImage: (String) -> DeckImageCheck
+
+    private init(checkImage: @escaping (String) -> DeckImageCheck) {
+        self.checkImage = checkImage
+    }
+
+    /// Parses and checks a deck; `path` is only recorded in the result.
+    static func parse(
+        bytes: [UInt8], path: String, checkImage: @escaping (String) -> DeckImageCheck
+    ) -> Result<DeckFile, DeckProblems> {
+        let root: JSONNode
+        do {
+            root = try JSONReader.parse(bytes)
+        } catch {
+            let kind: DeckProblem.Kind = error.kind == .invalidUTF8 ? .invalidUTF8 : .malformedJSON
+            let problem = DeckProblem(kind: kind, path: "", position: error.position, message: error.message)
+            return .failure(DeckProblems(file: path, problems: [problem]))
+        }
+        var parser = DeckParser(checkImage: checkImage)
+        let deck = parser.deck(root, path: path)
+        if parser.problems.isEmpty, let deck { return .success(deck) }
+        let sorted = parser.problems.enumerated().sorted {
+            let a = $0.element.position ?? TextPosition(line: 0, column: 0)
+            let b = $1.element.position ?? TextPosition(line: 0, column: 0)
+            return a != b ? a < b : $0.offset < $1.offset
+        }.map(\.element)
+        return .failure(DeckProblems(file: path, problems: sorted))
+    }
+
+    // MARK: - Reporting
+
+    private mutating func report(
+        _ kind: DeckProblem.Kind, _ path: String, _ position: TextPosition, _ message: String
+    ) {
+        problems.append(DeckProblem(kind: kind, path: path, position: position, message: message))
+    }
+
+    private mutating func wrongType(_ node: JSONNode, _ path: String, expected: String) {
+        report(.wrongType, path, node.position, "expected \(expected), found \(node.typeName)")
+    }
+
+    /// The members of an object by key, after reporting unknown and duplicate keys.
+    private mutating func object(
+        _ node: JSONNode, _ path: String, keys: [String], what: String
+    ) -> [String: JSONNode.Member]? {
+        guard let members = node.members else {
+            wrongType(node, path, expected: "an object (\(what))")
+            return nil
+        }
+        var byKey: [String: JSONNode.Member] = [:]
+        for m in members {
+            let memberPath = Self.join(path, m.key)
+            guard keys.contains(m.key) else {
+                report(
+                    .unknownKey, memberPath, m.keyPosition,
+                    "unknown key \"\(m.key)\" in \(what); "
+                        + ClosestMatch.hint(for: m.key, among: keys.filter { $0 != "$schema" }, quote: "\""))
+                continue
+            }
+            if let first = byKey[m.key] {
+                report(
+                    .duplicateKey, memberPath, m.keyPosition,
+                    "key \"\(m.key)\" appears twice (first at line \(first.keyPosition.line)); remove one")
+                continue
+            }
+            byKey[m.key] = m
+        }
+        return byKey
+    }
+
+    private static func join(_ path: String, _ key: String) -> String {
+        path.isEmpty ? key : "\(path).\(key)"
+    }
+
+    private mutating func string(
+        _ members: [String: JSONNode.Member], _ key: String, in path: String, at objectPosition: TextPosition,
+        required: Bool, allowEmpty: Bool = false, what: String
+    ) -> String? {
+        let p = Self.join(path, key)
+        guard let m = members[key] else {
+            if required { report(.missingKey, p, objectPosition, "missing \"\(key)\" (\(what))") }
+            return nil
+        }
+        guard let s = m.value.stringValue else {
+            wrongType(m.value, p, expected: "a string (\(what))")
+            return nil
+        }
+        if !allowEmpty && s.allSatisfy({ $0.isWhitespace }) {
+            report(.invalidValue, p, m.value.position, "\"\(key)\" is empty; write \(what)")
+            return nil
+        }
+        if s.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" }) {
+            report(.invalidValue, p, m.value.position, "\"\(key)\" contains a control character; remove it")
+            return nil
+        }
+        return s
+    }
+
+    // MARK: - Deck
+
+    private mutating func deck(_ root: JSONNode, path filePath: String) -> DeckFile? {
+        guard let m = object(root, "", keys: Self.rootKeys, what: "the deck") else { return nil }
+        let at = root.position
+        let id = string(m, "id", in: "", at: at, required: true, what: "the deck's identifier, e.g. \"lobby\"")
+        if let id, !id.unicodeScalars.allSatisfy(Self.isIdentifierScalar) || id.count > 64 {
+            report(
+                .invalidValue, "id", m["id"]!.value.position,
+                "deck id \"\(id)\" may use only letters, digits, '-', '_' and '.', at most 64 characters")
+        }
+        let version = integer(m, "version", in: "", at: at, range: 1...Int(Int32.max), what: "the deck's version")
+        let title = string(m, "title", in: "", at: at, required: true, what: "the deck's title")
+
+        var layout: DeckLayout?
+        if let l = m["layout"] {
+            if let s = l.value.stringValue {
+                layout = DeckLayout(rawValue: s)
+                if layout == nil {
+                    let names = DeckLayout.allCases.map(\.rawValue)
+                    report(
+                        .invalidValue, "layout", l.value.position,
+                        "unknown layout \"\(s)\"; use \"stack\" or \"list\""
+                            + (ClosestMatch.suggestion(for: s, among: names).map { " (did you mean \"\($0)\"?)" } ?? "")
+                    )
+                }
+            } else {
+                wrongType(l.value, "layout", expected: "a string (\"stack\" or \"list\")")
+            }
+        } else {
+            report(.missingKey, "layout", at, "missing \"layout\" (\"stack\" or \"list\")")
+        }
+
+        var leftLabel = DeckFile.defaultLeftLabel
+        var rightLabel = DeckFile.defaultRightLabel
+        if let s = m["swipe"], let sm = object(s.value, "swipe", keys: Self.swipeKeys, what: "the swipe labels") {
+            let what = "the label shown while dragging, e.g. \"Ja\""
+            leftLabel = string(sm, "left", in: "swipe", at: s.value.position, required: false, what: what) ?? leftLabel
+            rightLabel =
+                string(sm, "right", in: "swipe", at: s.value.position, required: false, what: what) ?? rightLabel
+        }
+        let emptyText =
+            string(m, "emptyText", in: "", at: at, required: false, what: "the text when all cards are gone")
+            ?? DeckFile.defaultEmptyText
+        let attractText =
+            string(m, "attractText", in: "", at: at, required: false, what: "the attract screen's line")
+            ?? DeckFile.defaultAttractText
+
+        var idleTimeout: Double?
+        if let t = m["idleTimeout"] {
+            if case .number(let v) = t.value.value {
+                if v >= 5 && v <= 86_400 {
+                    idleTimeout = v
+                } else {
+                    report(
+                        .invalidValue, "idleTimeout", t.value.position,
+                        "idleTimeout \(Self.format(v)) is out of range; use seconds from 5 to 86400")
+                }
+            } else {
+                wrongType(t.value, "idleTimeout", expected: "a number of seconds")
+            }
+        }
+
+        var cards: [Card] = []
+        if let c = m["cards"] {
+            if let elements = c.value.elements {
+                var seen: [String: TextPosition] = [:]
+                for (i, element) in elements.enumerated() {
+                    // Duplicates are checked on every card with a string id, valid or not.
+                    var duplicate = false
+                    if let idNode = element["id"], let cardID = idNode.stringValue {
+                        if let first = seen[cardID] {
+                            report(
+                                .duplicateCardID, "cards[\(i)].id", idNode.position,
+                                "card id \"\(cardID)\" is already used by the card at line \(first.line);"
+                                    + " card ids must be unique (decisions refer to them)")
+                            duplicate = true
+                        } else {
+                            seen[cardID] = element.position
+                        }
+                    }
+                    guard let card = card(element, index: i), !duplicate else { continue }
+                    cards.append(card)
+                }
+                if elements.isEmpty && layout == .stack {
+                    report(.emptyDeck, "cards", c.value.position, "a stack deck needs at least one card")
+                }
+            } else {
+                wrongType(c.value, "cards", expected: "an array of cards")
+            }
+        } else {
+            report(.missingKey, "cards", at, "missing \"cards\" (an array of cards)")
+        }
+
+        guard let id, let version, let title, let layout else { return nil }
+        return DeckFile(
+            path: filePath, id: id, version: version, title: title, layout: layout, cards: cards,
+            leftLabel: leftLabel, rightLabel: rightLabel, emptyText: emptyText, attractText: attractText,
+            idleTimeoutSeconds: idleTimeout)
+    }
+
+    private mutating func integer(
+        _ members: [String: JSONNode.Member], _ key: String, in path: String, at objectPosition: TextPosition,
+        range: ClosedRange<Int>, what: String
+    ) -> Int? {
+        let p = Self.join(path, key)
+        guard let m = members[key] else {
+            report(.missingKey, p, objectPosition, "missing \"\(key)\" (\(what), an integer from \(range.lowerBound))")
+            return nil
+        }
+        guard case .number(let v) = m.value.value, v == v.rounded(), abs(v) < 1e15 else {
+            wrongType(m.value, p, expected: "an integer (\(what))")
+            return nil
+        }
+        guard range.contains(Int(v)) else {
+            report(
+                .invalidValue, p, m.value.position, "\(key) \(Int(v)) is out of range; use \(range.lowerBound) or more")
+            return nil
+        }
+        return Int(v)
+    }
+
+    private static func isIdentifierScalar(_ u: Unicode.Scalar) -> Bool {
+        (u >= "a" && u <= "z") || (u >= "A" && u <= "Z") || (u >= "0" && u <= "9") || u == "-" || u == "_"
+            || u == "."
+    }
+
+    private static func format(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+    }
+
+    // MARK: - Cards
+
+    private mutating func card(_ node: JSONNode, index: Int) -> Card? {
+        let path = "cards[\(index)]"
+        guard let m = object(node, path, keys: Self.cardKeys, what: "a card") else { return nil }
+        let at = node.position
+        var valid = true
+
+        let id = string(m, "id", in: path, at: at, required: true, what: "the card's unique identifier")
+        if let id, id.count > 128 {
+            report(.invalidValue, "\(path).id", m["id"]!.value.position, "card id is longer than 128 characters")
+            valid = false
+        }
+        let title = string(m, "title", in: path, at: at, required: true, what: "the card's title")
+
+        var subtitle = ""
+        if m["subtitle"] != nil && m["body"] != nil {
+            report(
+                .conflictingKeys, "\(path).body", m["body"]!.keyPosition,
+                "a card has either \"subtitle\" or \"body\" (the same text), not both")
+            valid = false
+        }
+        for key in ["subtitle", "body"] where m[key] != nil {
+            if let s = string(m, key, in: path, at: at, required: false, allowEmpty: true, what: "the card's body text")
+            {
+                subtitle = s
+            } else {
+                valid = false
+            }
+        }
+
+        let colours = colour(m, path: path, at: at)
+        if colours == nil { valid = false }
+
+        var imagePath: String?
+        if let im = m["image"] {
+            if let rel = string(m, "image", in: path, at: at, required: false, what: "a PNG path relative to the deck")
+            {
+                switch checkImage(rel) {
+                case .ok(let resolved): imagePath = resolved
+                case .missing(let resolved):
+                    report(
+                        .missingImage, "\(path).image", im.value.position,
+                        "image \"\(rel)\" not found (looked for \(resolved)); image paths are relative to the deck file"
+                    )
+                    valid = false
+                case .outsideDeck(let resolved):
+                    report(
+                        .imageOutsideDeck, "\(path).image", im.value.position,
+                        "image \"\(rel)\" is outside the deck's folder (\(resolved)); copy it next to the deck"
+                            + " and use a relative path")
+                    valid = false
+                case .unsupported(let resolved):
+                    report(
+                        .unsupportedImage, "\(path).image", im.value.position,
+                        "image \"\(rel)\" (\(resolved)) is not a PNG file; convert it to PNG")
+                    valid = false
+                }
+            } else {
+                valid = false
+            }
+        }
+
+        var tags: [String] = []
+        if let t = m["tags"] {
+            if let elements = t.value.elements {
+                for (i, e) in elements.enumerated() {
+                    if let s = e.stringValue, !s.isEmpty {
+                        tags.append(s)
+                    } else if e.stringValue != nil {
+                        report(.invalidValue, "\(path).tags[\(i)]", e.position, "empty tag; remove it")
+                        valid = false
+                    } else {
+                        wrongType(e, "\(path).tags[\(i)]", expected: "a string")
+                        valid = false
+                    }
+                }
+            } else {
+                wrongType(t.value, "\(path).tags", expected: "an array of strings")
+                valid = false
+            }
+        }
+
+        guard valid, let id, let title, let colours else { return nil }
+        return Card(
+            id: id, title: title, subtitle: subtitle, color: colours.color, accent: colours.accent,
+            imagePath: imagePath, tags: tags)
+    }
+
+    /// The card's colour and a text colour that reads on it, from "color" or "theme".
+    private mutating func colour(
+        _ m: [String: JSONNode.Member], path: String, at: TextPosition
+    ) -> (color: Color, accent: Color)? {
+        let themeNames = Theme.allCases.map(\.rawValue)
+        switch (m["color"], m["theme"]) {
+        case (nil, nil):
+            report(
+                .missingKey, "\(path).color", at,
+                "missing \"color\" (\"#RRGGBB\") or \"theme\" (one of \(themeNames.joined(separator: ", ")))")
+            return nil
+        case (.some, .some):
+            report(
+                .conflictingKeys, "\(path).theme", m["theme"]!.keyPosition,
+                "a card has either \"color\" or \"theme\", not both")
+            return nil
+        case (.some(let c), nil):
+            guard let s = c.value.stringValue else {
+                wrongType(c.value, "\(path).color", expected: "a string \"#RRGGBB\"")
+                return nil
+            }
+            guard let color = Self.hexColour(s) else {
+                var message = "unknown colour \"\(s)\"; write \"#RRGGBB\" with six hex digits (e.g. \"#2E7D32\")"
+                if let t = Theme(rawValue: s.lowercased()) {
+                    message += " or use \"theme\": \"\(t.rawValue)\""
+                }
+                report(.unknownColor, "\(path).color", c.value.position, message)
+                return nil
+            }
+            return (color, DeckColours.readableText(on: color))
+        case (nil, .some(let t)):
+            guard let s = t.value.stringValue else {
+                wrongType(t.value, "\(path).theme", expected: "a string (a theme name)")
+                return nil
+            }
+            guard let theme = Theme(rawValue: s) else {
+                report(
+                    .unknownTheme, "\(path).theme", t.value.position,
+                    "unknown theme \"\(s)\"; " + ClosestMatch.hint(for: s, among: themeNames, quote: "\""))
+                return nil
+            }
+            return (theme.mainColor, theme.accentColor)
+        }
+    }
+
+    /// "#RRGGBB" exactly (the schema's pattern); nil otherwise.
+    static func hexColour(_ s: String) -> Color? {
+        let u = Array(s.utf8)
+        guard u.count == 7, u[0] == UInt8(ascii: "#"),
+            u.dropFirst().allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 102) })
+        else { return nil }
+        return Color(hex: s)
+    }
+}
+
+/// Colour rules for operator-chosen card colours.
+enum DeckColours {
+    /// WCAG relative luminance of an sRGB colour.
+    static func luminance(_ c: Color) -> Double {
+        func linear(_ v: Double) -> Double { v <= 0.03928 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
+        return 0.2126 * linear(c.red) + 0.7152 * linear(c.green) + 0.0722 * linear(c.blue)
+    }
+
+    /// WCAG contrast ratio (1…21) of two colours.
+    static func contrast(_ a: Color, _ b: Color) -> Double {
+        let (la, lb) = (luminance(a), luminance(b))
+        return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+    }
+
+    /// White or black, whichever contrasts more with `background` (as the themes' accents do).
+    static func readableText(on background: Color) -> Color {
+        contrast(.white, background) >= contrast(.black, background) ? .white : .black
+    }
+}

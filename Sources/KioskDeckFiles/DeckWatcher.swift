@@ -1,0 +1,160 @@
+import CardModel
+import Glibc
+import KioskSystem
+
+/// Reloads the deck when its file changes, on the app's `EventLoop`, without a restart.
+///
+/// Watches the deck file's *directory* with inotify, because editors save by writing a new
+/// file and renaming it over the old one (the old inode, and a watch on it, goes away).
+/// Events for the deck's name are debounced (editors write, chmod and rename in quick
+/// succession), then the file is loaded: a valid deck that differs from the current one is
+/// handed to `onChange`; an invalid one is logged with every problem and the current deck stays.
+package final class DeckWatcher {
+    let path: String
+    let debounce: Double
+    /// The deck on screen (the last valid one).
+    private(set) var current: DeckFile?
+    /// Problems of the last invalid version, nil after a valid load.
+    private(set) var lastProblems: DeckProblems?
+    /// How many times the file was loaded after a change (for tests and stats).
+    private(set) var loadCount = 0
+
+    private let loop: EventLoop
+    private let onChange: (DeckFile) -> Void
+    private var fd: Int32 = -1
+    private var loopToken: Int?
+    private var debounceTimer: Int?
+    private var rewatchTimer: Int?
+    /// Watch descriptor → the file name in that directory we care about.
+    private var watches: [Int32: String] = [:]
+
+    /// Starts watching. `current` is the deck already loaded (nil if none was valid yet).
+    package init(
+        path: String, current: DeckFile?, loop: EventLoop, debounce: Double = 0.2,
+        onChange: @escaping (DeckFile) -> Void
+    ) throws(SystemCallError) {
+        self.path = path
+        self.current = current
+        self.loop = loop
+        self.debounce = debounce
+        self.onChange = onChange
+        fd = Int32(
+            try retryingOnInterrupt("inotify_init1") { Int(inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))) })
+        addWatches()
+        loopToken = loop.add(fd: fd) { [weak self] _ in self?.readEvents() }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Stops watching and releases the inotify descriptor.
+    package func stop() {
+        if let t = loopToken { loop.remove(t) }
+        if let t = debounceTimer { loop.cancelTimer(t) }
+        if let t = rewatchTimer { loop.cancelTimer(t) }
+        loopToken = nil
+        debounceTimer = nil
+        rewatchTimer = nil
+        if fd >= 0 { close(fd) }
+        fd = -1
+    }
+
+    /// Watches the folder of the path as given and, when the deck is a symlink, the folder of
+    /// its target (an edit of the target changes the deck too).
+    private func addWatches() {
+        for (wd, _) in watches { inotify_rm_watch(fd, wd) }
+        watches = [:]
+        var targets = [(PathName.directory(of: path), PathName.baseName(of: path))]
+        if let real = PathName.realPath(path), real != path {
+            targets.append((PathName.directory(of: real), PathName.baseName(of: real)))
+        }
+        let mask =
+            UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM)
+            | UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+        var failed = false
+        for (directory, name) in targets {
+            let wd = inotify_add_watch(fd, directory, mask)
+            if wd < 0 {
+                Log.warning(
+                    "deck: cannot watch \(directory) for changes to \(name): \(Errno.current); retrying every 5 s")
+                failed = true
+            } else {
+                watches[wd] = name
+            }
+        }
+        if failed { scheduleRewatch() }
+    }
+
+    private func scheduleRewatch() {
+        guard rewatchTimer == nil else { return }
+        rewatchTimer = loop.schedule(at: MonotonicClock.now().advanced(bySeconds: 5)) { [weak self] in
+            guard let self else { return }
+            self.rewatchTimer = nil
+            self.addWatches()
+            self.scheduleReload()  // the file may have changed while unwatched
+        }
+    }
+
+    /// Drains the inotify descriptor; a relevant event (re)starts the debounce timer.
+    private func readEvents() {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var relevant = false
+        var lostDirectory = false
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }  // EAGAIN: drained
+            var offset = 0
+            let headerSize = MemoryLayout<inotify_event>.size
+            while offset + headerSize <= n {
+                let (wd, mask, length) = buffer.withUnsafeBytes { raw in
+                    let e = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    return (e.wd, e.mask, Int(e.len))
+                }
+                let nameBytes = buffer[(offset + headerSize)..<min(n, offset + headerSize + length)]
+                let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 { relevant = true }
+                // IN_IGNORED also follows our own inotify_rm_watch: only a current watch counts.
+                if mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0, watches[wd] != nil {
+                    watches[wd] = nil
+                    lostDirectory = true
+                }
+                if let wanted = watches[wd], name == wanted { relevant = true }
+                offset += headerSize + length
+            }
+        }
+        if lostDirectory {
+            Log.warning("deck: the folder of \(path) was removed or moved; watching for it again")
+            scheduleRewatch()
+        }
+        if relevant { scheduleReload() }
+    }
+
+    private func scheduleReload() {
+        if let t = debounceTimer { loop.cancelTimer(t) }
+        debounceTimer = loop.schedule(at: MonotonicClock.now().advanced(bySeconds: debounce)) { [weak self] in
+            self?.debounceTimer = nil
+            self?.reload()
+        }
+    }
+
+    /// Loads the file now; public so the app can also reload on a signal (SIGHUP).
+    func reload() {
+        loadCount += 1
+        switch DeckLoader.load(path: path) {
+        case .success(let deck):
+            lastProblems = nil
+            guard deck != current else { return }
+            current = deck
+            Log.info("deck: reloaded \(path): \(deck.summary)")
+            onChange(deck)
+        case .failure(let problems):
+            lastProblems = problems
+            let keeping = current.map { "keeping \($0.summary) on screen" } ?? "no valid deck yet"
+            let count = problems.problems.count
+            Log.error("deck: \(path) changed but has \(count) problem\(count == 1 ? "" : "s"); \(keeping):")
+            for p in problems.problems { Log.error("  " + p.formatted(file: path)) }
+        }
+    }
+}

@@ -1,0 +1,420 @@
+import Glibc
+import KioskSystem
+
+/// Where a cached element image lands on the screen: an affine map from screen pixels back
+/// to image pixels, or a whole-pixel offset when the element is neither turned nor scaled.
+struct Placement: Equatable {
+    /// Image coordinates of screen point (x, y) (continuous, pixel centres at .5):
+    /// u = a·x + b·y + c, v = d·x + e·y + f.
+    var a: Double, b: Double, c: Double
+    var d: Double, e: Double, f: Double
+    /// Set when the map is a pure whole-pixel translation: the image's top-left on screen.
+    var offset: (x: Int, y: Int)?
+
+    static func == (l: Placement, r: Placement) -> Bool {
+        l.a == r.a && l.b == r.b && l.c == r.c && l.d == r.d && l.e == r.e && l.f == r.f
+            && l.offset?.x == r.offset?.x && l.offset?.y == r.offset?.y
+    }
+
+    /// An image whose point (anchorX, anchorY) goes to screen position (cx, cy), turned by
+    /// `rotation` radians (clockwise) and scaled by `scale` about that point.
+    /// Unturned, unscaled placements snap to whole pixels so they copy without resampling.
+    init(
+        anchorX hw: Double, anchorY hh: Double, centerX cx: Double, centerY cy: Double, rotation: Double, scale: Double
+    ) {
+        if rotation == 0 && scale == 1 {
+            let ox = Int((cx - hw).rounded())
+            let oy = Int((cy - hh).rounded())
+            self.offset = (ox, oy)
+            (a, b, c, d, e, f) = (1, 0, -Double(ox), 0, 1, -Double(oy))
+            return
+        }
+        offset = nil
+        // Inverse of: translate(c) · rotate(θ) · scale(s) · translate(-half).
+        let cosA = cos(rotation) / scale
+        let sinA = sin(rotation) / scale
+        a = cosA
+        b = sinA
+        c = -cosA * cx - sinA * cy + hw
+        d = -sinA
+        e = cosA
+        f = sinA * cx - cosA * cy + hh
+    }
+}
+
+/// The pixel loops of the cached pipeline, over raw memory: XRGB8888 destinations, ARGB32
+/// premultiplied sources (cairo's layouts), OVER blending.
+///
+/// Colour channels travel four to a `UInt64`, 16 bits each (B, R, G, A), so one multiply
+/// scales all four; weights are 8-bit (0…256), which keeps every lane below 2^16.
+enum Compositor {
+    /// Copies `rect` from `source` to `target` (both the same size).
+    static func copy(_ rect: PixelRect, from source: PixelBuffer, to target: PixelBuffer) {
+        guard !rect.isEmpty else { return }
+        let bytes = rect.width * 4
+        for y in rect.y..<rect.maxY {
+            let off = y * target.stride + rect.x * 4
+            (target.pixels + off).copyMemory(from: source.pixels + y * source.stride + rect.x * 4, byteCount: bytes)
+        }
+    }
+
+    /// Fills `rect` with 0x00RRGGBB `value`.
+    static func fill(_ rect: PixelRect, with value: UInt32, in target: PixelBuffer) {
+        guard !rect.isEmpty else { return }
+        for y in rect.y..<rect.maxY {
+            let row = (target.pixels + y * target.stride).assumingMemoryBound(to: UInt32.self) + rect.x
+            row.update(repeating: value, count: rect.width)
+        }
+    }
+
+    @inline(__always) static func expand(_ p: UInt32) -> UInt64 {
+        let v = UInt64(p)
+        return (v & 0x00FF_00FF) | ((v & 0xFF00_FF00) << 24)
+    }
+
+    @inline(__always) static func pack(_ e: UInt64) -> UInt32 {
+        UInt32(truncatingIfNeeded: (e & 0x00FF_00FF) | ((e >> 24) & 0xFF00_FF00))
+    }
+
+    static let laneMask: UInt64 = 0x00FF_00FF_00FF_00FF
+
+    /// `s` (expanded, premultiplied) over destination pixel `d`.
+    @inline(__always) static func over(_ s: UInt64, _ d: UInt32) -> UInt32 {
+        let alpha = s >> 48
+        if alpha >= 255 { return pack(s) }
+        return pack(s &+ (((expand(d) &* (256 &- alpha)) >> 8) & laneMask))
+    }
+
+    /// Draws `source` at `placement` with `opacity` (0…1) over the screen inside `clip`.
+    ///
+    /// With `base`, every pixel of `clip` is written: where the image covers, `base` under
+    /// the image; elsewhere a copy of `base` — so restoring the still layer and drawing the
+    /// first moving element is one pass over memory. Without `base` it blends over `target`.
+    /// Turned or scaled placements sample bilinearly.
+    static func draw(
+        _ source: ElementImage, at placement: Placement, opacity: Double, into target: PixelBuffer,
+        base: PixelBuffer?, clip: PixelRect
+    ) {
+        let clip = clip.intersection(target.bounds)
+        guard !clip.isEmpty else { return }
+        let image = source.image
+        let src = UnsafePointer(image.data.assumingMemoryBound(to: UInt32.self))
+        let sw = image.stride / 4
+        let op = UInt64(max(0, min(256, (opacity * 256).rounded())))
+        let w = image.width
+        let h = image.height
+        // One row of sampled source pixels for turned placements.
+        let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: placement.offset == nil ? clip.width : 0)
+        defer { scratch.deallocate() }
+        for y in clip.y..<clip.maxY {
+            let dst = (target.pixels + y * target.stride).assumingMemoryBound(to: UInt32.self)
+            let under: UnsafePointer<UInt32> =
+                base.map { UnsafePointer(($0.pixels + y * $0.stride).assumingMemoryBound(to: UInt32.self)) }
+                ?? UnsafePointer(dst)
+            // The span of this row where the image has anything to draw.
+            var x0 = clip.x
+            var x1 = clip.maxX
+            var extent = RowExtent.empty
+            if let o = placement.offset {
+                let sy = y - o.y
+                if sy < 0 || sy >= h {
+                    x1 = x0
+                } else {
+                    extent = source.rows[sy]
+                    x0 = max(x0, o.x + Int(extent.first))
+                    x1 = min(x1, o.x + Int(extent.end))
+                }
+            } else {
+                let span = bilinearSpan(placement, y: y, width: w, height: h)
+                x0 = max(x0, span.lowerBound)
+                x1 = min(x1, span.upperBound)
+            }
+            if x1 <= x0 {
+                if base != nil { (dst + clip.x).update(from: under + clip.x, count: clip.width) }
+                continue
+            }
+            if base != nil {
+                (dst + clip.x).update(from: under + clip.x, count: x0 - clip.x)
+                (dst + x1).update(from: under + x1, count: clip.maxX - x1)
+            }
+            if let o = placement.offset {
+                let row = src + (y - o.y) * sw - o.x
+                if op >= 256 {
+                    // Fully opaque run: a plain copy; the rest blends.
+                    let a = min(max(x0, o.x + Int(extent.opaqueFirst)), x1)
+                    let b = max(min(x1, o.x + Int(extent.opaqueEnd)), a)
+                    blendRow(row, dst: dst, under: under, from: x0, to: a)
+                    (dst + a).update(from: row + a, count: b - a)
+                    blendRow(row, dst: dst, under: under, from: b, to: x1)
+                } else {
+                    fadeRow(row, dst: dst, under: under, from: x0, to: x1, opacity: op)
+                }
+            } else if op >= 256 {
+                let sampled = scratch - x0
+                sampleRow(
+                    src, stride: sw, runs: source.runs, placement, y: y, into: sampled, from: x0, to: x1, opacity: nil)
+                blendRow(UnsafePointer(sampled), dst: dst, under: under, from: x0, to: x1)
+            } else {
+                let sampled = scratch - x0
+                sampleRow(
+                    src, stride: sw, runs: source.runs, placement, y: y, into: sampled, from: x0, to: x1, opacity: op)
+                blendRow(UnsafePointer(sampled), dst: dst, under: under, from: x0, to: x1)
+            }
+        }
+    }
+
+    /// `row[x]` (premultiplied) over `under[x]` into `dst[x]` for x in x0..<x1: four pixels
+    /// at a time in 16-bit lanes (one SSE2/NEON multiply per channel pair), the rest singly.
+    @inline(__always) static func blendRow(
+        _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>,
+        from x0: Int, to x1: Int
+    ) {
+        var x = x0
+        let low = SIMD4<UInt32>(repeating: 0x00FF_00FF)
+        let high = SIMD4<UInt32>(repeating: 0xFF00_FF00)
+        while x &+ 4 <= x1 {
+            let s = UnsafeRawPointer(row + x).loadUnaligned(as: SIMD4<UInt32>.self)
+            let d = UnsafeRawPointer(under + x).loadUnaligned(as: SIMD4<UInt32>.self)
+            // 256 − alpha per pixel, in both 16-bit halves of its lane.
+            let k = SIMD4<UInt32>(repeating: 256) &- (s &>> 24)
+            let kk = unsafeBitCast(k | (k &<< 16), to: SIMD8<UInt16>.self)
+            let rb = unsafeBitCast(d & low, to: SIMD8<UInt16>.self)
+            let ag = unsafeBitCast((d &>> 8) & low, to: SIMD8<UInt16>.self)
+            let rbScaled = unsafeBitCast((rb &* kk) &>> 8, to: SIMD4<UInt32>.self)
+            let agScaled = unsafeBitCast(ag &* kk, to: SIMD4<UInt32>.self) & high
+            UnsafeMutableRawPointer(dst + x).storeBytes(of: s &+ (rbScaled | agScaled), as: SIMD4<UInt32>.self)
+            x &+= 4
+        }
+        while x < x1 {
+            let p = row[x]
+            dst[x] = p >> 24 == 255 ? p : over(expand(p), under[x])
+            x &+= 1
+        }
+    }
+
+    @inline(__always) private static func fadeRow(
+        _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>,
+        from x0: Int, to x1: Int, opacity op: UInt64
+    ) {
+        var x = x0
+        while x < x1 {
+            let p = row[x]
+            dst[x] = p == 0 ? under[x] : over(((expand(p) &* op) >> 8) & laneMask, under[x])
+            x += 1
+        }
+    }
+
+    /// The screen columns of row `y` whose sample point falls where all four bilinear taps
+    /// lie inside the image (its one-pixel transparent border makes the rest transparent).
+    /// A small safety margin keeps fixed-point stepping inside too.
+    static func bilinearSpan(_ p: Placement, y: Int, width: Int, height: Int) -> Range<Int> {
+        let yc = Double(y) + 0.5
+        var lo = -Double.infinity
+        var hi = Double.infinity
+        // u(x) = a·(x+0.5) + ub within [0.5, width - 0.5] (pixel centres of the image).
+        func limit(_ slope: Double, _ intercept: Double, _ maxValue: Double) {
+            let minV = 0.5 + 1e-3
+            let maxV = maxValue - 0.5 - 1e-3
+            if abs(slope) < 1e-12 {
+                if intercept < minV || intercept > maxV { (lo, hi) = (1, 0) }
+                return
+            }
+            var t0 = (minV - intercept) / slope
+            var t1 = (maxV - intercept) / slope
+            if t0 > t1 { swap(&t0, &t1) }
+            lo = max(lo, t0)
+            hi = min(hi, t1)
+        }
+        limit(p.a, p.b * yc + p.c, Double(width))
+        limit(p.d, p.e * yc + p.f, Double(height))
+        guard lo <= hi else { return 0..<0 }
+        // x + 0.5 in [lo, hi]
+        let first = Int(max(-1e9, (lo - 0.5).rounded(.up)))
+        let last = Int(min(1e9, (hi - 0.5).rounded(.down)))
+        return last >= first ? first..<(last + 1) : 0..<0
+    }
+
+    /// One turned or scaled row, sampled bilinearly with 8-bit weights into `out[x0..<x1]`
+    /// (premultiplied). The span keeps every tap inside the image (checked at both ends;
+    /// positions are linear in x).
+    @inline(never) private static func sampleRow(
+        _ src: UnsafePointer<UInt32>, stride sw: Int, runs: UnsafePointer<RowRun>, _ p: Placement, y: Int,
+        into out: UnsafeMutablePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64?
+    ) {
+        // Fixed point with 24 fraction bits; sample positions relative to pixel centres.
+        let one = Double(1 << 24)
+        let xc = Double(x0) + 0.5
+        let yc = Double(y) + 0.5
+        var u = Int(((p.a * xc + p.b * yc + p.c - 0.5) * one).rounded())
+        var v = Int(((p.d * xc + p.e * yc + p.f - 0.5) * one).rounded())
+        let du = Int((p.a * one).rounded())
+        let dv = Int((p.d * one).rounded())
+        // Both ends inside ⇒ every position between is (the span's margin makes this hold).
+        let n = x1 - x0 - 1
+        guard u >= 0, v >= 0, u + du * n >= 0, v + dv * n >= 0 else {
+            (out + x0).update(repeating: 0, count: x1 - x0)
+            return
+        }
+        let base = UnsafeRawPointer(src)
+        let rowBytes = sw &<< 2
+        var x = x0
+        while x < x1 {
+            // Inside a band of identical rows (a card's gradient between its edges and text):
+            // every tap is the band's colour until the samples leave the band, so fill that
+            // many pixels at once. Identical to sampling them one by one.
+            let iy = v >> 24
+            let ix = u >> 24
+            let band = dv >= 0 ? runs[iy].down : runs[iy &+ 1].up
+            let inRows = dv >= 0 ? iy &+ 1 <= Int(band.end) : iy >= Int(band.end)
+            if inRows && ix >= Int(band.first) && ix &+ 1 < Int(band.last) {
+                var k = x1 &- x
+                if dv > 0 {
+                    k = min(k, ((Int(band.end) << 24) &- v &- 1) / dv &+ 1)
+                } else if dv < 0 {
+                    k = min(k, (v &- (Int(band.end) << 24)) / (-dv) &+ 1)
+                }
+                if du > 0 {
+                    k = min(k, (((Int(band.last) &- 1) << 24) &- u &- 1) / du &+ 1)
+                } else if du < 0 {
+                    k = min(k, (u &- (Int(band.first) << 24)) / (-du) &+ 1)
+                }
+                if k >= 2 {
+                    (out + x).update(repeating: band.color, count: k)
+                    u &+= du &* k
+                    v &+= dv &* k
+                    x &+= k
+                    continue
+                }
+            }
+            // Byte offsets with wrapping arithmetic: the span check above keeps them inside.
+            let at = (v >> 24) &* rowBytes &+ ((u >> 24) &<< 2)
+            let p00 = base.load(fromByteOffset: at, as: UInt32.self)
+            let p10 = base.load(fromByteOffset: at &+ 4, as: UInt32.self)
+            let p01 = base.load(fromByteOffset: at &+ rowBytes, as: UInt32.self)
+            let p11 = base.load(fromByteOffset: at &+ rowBytes &+ 4, as: UInt32.self)
+            if (p00 ^ p10) | (p00 ^ p01) | (p00 ^ p11) == 0 {
+                // Flat: no interpolation (most of a card's inside, all of its empty margin).
+                out[x] = p00
+            } else {
+                let fx = UInt64(truncatingIfNeeded: (u >> 16) & 0xFF)
+                let fy = UInt64(truncatingIfNeeded: (v >> 16) & 0xFF)
+                let w11 = (fx &* fy) >> 8
+                let w10 = fx &- w11
+                let w01 = fy &- w11
+                let w00 = 256 &- fx &- fy &+ w11
+                if (p00 | p10 | p01 | p11) & 0x00FF_FFFF == 0 {
+                    // Shadow only (premultiplied black): interpolate the alpha alone.
+                    let a =
+                        (UInt64(p00 >> 24) &* w00 &+ UInt64(p10 >> 24) &* w10 &+ UInt64(p01 >> 24) &* w01
+                            &+ UInt64(p11 >> 24) &* w11) >> 8
+                    out[x] = UInt32(truncatingIfNeeded: a) << 24
+                } else {
+                    let s = expand(p00) &* w00 &+ expand(p10) &* w10 &+ expand(p01) &* w01 &+ expand(p11) &* w11
+                    out[x] = pack((s >> 8) & laneMask)
+                }
+            }
+            u &+= du
+            v &+= dv
+            x &+= 1
+        }
+        if let op {
+            for i in x0..<x1 { out[i] = pack(((expand(out[i]) &* op) >> 8) & laneMask) }
+        }
+    }
+}
+
+/// Where one row of an element image has something to draw: non-transparent pixels lie in
+/// `first..<end`, and `opaqueFirst..<opaqueEnd` is its longest fully opaque run (copied, not
+/// blended, when drawn unturned).
+struct RowExtent {
+    var first: Int32
+    var end: Int32
+    var opaqueFirst: Int32
+    var opaqueEnd: Int32
+
+    static let empty = RowExtent(first: 0, end: 0, opaqueFirst: 0, opaqueEnd: 0)
+
+    /// The extents of every row of an ARGB32 image.
+    static func measure(_ image: CairoImage) -> [RowExtent] {
+        let src = UnsafePointer(image.data.assumingMemoryBound(to: UInt32.self))
+        let sw = image.stride / 4
+        return (0..<image.height).map { y in
+            let row = src + y * sw
+            var first = -1
+            var last = -1
+            var best = (0, 0)
+            var runStart = -1
+            for x in 0..<image.width {
+                let p = row[x]
+                if p != 0 {
+                    if first < 0 { first = x }
+                    last = x
+                }
+                if p >> 24 == 255 {
+                    if runStart < 0 { runStart = x }
+                    if x + 1 - runStart > best.1 - best.0 { best = (runStart, x + 1) }
+                } else {
+                    runStart = -1
+                }
+            }
+            guard first >= 0 else { return .empty }
+            return RowExtent(
+                first: Int32(first), end: Int32(last + 1), opaqueFirst: Int32(best.0), opaqueEnd: Int32(best.1))
+        }
+    }
+}
+
+/// Bands of image rows that share one colour over a common run of columns (a vertical
+/// gradient between a card's edges, away from its text), so turned rows can fill whole runs.
+struct RowRun {
+    /// Rows from this one downwards (`down`, through row `end`) or upwards (`up`, from row
+    /// `end`) all hold `color` in columns `first..<last`.
+    struct Band {
+        var color: UInt32
+        var first: Int32
+        var last: Int32
+        var end: Int32
+    }
+
+    var down: Band
+    var up: Band
+
+    /// The bands of every row of an ARGB32 image: each row's longest run of one value,
+    /// joined with its neighbours while the colour matches and the common run stays at least
+    /// half as wide.
+    static func measure(_ image: CairoImage) -> [RowRun] {
+        let src = UnsafePointer(image.data.assumingMemoryBound(to: UInt32.self))
+        let sw = image.stride / 4
+        let h = image.height
+        let own: [Band] = (0..<h).map { y in
+            let row = src + y * sw
+            var best = (start: 0, end: 0)
+            var start = 0
+            for x in 1...image.width {
+                if x == image.width || row[x] != row[start] {
+                    if x - start > best.end - best.start { best = (start, x) }
+                    start = x
+                }
+            }
+            return Band(color: row[best.start], first: Int32(best.start), last: Int32(best.end), end: Int32(y))
+        }
+        func joined(_ band: Band, _ next: Band) -> Band? {
+            guard band.color == next.color else { return nil }
+            let first = max(band.first, next.first)
+            let last = min(band.last, next.last)
+            guard (last - first) * 2 >= band.last - band.first else { return nil }
+            return Band(color: band.color, first: first, last: last, end: next.end)
+        }
+        var down = own
+        if h > 1 {
+            for y in stride(from: h - 2, through: 0, by: -1) {
+                if let j = joined(own[y], down[y + 1]) { down[y] = j }
+            }
+        }
+        var up = own
+        for y in 1..<max(1, h) {
+            if let j = joined(own[y], up[y - 1]) { up[y] = j }
+        }
+        return (0..<h).map { RowRun(down: down[$0], up: up[$0]) }
+    }
+}

@@ -1,0 +1,189 @@
+import CPangoCairo
+import CardModel
+import Glibc
+import KioskSystem
+
+/// Draws one element's own look (no transform, no shadow, no opacity) in its local
+/// coordinates: points, origin at the frame's top-left, the point→pixel scale already applied
+/// to the cairo context. Both pipelines share it, so they draw the same design.
+package struct ElementPainter {
+    /// The scene's background, for foregrounds drawn straight onto it (empty state, labels).
+    var background: Color
+    /// Decoded product images; nil entries draw a placeholder.
+    var images: ImageCache?
+
+    package init(background: Color, images: ImageCache? = nil) {
+        self.background = background
+        self.images = images
+    }
+
+    /// Corner radius of the element's outline, which its shadow follows.
+    static func cornerRadius(_ kind: ElementKind) -> Double {
+        switch kind {
+        case .card: 22
+        case .row, .deleteArea: 5
+        case .button: 22
+        default: 0
+        }
+    }
+
+    /// The seed's systemBlue, for plain controls.
+    static let tint = Color(rgb: 0x007AFF)
+    /// The seed's systemRed, behind a row being deleted.
+    static let destructive = Color(rgb: 0xFF3B30)
+
+    package func paint(_ kind: ElementKind, size: Size, cr: OpaquePointer) {
+        let w = size.width
+        let h = size.height
+        switch kind {
+        case .card(let card): paintCard(card, w: w, h: h, cr: cr)
+        case .row(let card): paintRow(card, w: w, h: h, cr: cr)
+        case .deleteArea:
+            Draw.setColor(cr, Self.destructive)
+            Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: Self.cornerRadius(kind))
+            cairo_fill(cr)
+            let s = min(26, h * 0.5, w * 0.6)
+            Icon.draw(.trash, cr: cr, cx: w / 2, cy: h / 2, size: s, color: .white)
+        case .titleBar(let title):
+            Draw.setColor(cr, background)
+            cairo_rectangle(cr, 0, 0, w, h)
+            cairo_fill(cr)
+            Draw.setColor(cr, Draw.foreground(on: background), alpha: 0.15)
+            cairo_rectangle(cr, 0, h - 0.5, w, 0.5)
+            cairo_fill(cr)
+            let style = Text.Style(size: 34, weight: .bold, color: Draw.foreground(on: background), maxLines: 1)
+            let textHeight = Text.show(title, cr: cr, x: 0, y: 0, width: w - 100, style: style, draw: false)
+            Text.show(title, cr: cr, x: 20, y: h - textHeight - 8, width: w - 100, style: style)
+        case .button(let role): paintButton(role, w: w, h: h, cr: cr)
+        case .emptyState(let text):
+            let fg = Draw.foreground(on: background)
+            let icon = min(88, w * 0.5, h * 0.5)
+            let style = Text.Style(size: 22, weight: .semibold, color: fg, maxLines: 3, alignment: PANGO_ALIGN_CENTER)
+            let textHeight = Text.show(text, cr: cr, x: 0, y: 0, width: w, style: style, draw: false)
+            let top = (h - icon - 16 - textHeight) / 2
+            Icon.draw(.checkSeal, cr: cr, cx: w / 2, cy: top + icon / 2, size: icon, color: Color(rgb: 0x34C759))
+            Text.show(text, cr: cr, x: 0, y: top + icon + 16, width: w, style: style)
+        case .detailPage(let card):
+            Draw.setColor(cr, card.color)
+            cairo_rectangle(cr, 0, 0, w, h)
+            cairo_fill(cr)
+            let pad = 24.0
+            let titleStyle = Text.Style(size: 34, weight: .bold, color: card.accent, maxLines: 2)
+            let top = min(96, h * 0.2)
+            let th = Text.show(card.title, cr: cr, x: pad, y: top, width: w - 2 * pad, style: titleStyle)
+            let body = Text.Style(size: Text.bodySize, color: card.accent.withAlpha(card.accent.alpha * 0.85))
+            Text.show(
+                card.subtitle, cr: cr, x: pad, y: top + th + 12, width: w - 2 * pad,
+                maxHeight: h - top - th - 12 - pad, style: body)
+        case .label(let text, let color):
+            let style = Text.Style(
+                size: Text.bodySize, weight: .semibold, color: color, maxLines: 1, alignment: PANGO_ALIGN_CENTER)
+            let th = Text.show(text, cr: cr, x: 0, y: 0, width: w, style: style, draw: false)
+            Text.show(text, cr: cr, x: 0, y: (h - th) / 2, width: w, style: style)
+        }
+    }
+
+    /// Seed 1's card: rounded gradient, optional photo on top, title and subtitle top-left,
+    /// the faint "</>" watermark near the bottom.
+    private func paintCard(_ card: Card, w: Double, h: Double, cr: OpaquePointer) {
+        let radius = Self.cornerRadius(.card(card))
+        Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: radius)
+        let gradient = cairo_pattern_create_linear(0, 0, 0, h)!
+        defer { cairo_pattern_destroy(gradient) }
+        let top = Draw.mix(card.color, .white, 0.18)
+        let bottom = Draw.mix(card.color, .black, 0.12)
+        cairo_pattern_add_color_stop_rgba(gradient, 0, top.red, top.green, top.blue, 0.92)
+        cairo_pattern_add_color_stop_rgba(gradient, 1, bottom.red, bottom.green, bottom.blue, 0.92)
+        cairo_set_source(cr, gradient)
+        cairo_fill(cr)
+
+        let pad = 28.0
+        var textTop = pad
+        if let path = card.imagePath {
+            let imageHeight = (h * 0.45).rounded()
+            paintImage(path: path, w: w, h: imageHeight, radius: radius, cr: cr)
+            textTop = imageHeight + 20
+        }
+        let titleStyle = Text.Style(size: Text.titleSize, weight: .bold, color: card.accent, maxLines: 2)
+        let th = Text.show(card.title, cr: cr, x: pad, y: textTop, width: w - 2 * pad, style: titleStyle)
+        let watermark = 72.0
+        let bodyStyle = Text.Style(size: Text.bodySize, color: card.accent.withAlpha(card.accent.alpha * 0.9))
+        Text.show(
+            card.subtitle, cr: cr, x: pad, y: textTop + th + 8, width: w - 2 * pad,
+            maxHeight: h - (textTop + th + 8) - watermark - 24, style: bodyStyle)
+        Icon.draw(
+            .codeSlash, cr: cr, cx: w / 2, cy: h - 24 - watermark / 2, size: watermark,
+            color: card.accent.withAlpha(0.08))
+    }
+
+    /// The photo, cover-fitted into the top of the card with the card's top corners; a soft
+    /// placeholder until the decoder has it.
+    private func paintImage(path: String, w: Double, h: Double, radius: Double, cr: OpaquePointer) {
+        cairo_save(cr)
+        defer { cairo_restore(cr) }
+        cairo_new_path(cr)
+        cairo_move_to(cr, 0, h)
+        cairo_arc(cr, radius, radius, radius, Double.pi, 3 * Double.pi / 2)
+        cairo_arc(cr, w - radius, radius, radius, -Double.pi / 2, 0)
+        cairo_line_to(cr, w, h)
+        cairo_close_path(cr)
+        cairo_clip(cr)
+        guard let image = images?.image(at: path) else {
+            Draw.setColor(cr, .white, alpha: 0.18)
+            cairo_paint(cr)
+            return
+        }
+        let k = max(w / Double(image.width), h / Double(image.height))
+        cairo_translate(cr, (w - Double(image.width) * k) / 2, (h - Double(image.height) * k) / 2)
+        cairo_scale(cr, k, k)
+        cairo_set_source_surface(cr, image.surface, 0, 0)
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+        cairo_paint(cr)
+    }
+
+    /// Seed 2's row: the theme's main colour, radius 5, headline in the accent colour.
+    private func paintRow(_ card: Card, w: Double, h: Double, cr: OpaquePointer) {
+        Draw.setColor(cr, card.color)
+        Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: Self.cornerRadius(.row(card)))
+        cairo_fill(cr)
+        let style = Text.Style(size: Text.bodySize, weight: .semibold, color: card.accent, maxLines: 1)
+        let th = Text.show(card.title, cr: cr, x: 0, y: 0, width: w - 32, style: style, draw: false)
+        Text.show(card.title, cr: cr, x: 16, y: (h - th) / 2, width: w - 32, style: style)
+    }
+
+    private func paintButton(_ role: ButtonRole, w: Double, h: Double, cr: OpaquePointer) {
+        let s = min(w, h)
+        switch role {
+        case .add:
+            Icon.draw(.plus, cr: cr, cx: w / 2, cy: h / 2, size: s * 0.6, color: Self.tint)
+        case .back:
+            Draw.setColor(cr, .white, alpha: 0.85)
+            cairo_arc(cr, w / 2, h / 2, s / 2, 0, 2 * Double.pi)
+            cairo_fill(cr)
+            Icon.draw(.chevronLeft, cr: cr, cx: w / 2, cy: h / 2, size: s * 0.5, color: Color(rgb: 0x1C1C1E))
+        case .dismissLeft, .dismissRight, .undo:
+            Draw.setColor(cr, .white)
+            cairo_arc(cr, w / 2, h / 2, s / 2, 0, 2 * Double.pi)
+            cairo_fill_preserve(cr)
+            Draw.setColor(cr, .black, alpha: 0.12)
+            cairo_set_line_width(cr, 1)
+            cairo_stroke(cr)
+            let (icon, color): (Icon, Color) =
+                switch role {
+                case .dismissLeft: (.xmark, Self.destructive)
+                case .dismissRight: (.checkmark, Color(rgb: 0x34C759))
+                default: (.undo, Color(rgb: 0x8E8E93))
+                }
+            Icon.draw(icon, cr: cr, cx: w / 2, cy: h / 2, size: s * 0.45, color: color)
+        case .remove:
+            // The accessible "Karte entfernen": a capsule with its words.
+            Draw.setColor(cr, Self.destructive)
+            Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: h / 2)
+            cairo_fill(cr)
+            let style = Text.Style(
+                size: Text.bodySize, weight: .semibold, color: .white, maxLines: 1, alignment: PANGO_ALIGN_CENTER)
+            let th = Text.show("Karte entfernen", cr: cr, x: 0, y: 0, width: w - 16, style: style, draw: false)
+            Text.show("Karte entfernen", cr: cr, x: 8, y: (h - th) / 2, width: w - 16, style: style)
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import CPangoCairo
+import CTurboJPEG
+import Dispatch
+import Glibc
+import KioskSystem
+import Synchronization
+
+/// Product photos (PNG or JPEG), decoded once on a background queue and kept, never decoded
+/// on the frame path: `image(at:)` answers at once with the image or nil (not ready yet, or
+/// unreadable) and starts the decode the first time it is asked.
+///
+/// When decodes finish, `readyFD` (a pipe's read end) becomes readable so the app's poll loop can
+/// ask for a frame; the renderer notices via `generation` and redraws the cards concerned.
+package final class ImageCache: Sendable {
+    private struct State {
+        var images: [String: CairoImage] = [:]
+        var failed: Set<String> = []
+        var pending: Set<String> = []
+        var generation = 0
+    }
+
+    private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "KioskCards.ImageCache", qos: .utility)
+    /// Longest side photos are reduced to on decode (pixels); bounds memory per image.
+    let maxDimension: Int
+    /// Readable after one or more decodes finished; `drainReady()` empties it.
+    package let readyFD: Int32
+    private let notifyFD: Int32
+
+    package init(maxDimension: Int = 1024) {
+        self.maxDimension = maxDimension
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 {
+            for fd in fds {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            }
+        } else {
+            Log.warning("image: 'pipe' failed: \(Errno.current); finished images show with the next frame")
+            fds = [-1, -1]
+        }
+        self.readyFD = fds[0]
+        self.notifyFD = fds[1]
+    }
+
+    deinit {
+        // Pending decodes hold `self` strongly, so none is running here.
+        if readyFD >= 0 { close(readyFD) }
+        if notifyFD >= 0 { close(notifyFD) }
+    }
+
+    /// Bumped whenever a decode finishes (successfully or not).
+    var generation: Int { state.withLock { $0.generation } }
+
+    /// The decoded image, or nil while it decodes (or when it could not be read; that is
+    /// logged once).
+    func image(at path: String) -> CairoImage? {
+        let startDecode: Bool = state.withLock { s in
+            if s.images[path] != nil || s.failed.contains(path) || s.pending.contains(path) { return false }
+            s.pending.insert(path)
+            return true
+        }
+        if startDecode {
+            queue.async { self.decodeAndStore(path) }
+            return nil
+        }
+        return state.withLock { $0.images[path] }
+    }
+
+    /// Whether `path` is decoded (or failed): a card showing it no longer needs a placeholder.
+    func isSettled(_ path: String) -> Bool {
+        state.withLock { $0.images[path] != nil || $0.failed.contains(path) }
+    }
+
+    /// Blocks until every requested decode has finished (tests, headless renders).
+    package func waitUntilIdle() {
+        queue.sync {}
+    }
+
+    /// Resets `readyFD` after the poll loop saw it readable.
+    package func drainReady() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while readyFD >= 0, read(readyFD, &bytes, bytes.count) > 0 {}
+    }
+
+    private func decodeAndStore(_ path: String) {
+        let result = Self.decode(path: path, maxDimension: maxDimension)
+        state.withLock { s in
+            s.pending.remove(path)
+            switch result {
+            case .success(let image): s.images[path] = image
+            case .failure(let error):
+                s.failed.insert(path)
+                Log.warning("image: \(error)")
+            }
+            s.generation += 1
+        }
+        var one: UInt8 = 1
+        // A full pipe already says "ready"; nothing else can go wrong that matters here.
+        if notifyFD >= 0 { _ = write(notifyFD, &one, 1) }
+    }
+
+    /// Decodes a PNG (cairo) or JPEG (libjpeg-turbo) file by its first bytes.
+    static func decode(path: String, maxDimension: Int) -> Result<CairoImage, RenderError> {
+        guard let file = fopen(path, "rb") else {
+            return .failure(
+                .io("cannot open image '\(path)': \(String(cString: strerror(errno))) — check the deck's image path"))
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = fread(&chunk, 1, chunk.count, file)
+            if n <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        fclose(file)
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+            guard let surface = cairo_image_surface_create_from_png(path),
+                let image = CairoImage(adopting: surface)
+            else {
+                return .failure(.io("cannot decode PNG '\(path)'"))
+            }
+            return .success(reduced(image, maxDimension: maxDimension))
+        }
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+            return decodeJPEG(bytes, path: path, maxDimension: maxDimension)
+        }
+        return .failure(.io("image '\(path)' is neither PNG nor JPEG — convert it to one of those"))
+    }
+
+    /// `image` scaled down (cairo's GOOD filter) so its longer side is at most `maxDimension`.
+    static func reduced(_ image: CairoImage, maxDimension: Int) -> CairoImage {
+        let longer = max(image.width, image.height)
+        guard longer > maxDimension else { return image }
+        let k = Double(maxDimension) / Double(longer)
+        let w = max(1, Int((Double(image.width) * k).rounded()))
+        let h = max(1, Int((Double(image.height) * k).rounded()))
+        guard let small = CairoImage(width: w, height: h) else { return image }
+        small.draw { cr in
+            cairo_scale(cr, Double(w) / Double(image.width), Double(h) / Double(image.height))
+            cairo_set_source_surface(cr, image.surface, 0, 0)
+            cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+            cairo_paint(cr)
+        }
+        return small
+    }
+
+    /// `tjDecompress2` straight into cairo's ARGB32 layout (BGRX in memory on little-endian),
+    /// using libjpeg-turbo's DCT scaling to skip detail larger than `maxDimension`.
+    static func decodeJPEG(_ bytes: [UInt8], path: String, maxDimension: Int) -> Result<CairoImage, RenderError> {
+        guard let tj = tjInitDecompress() else { return .failure(.io("libjpeg-turbo: cannot start a decoder")) }
+        defer { tjDestroy(tj) }
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsamp: Int32 = 0
+        var colorspace: Int32 = 0
+        let header = bytes.withUnsafeBufferPointer {
+            tjDecompressHeader3(tj, $0.baseAddress, UInt(bytes.count), &width, &height, &subsamp, &colorspace)
+        }
+        guard header == 0, width > 0, height > 0 else {
+            return .failure(.io("cannot decode JPEG '\(path)': \(String(cString: tjGetErrorStr2(tj)))"))
+        }
+        // The smallest libjpeg-turbo scaling factor (n/8) that keeps the longer side ≥ maxDimension.
+        var scaledW = Int(width)
+        var scaledH = Int(height)
+        for num in 1...8 {
+            let w = (Int(width) * num + 7) / 8
+            let h = (Int(height) * num + 7) / 8
+            if max(w, h) >= min(maxDimension, max(Int(width), Int(height))) {
+                (scaledW, scaledH) = (w, h)
+                break
+            }
+        }
+        guard let image = CairoImage(width: scaledW, height: scaledH, format: CAIRO_FORMAT_RGB24) else {
+            return .failure(.io("image '\(path)' is too large (\(width)×\(height))"))
+        }
+        let rc = bytes.withUnsafeBufferPointer {
+            tjDecompress2(
+                tj, $0.baseAddress, UInt(bytes.count), image.data.assumingMemoryBound(to: UInt8.self),
+                Int32(scaledW), Int32(image.stride), Int32(scaledH), Int32(TJPF_BGRX.rawValue), 0)
+        }
+        image.markDirty()
+        guard rc == 0 else {
+            return .failure(.io("cannot decode JPEG '\(path)': \(String(cString: tjGetErrorStr2(tj)))"))
+        }
+        return .success(image)
+    }
+}

@@ -1,0 +1,279 @@
+import CardModel
+import Glibc
+import KioskSystem
+
+/// Turns CardModel scenes into pixels, redrawing only what changed.
+///
+/// Three caches make a drag frame cheap:
+/// - every element is drawn once (cairo + pango, shadow pre-blurred) into an image kept in a
+///   bounded LRU (`SurfaceCache`);
+/// - the still part of the screen — background and the elements below the lowest moving one —
+///   is kept as a layer;
+/// - a frame restores the damaged rectangle from that layer and places the moving elements'
+///   images over it (bilinear when turned), in one pass over the memory.
+///
+/// Usage from the app loop: call `render(_:into:)` with each new scene and the same buffer;
+/// copy the returned rectangle to the scanout buffer. `.empty` means nothing changed: no
+/// pixel was touched, nothing needs copying or flipping.
+package final class SceneRenderer {
+    /// Counters for tests and the benchmark.
+    struct Stats: Equatable {
+        var frames = 0
+        /// Frames that wrote pixels.
+        var drawnFrames = 0
+        var layerRebuilds = 0
+        var surfaceRenders = 0
+        /// Pixels inside the damaged rectangles written.
+        var pixelsWritten = 0
+    }
+
+    let pixelWidth: Int
+    let pixelHeight: Int
+    /// Pixels per point.
+    let scale: Double
+    package let images: ImageCache?
+    private(set) var stats = Stats()
+
+    private var surfaces: SurfaceCache
+    private let layer: PixelBuffer
+    /// The elements (bottom of the z-order) baked into `layer` on `layerBackground`; nil: none.
+    private var layerElements: [SceneElement]?
+    private var layerBackground: Color?
+    private var previous: Scene?
+    private var lastTarget: ObjectIdentifier?
+    private var imageGeneration = -1
+
+    /// - Parameters:
+    ///   - pixelWidth, pixelHeight: the buffer size frames are drawn into.
+    ///   - scale: pixels per point (see `RenderScale`).
+    ///   - images: where card photos come from; nil draws placeholders.
+    ///   - cacheBytes: bound on the element images kept (the LRU evicts beyond it).
+    package init(
+        pixelWidth: Int, pixelHeight: Int, scale: Double, images: ImageCache? = nil, cacheBytes: Int = 24 << 20
+    ) {
+        self.pixelWidth = pixelWidth
+        self.pixelHeight = pixelHeight
+        self.scale = scale
+        self.images = images
+        self.surfaces = SurfaceCache(maxBytes: cacheBytes, maxCount: 16)
+        self.layer = PixelBuffer(width: pixelWidth, height: pixelHeight)
+    }
+
+    /// Bytes held by cached element images now.
+    package var cachedBytes: Int { surfaces.bytes }
+    var cachedSurfaces: Int { surfaces.count }
+
+    /// Draws `element`'s image into the cache now, if it is not there, so a later frame that
+    /// shows it costs only its placement. Call it when idle, e.g. with the top card as it
+    /// will look once dragged (shadow 18), so the first drag frame does not draw a card.
+    package func prepare(_ element: SceneElement, background: Color) {
+        self.background = background
+        _ = placed(element, frameStart: surfaces.now)
+    }
+
+    /// Forgets what the target holds: the next frame is drawn whole.
+    package func invalidate() {
+        previous = nil
+        layerElements = nil
+    }
+
+    /// Draws `scene` into `target`, which must hold the previous frame this renderer drew
+    /// (another buffer, or a first call, draws the whole screen).
+    /// Returns the pixels written, `.empty` when nothing changed.
+    @discardableResult
+    package func render(_ scene: Scene, into target: PixelBuffer) -> PixelRect {
+        precondition(target.width == pixelWidth && target.height == pixelHeight, "buffer size differs from renderer")
+        stats.frames += 1
+        if let images {
+            let g = images.generation
+            if g != imageGeneration {
+                imageGeneration = g
+                if surfaces.dropPlaceholders(images.isSettled) { invalidate() }
+            }
+        }
+        let prior = previous
+        let whole = prior == nil || lastTarget != ObjectIdentifier(target)
+        let damage = whole ? target.bounds : pixels(scene.damage(since: prior)).intersection(target.bounds)
+        previous = scene
+        lastTarget = ObjectIdentifier(target)
+        guard !damage.isEmpty else { return .empty }
+        stats.drawnFrames += 1
+        stats.pixelsWritten += damage.width * damage.height
+
+        let frameStart = surfaces.now
+        let elements = scene.elements
+        background = scene.background
+        let (still, reuse) = stillCount(scene, prior: prior)
+        if !reuse { rebuildLayer(scene, count: still, frameStart: frameStart) }
+        var moving: [Moving] = []
+        for element in elements[still...] {
+            let box = pixels(element.bounds).intersection(damage)
+            guard !box.isEmpty, element.opacity > 0, let (image, placement) = placed(element, frameStart: frameStart)
+            else { continue }
+            moving.append(Moving(image: image, placement: placement, opacity: element.opacity, box: box))
+        }
+        guard let lowest = moving.first else {
+            Compositor.copy(damage, from: layer, to: target)
+            return damage
+        }
+        if lowest.placement.offset == nil {
+            // A turned card (a drag): restore the layer and draw it in one pass.
+            Compositor.draw(
+                lowest.image, at: lowest.placement, opacity: lowest.opacity, into: target, base: layer, clip: damage)
+            for m in moving.dropFirst() {
+                Compositor.draw(m.image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box)
+            }
+        } else {
+            // Unturned elements (rows, bars): restore the layer only where no opaque part of
+            // a moving element will cover it, then draw them all.
+            restore(damage, from: layer, into: target, except: moving)
+            for m in moving {
+                Compositor.draw(m.image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box)
+            }
+        }
+        return damage
+    }
+
+    /// An element drawn this frame over the layer.
+    private struct Moving {
+        var image: ElementImage
+        var placement: Placement
+        var opacity: Double
+        var box: PixelRect
+    }
+
+    /// Copies `rect` from `layer`, skipping on each row the opaque runs of the unturned,
+    /// fully opaque `covers`, which will be drawn over it anyway.
+    private func restore(_ rect: PixelRect, from layer: PixelBuffer, into target: PixelBuffer, except covers: [Moving])
+    {
+        // Plain values for the row loop: (x, y, height, row extents).
+        let spans: [(x: Int, y: Int, height: Int, rows: UnsafePointer<RowExtent>)] = covers.compactMap { c in
+            guard c.opacity >= 1, let o = c.placement.offset else { return nil }
+            return (o.x, o.y, c.image.image.height, UnsafePointer(c.image.rows))
+        }
+        var runs: [(Int, Int)] = []
+        runs.reserveCapacity(spans.count)
+        for y in rect.y..<rect.maxY {
+            runs.removeAll(keepingCapacity: true)
+            for s in spans where y >= s.y && y < s.y + s.height {
+                let e = s.rows[y - s.y]
+                if e.opaqueEnd > e.opaqueFirst { runs.append((s.x + Int(e.opaqueFirst), s.x + Int(e.opaqueEnd))) }
+            }
+            if runs.count > 1 { runs.sort { $0.0 < $1.0 } }
+            var x = rect.x
+            for (a, b) in runs {
+                if a > x {
+                    Compositor.copy(
+                        PixelRect(x: x, y: y, width: min(a, rect.maxX) - x, height: 1), from: layer, to: target)
+                }
+                x = max(x, b)
+                if x >= rect.maxX { break }
+            }
+            if x < rect.maxX {
+                Compositor.copy(PixelRect(x: x, y: y, width: rect.maxX - x, height: 1), from: layer, to: target)
+            }
+        }
+        withExtendedLifetime(covers) {}
+    }
+
+    /// How many elements at the bottom stay in the layer: those already baked in it while
+    /// they are unchanged; otherwise the unchanged ones since the previous frame.
+    private func stillCount(_ scene: Scene, prior: Scene?) -> (count: Int, layerIsValid: Bool) {
+        let elements = scene.elements
+        if let baked = layerElements, layerBackground == scene.background, baked.count <= elements.count,
+            zip(baked, elements).allSatisfy({ $0 == $1 })
+        {
+            return (baked.count, true)
+        }
+        // Unchanged since the previous frame: the longest bottom run equal to its counterpart.
+        guard let prior, prior.background == scene.background else { return (elements.count, false) }
+        var n = 0
+        while n < elements.count, n < prior.elements.count, elements[n] == prior.elements[n] { n += 1 }
+        return (n, false)
+    }
+
+    /// The background of the scene being drawn (empty states and labels draw on it).
+    private var background = Color.white
+
+    private func rebuildLayer(_ scene: Scene, count: Int, frameStart: Int) {
+        stats.layerRebuilds += 1
+        Compositor.fill(layer.bounds, with: Self.xrgb(scene.background), in: layer)
+        for element in scene.elements[..<count] where element.opacity > 0 {
+            guard let (image, placement) = placed(element, frameStart: frameStart) else { continue }
+            Compositor.draw(image, at: placement, opacity: element.opacity, into: layer, base: nil, clip: layer.bounds)
+        }
+        layerElements = Array(scene.elements[..<count])
+        layerBackground = scene.background
+    }
+
+    /// The element's cached image (drawn now if missing) and where it goes on screen.
+    private func placed(_ element: SceneElement, frameStart: Int) -> (ElementImage, Placement)? {
+        let contentScale = Self.contentScale(element.transform.scale)
+        let k = scale * contentScale
+        let shadow = element.shadowRadius.rounded()
+        let key = SurfaceCache.Key(
+            kind: element.kind, size: element.frame.size, pixelsPerPoint: Int((k * 1000).rounded()),
+            shadowRadius: Int(shadow), background: background)
+        let image: ElementImage
+        if let cached = surfaces.lookup(key) {
+            image = cached
+        } else {
+            // Decided before drawing: a photo that arrives mid-draw only costs one more redraw.
+            var pending: String?
+            if case .card(let card) = element.kind, let path = card.imagePath, let images,
+                images.image(at: path) == nil, !images.isSettled(path)
+            {
+                pending = path
+            }
+            let painter = ElementPainter(background: background, images: images)
+            guard
+                let drawn = ElementSurface.render(
+                    element.kind, size: element.frame.size, shadowRadius: shadow, pixelsPerPoint: k, painter: painter)
+            else {
+                Log.warning("render: cannot allocate an image for '\(element.id)'; skipped")
+                return nil
+            }
+            stats.surfaceRenders += 1
+            surfaces.insert(drawn, for: key, imagePending: pending, protectedSince: frameStart)
+            image = drawn
+        }
+        let c = element.frame.center
+        let t = element.transform
+        let placement = Placement(
+            anchorX: image.anchorX, anchorY: image.anchorY, centerX: (c.x + t.translation.x) * scale,
+            centerY: (c.y + t.translation.y) * scale, rotation: t.rotation, scale: t.scale / contentScale)
+        return (image, placement)
+    }
+
+    /// The scale an element's image is drawn at, for an element shown at `scale`.
+    ///
+    /// Below 1 it is `scale` rounded *up* to the stack's depth grid (1 − 0.04·i): a card at
+    /// rest at depth i is drawn at exactly its scale (sharp), and a card moving up the stack
+    /// (0.96 → 1) is placed from its image at the level above, slightly reduced by the
+    /// bilinear sampler, so the close-up animation draws no new images. Other scales round to
+    /// 1/50.
+    static func contentScale(_ scale: Double) -> Double {
+        guard scale > 0.02 else { return 0.02 }
+        if scale <= 1 {
+            let step = 0.04
+            let level = 1 - step * ((1 - scale) / step + 1e-6).rounded(.down)
+            if level >= 0.5 { return level }
+        }
+        return max(0.02, (scale * 50).rounded() / 50)
+    }
+
+    /// Points to whole pixels, rounded outwards, one pixel wider for bilinear spread.
+    private func pixels(_ r: Rect) -> PixelRect {
+        guard !r.isEmpty else { return .empty }
+        let x0 = Int((r.minX * scale).rounded(.down)) - 1
+        let y0 = Int((r.minY * scale).rounded(.down)) - 1
+        let x1 = Int((r.maxX * scale).rounded(.up)) + 1
+        let y1 = Int((r.maxY * scale).rounded(.up)) + 1
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    static func xrgb(_ c: Color) -> UInt32 {
+        func byte(_ v: Double) -> UInt32 { UInt32((max(0, min(1, v)) * 255).rounded()) }
+        return 0xFF00_0000 | byte(c.red) << 16 | byte(c.green) << 8 | byte(c.blue)
+    }
+}

@@ -1,0 +1,160 @@
+import CSQLite
+import CardModel
+import Glibc
+import KioskSystem
+
+/// The decisions database file: schema, migrations, inserts and reads.
+///
+/// One file `decisions.sqlite3` in the data directory, in WAL mode with synchronous=FULL:
+/// once a COMMIT returns, the decision survives a power cut (the WAL is fsynced on commit).
+package enum DecisionDatabase {
+    static let fileName = "decisions.sqlite3"
+
+    static func path(dataDirectory: String) -> String {
+        (dataDirectory.hasSuffix("/") ? dataDirectory : dataDirectory + "/") + fileName
+    }
+
+    /// Schema migrations; entry k brings `PRAGMA user_version` from k to k + 1.
+    /// Append only: never edit a shipped migration.
+    static let migrations: [String] = [
+        // 1: the decisions table. `uid` makes a retried batch idempotent when a COMMIT's
+        // outcome was unknown (an I/O error after the WAL write).
+        """
+        CREATE TABLE decisions (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            kiosk_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            deck_id TEXT NOT NULL,
+            deck_version INTEGER NOT NULL,
+            card_id TEXT NOT NULL,
+            action TEXT NOT NULL,
+            wall_time TEXT NOT NULL,
+            wall_ms INTEGER NOT NULL,
+            monotonic_ns INTEGER NOT NULL,
+            dwell_ms INTEGER NOT NULL
+        );
+        """,
+        // 2: `export --since` filters by wall time.
+        "CREATE INDEX decisions_wall_ms ON decisions (wall_ms);",
+    ]
+
+    static var schemaVersion: Int { migrations.count }
+
+    /// Opens the database for writing: WAL, synchronous=FULL, migrated to `schemaVersion`.
+    static func openForWriting(dataDirectory: String) throws(SQLiteError) -> SQLiteDatabase {
+        let path = path(dataDirectory: dataDirectory)
+        let db = try SQLiteDatabase(path: path)
+        db.setBusyTimeout(milliseconds: 2000)
+        let mode = try db.scalarText("PRAGMA journal_mode=WAL")
+        guard mode?.lowercased() == "wal" else {
+            throw SQLiteError(
+                call: "PRAGMA journal_mode=WAL", code: SQLITE_ERROR,
+                message: "the file system refused WAL mode (got '\(mode ?? "nothing")')", path: path)
+        }
+        try db.execute("PRAGMA synchronous=FULL")
+        try migrate(db)
+        return db
+    }
+
+    /// Applies the missing migrations, each in its own transaction with its version bump.
+    static func migrate(_ db: borrowing SQLiteDatabase) throws(SQLiteError) {
+        let current = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+        if current > schemaVersion {
+            throw SQLiteError(
+                call: "migrate", code: SQLITE_ERROR,
+                message: "the database has schema version \(current), newer than this KioskCards knows"
+                    + " (\(schemaVersion)); install the newer KioskCards or move the file away",
+                path: db.path)
+        }
+        for version in current..<schemaVersion {
+            try db.execute("BEGIN IMMEDIATE")
+            do {
+                try db.execute(migrations[version])
+                try db.execute("PRAGMA user_version = \(version + 1)")
+                try db.execute("COMMIT")
+            } catch {
+                try? db.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    static let insertSQL = """
+        INSERT OR IGNORE INTO decisions
+            (uid, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_time, wall_ms,
+             monotonic_ns, dwell_ms)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+        """
+
+    /// Writes `batch` in one transaction; when this returns, every record is durable.
+    static func insert(_ batch: [(uid: String, record: DecisionRecord)], into db: borrowing SQLiteDatabase)
+        throws(SQLiteError)
+    {
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            let stmt = try db.prepare(insertSQL)
+            for (uid, r) in batch {
+                try stmt.bind(1, uid)
+                try stmt.bind(2, r.kioskID)
+                try stmt.bind(3, r.sessionID)
+                try stmt.bind(4, r.deckID)
+                try stmt.bind(5, Int64(r.deckVersion))
+                try stmt.bind(6, r.cardID)
+                try stmt.bind(7, r.action.rawValue)
+                try stmt.bind(8, r.wallTimeISO)
+                try stmt.bind(9, r.wallTimeMs)
+                try stmt.bind(10, r.monotonicNs)
+                try stmt.bind(11, r.dwellMs)
+                _ = try stmt.step()
+                stmt.reset()
+            }
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// A stored row as exported.
+    package struct Row: Hashable, Sendable {
+        package var id: Int64
+        package var record: DecisionRecord
+        /// The action as stored (kept verbatim, in case a newer version wrote one this one does not know).
+        package var actionName: String
+    }
+
+    /// Calls `body` for every decision with wall time ≥ `sinceMs`, in storage order.
+    package static func forEachRow(
+        dataDirectory: String, sinceMs: Int64?, _ body: (Row) -> Void
+    ) throws(SQLiteError) {
+        let path = path(dataDirectory: dataDirectory)
+        if access(path, F_OK) != 0 {
+            throw SQLiteError(
+                call: "open", code: SQLITE_CANTOPEN,
+                message: "no decisions database here; check --data (the kiosk's data directory)", path: path)
+        }
+        let db = try SQLiteDatabase(path: path, readOnly: true, create: false)
+        db.setBusyTimeout(milliseconds: 5000)
+        let version = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+        guard version >= 1 else {
+            throw SQLiteError(
+                call: "open", code: SQLITE_ERROR, message: "not a KioskCards decisions database (no schema)",
+                path: path)
+        }
+        let stmt = try db.prepare(
+            """
+            SELECT id, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_ms, monotonic_ns, dwell_ms
+            FROM decisions WHERE wall_ms >= ?1 ORDER BY id
+            """)
+        try stmt.bind(1, sinceMs ?? Int64.min)
+        while try stmt.step() {
+            let record = DecisionRecord(
+                kioskID: stmt.text(1), sessionID: stmt.text(2), deckID: stmt.text(3),
+                deckVersion: Int(stmt.int64(4)), cardID: stmt.text(5),
+                action: DecisionAction(rawValue: stmt.text(6)) ?? .removed, wallTimeMs: stmt.int64(7),
+                monotonicNs: stmt.int64(8), dwellMs: stmt.int64(9))
+            body(Row(id: stmt.int64(0), record: record, actionName: stmt.text(6)))
+        }
+    }
+}

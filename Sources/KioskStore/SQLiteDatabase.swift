@@ -1,0 +1,169 @@
+import CSQLite
+import Glibc
+import KioskSystem
+
+/// A failed SQLite call, printed like
+/// `'sqlite3_step' failed: (13) database or disk is full [/var/lib/kioskcards/decisions.sqlite3]`.
+package struct SQLiteError: Error, CustomStringConvertible {
+    var call: String
+    /// The extended result code (the primary code is its low byte).
+    var code: Int32
+    var message: String
+    var path: String
+    /// errno of the failing system call inside SQLite (sqlite3_system_errno), 0 when none.
+    var systemErrno: Int32 = 0
+
+    var primaryCode: Int32 { code & 0xFF }
+
+    /// The kind of fault, for the operator's fix.
+    enum Fault {
+        case diskFull
+        case readOnly
+        case cannotOpen
+        case busy
+        case ioError
+        case corrupt
+        case other
+    }
+
+    var fault: Fault {
+        switch systemErrno {
+        case ENOSPC, EDQUOT: return .diskFull
+        case EROFS, EACCES, EPERM: return .readOnly
+        default: break
+        }
+        return switch primaryCode {
+        case SQLITE_FULL: .diskFull
+        case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH: .readOnly
+        case SQLITE_CANTOPEN: .cannotOpen
+        case SQLITE_BUSY, SQLITE_LOCKED: .busy
+        case SQLITE_IOERR: .ioError
+        case SQLITE_CORRUPT, SQLITE_NOTADB: .corrupt
+        default: .other
+        }
+    }
+
+    package var description: String {
+        let system = systemErrno != 0 ? ", \(Errno(systemErrno))" : ""
+        return "'\(call)' failed: (\(code)) \(message)\(system) [\(path)]"
+    }
+}
+
+/// One open SQLite connection (`sqlite3_open_v2` … `sqlite3_close_v2`), used from one thread.
+struct SQLiteDatabase: ~Copyable {
+    let handle: OpaquePointer
+    let path: String
+
+    /// Opens (and with `create`, creates) the database file at `path`.
+    init(path: String, readOnly: Bool = false, create: Bool = true) throws(SQLiteError) {
+        var db: OpaquePointer?
+        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        flags |= SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            let code = db.map { sqlite3_extended_errcode($0) } ?? rc
+            let system = db.map { sqlite3_system_errno($0) } ?? 0
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(call: "sqlite3_open_v2", code: code, message: message, path: path, systemErrno: system)
+        }
+        sqlite3_extended_result_codes(db, 1)
+        handle = db
+        self.path = path
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    func error(_ call: String, _ rc: Int32) -> SQLiteError {
+        SQLiteError(
+            call: call, code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
+            path: path, systemErrno: sqlite3_system_errno(handle))
+    }
+
+    /// Runs one or more statements that return no rows we need.
+    func execute(_ sql: String) throws(SQLiteError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw error("sqlite3_exec", rc) }
+    }
+
+    /// Milliseconds to wait for another connection's lock before SQLITE_BUSY.
+    func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v2(handle, sql, -1, &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw error("sqlite3_prepare_v2", rc) }
+        return SQLiteStatement(handle: stmt, db: handle, path: path)
+    }
+
+    /// The first column of the first row of `sql`, as text (for PRAGMAs).
+    func scalarText(_ sql: String) throws(SQLiteError) -> String? {
+        let stmt = try prepare(sql)
+        guard try stmt.step() else { return nil }
+        return stmt.text(0)
+    }
+
+    func scalarInt(_ sql: String) throws(SQLiteError) -> Int64? {
+        let stmt = try prepare(sql)
+        guard try stmt.step() else { return nil }
+        return stmt.int64(0)
+    }
+}
+
+/// A prepared statement (`sqlite3_prepare_v2` … `sqlite3_finalize`); binds are 1-based,
+/// columns 0-based, as in the C API.
+struct SQLiteStatement: ~Copyable {
+    let handle: OpaquePointer
+    let db: OpaquePointer
+    let path: String
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    private func error(_ call: String, _ rc: Int32) -> SQLiteError {
+        SQLiteError(
+            call: call, code: sqlite3_extended_errcode(db), message: String(cString: sqlite3_errmsg(db)), path: path,
+            systemErrno: sqlite3_system_errno(db))
+    }
+
+    func bind(_ index: Int32, _ value: String) throws(SQLiteError) {
+        let rc = sqlite3_bind_text(handle, index, value, -1, CSQLite_transient())
+        guard rc == SQLITE_OK else { throw error("sqlite3_bind_text", rc) }
+    }
+
+    func bind(_ index: Int32, _ value: Int64) throws(SQLiteError) {
+        let rc = sqlite3_bind_int64(handle, index, value)
+        guard rc == SQLITE_OK else { throw error("sqlite3_bind_int64", rc) }
+    }
+
+    /// Advances; true when a row is available, false when done.
+    func step() throws(SQLiteError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw error("sqlite3_step", rc)
+        }
+    }
+
+    /// Ready for new binds and another `step`.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func text(_ column: Int32) -> String {
+        guard let p = sqlite3_column_text(handle, column) else { return "" }
+        return String(cString: p)
+    }
+
+    func int64(_ column: Int32) -> Int64 {
+        sqlite3_column_int64(handle, column)
+    }
+}

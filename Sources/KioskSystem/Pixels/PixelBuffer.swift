@@ -1,0 +1,73 @@
+import Glibc
+
+/// A rectangle of whole pixels.
+package struct PixelRect: Hashable, Sendable, CustomStringConvertible {
+    package var x: Int
+    package var y: Int
+    package var width: Int
+    package var height: Int
+
+    package init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    package static let empty = PixelRect(x: 0, y: 0, width: 0, height: 0)
+
+    package var isEmpty: Bool { width <= 0 || height <= 0 }
+    package var maxX: Int { x + width }
+    package var maxY: Int { y + height }
+
+    package func union(_ o: PixelRect) -> PixelRect {
+        if isEmpty { return o }
+        if o.isEmpty { return self }
+        let x0 = min(x, o.x)
+        let y0 = min(y, o.y)
+        return PixelRect(x: x0, y: y0, width: max(maxX, o.maxX) - x0, height: max(maxY, o.maxY) - y0)
+    }
+
+    package func intersection(_ o: PixelRect) -> PixelRect {
+        let x0 = max(x, o.x)
+        let y0 = max(y, o.y)
+        let x1 = min(maxX, o.maxX)
+        let y1 = min(maxY, o.maxY)
+        guard x1 > x0, y1 > y0 else { return .empty }
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    package var description: String { "\(x),\(y) \(width)x\(height)" }
+}
+
+/// An XRGB8888 image in ordinary (cached) memory: where frames are composed before the
+/// damaged part is copied to a scanout buffer. 64-byte aligned rows; `stride` in bytes.
+package final class PixelBuffer {
+    package let width: Int
+    package let height: Int
+    /// Bytes from one row to the next (a multiple of 64, ≥ width·4).
+    package let stride: Int
+    package let pixels: UnsafeMutableRawPointer
+
+    package init(width: Int, height: Int) {
+        precondition(width > 0 && height > 0, "PixelBuffer needs a positive size")
+        self.width = width
+        self.height = height
+        self.stride = (width * 4 + 63) / 64 * 64
+        self.pixels = UnsafeMutableRawPointer.allocate(byteCount: stride * height, alignment: 64)
+        pixels.initializeMemory(as: UInt8.self, repeating: 0, count: stride * height)
+    }
+
+    deinit { pixels.deallocate() }
+
+    package var bounds: PixelRect { PixelRect(x: 0, y: 0, width: width, height: height) }
+
+    /// The pixel at (x, y) as 0xXXRRGGBB.
+    func pixel(x: Int, y: Int) -> UInt32 {
+        pixels.load(fromByteOffset: y * stride + x * 4, as: UInt32.self)
+    }
+
+    package func setPixel(x: Int, y: Int, _ value: UInt32) {
+        pixels.storeBytes(of: value, toByteOffset: y * stride + x * 4, as: UInt32.self)
+    }
+}
