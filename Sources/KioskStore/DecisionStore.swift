@@ -292,7 +292,7 @@ package final class DecisionStore: @unchecked Sendable {
         if !wasFailing || now - lastReport >= 60 {
             Log.error(
                 "decision store: \(message). \(pending) decision\(pending == 1 ? "" : "s") kept in memory"
-                    + " (room for \(capacity)); retrying every \(Self.format(retryInterval)) s.")
+                    + " (room for \(capacity)); retrying every \(jsonNumber(retryInterval, decimals: 3)) s.")
             lastReport = now
         }
         retryAt = now + retryInterval
@@ -327,10 +327,6 @@ package final class DecisionStore: @unchecked Sendable {
         if mkdir(dataDirectory, 0o750) != 0 && errno != EEXIST {
             // Opening the database reports the real problem with its path.
         }
-    }
-
-    private static func format(_ v: Double) -> String {
-        v == v.rounded() ? String(Int(v)) : String(v)
     }
 
     /// What is really wrong: SQLite reports a read-only file system opened for reading as

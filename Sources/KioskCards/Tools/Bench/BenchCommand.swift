@@ -38,10 +38,7 @@ struct BenchResult {
     }
 
     var json: String {
-        func num(_ v: Double) -> String {
-            let scaled = (v * 1000).rounded() / 1000
-            return "\(scaled)"
-        }
+        func num(_ v: Double) -> String { jsonNumber(v, decimals: 3) }
         var s = "{\"scene\":\"\(scene)\",\"size\":\"\(size)\",\"pipeline\":\"\(pipeline)\",\"frames\":\(frames),"
         s += "\"median_ms\":\(num(median)),\"p99_ms\":\(num(p99))"
         for (k, v) in extra { s += ",\"\(k)\":\(num(v))" }
@@ -322,8 +319,7 @@ func runBenchCommand(_ args: [String]) -> Int32 {
         return 0
     }
     func f(_ v: Double) -> String {
-        let r = (v * 100).rounded() / 100
-        var s = "\(r)"
+        var s = String(format2: v)
         while s.count < 7 { s = " " + s }
         return s
     }
