@@ -178,7 +178,7 @@ struct DeckParser {
                 } else {
                     report(
                         .invalidValue, "idleTimeout", t.value.position,
-                        "idleTimeout \(Self.format(v)) is out of range; use seconds from 5 to 86400")
+                        "idleTimeout \(jsonNumber(v, decimals: 6)) is out of range; use seconds from 5 to 86400")
                 }
             } else {
                 wrongType(t.value, "idleTimeout", expected: "a number of seconds")
@@ -247,10 +247,6 @@ struct DeckParser {
     private static func isIdentifierScalar(_ u: Unicode.Scalar) -> Bool {
         (u >= "a" && u <= "z") || (u >= "A" && u <= "Z") || (u >= "0" && u <= "9") || u == "-" || u == "_"
             || u == "."
-    }
-
-    private static func format(_ v: Double) -> String {
-        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
     }
 
     // MARK: - Cards

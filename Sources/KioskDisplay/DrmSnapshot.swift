@@ -57,9 +57,7 @@ package struct DrmMode: Hashable, Sendable, CustomStringConvertible {
     }
 
     package var description: String {
-        let hz = refreshHz
-        let rounded = (hz * 100).rounded() / 100
-        return "\(width)x\(height)@\(rounded)\(isPreferred ? " (preferred)" : "")"
+        "\(width)x\(height)@\(jsonNumber(refreshHz, decimals: 2))\(isPreferred ? " (preferred)" : "")"
     }
 
     /// A mode from its visible size and refresh with CVT-like blanking; for tests and fixtures.

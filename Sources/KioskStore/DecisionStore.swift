@@ -62,8 +62,7 @@ package final class DecisionStore: @unchecked Sendable {
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
-    private var thread = pthread_t()
-    private var threadStarted = false
+    private var writer: BackgroundJob?
     /// Distinguishes this process's batches from other runs' in the `uid` column.
     private let uidPrefix = RandomID.hex(RandomID.bytes(8))
 
@@ -154,11 +153,11 @@ package final class DecisionStore: @unchecked Sendable {
 
     /// Stops the writer after one last attempt to store what is pending; logs anything left.
     package func close() {
-        guard threadStarted else { return }
+        guard let writer else { return }
         locked { stopping = true }
         pthread_cond_signal(condition)
-        pthread_join(thread, nil)
-        threadStarted = false
+        writer.wait()
+        self.writer = nil
         let left = locked { status.pending }
         if left > 0 {
             Log.error("decision store: \(left) decisions could not be stored in \(databasePath) and are lost")
@@ -168,29 +167,14 @@ package final class DecisionStore: @unchecked Sendable {
     // MARK: - Writer thread
 
     private func startWriter() {
-        let box = Unmanaged.passRetained(self)
-        let rc = pthread_create(
-            &thread, nil,
-            { raw in
-                let store = Unmanaged<DecisionStore>.fromOpaque(raw!).takeRetainedValue()
-                // Signals belong to the main thread's loop (signalfd or handlers), never here.
-                var all = sigset_t()
-                sigfillset(&all)
-                pthread_sigmask(SIG_BLOCK, &all, nil)
-                // Below the frame loop: when an enqueue wakes the writer, the scheduler should
-                // not switch to it in the middle of a frame (Linux nice is per thread).
-                if let tid = DecisionStore.currentThreadID() {
-                    setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid), 10)
-                }
-                store.writerMain()
-                return nil
-            }, box.toOpaque())
-        if rc != 0 {
-            box.release()
-            Log.error("decision store: cannot start the writer thread: \(Errno(rc)); decisions stay in memory")
-            return
+        writer = BackgroundWork.run("decision-store") {
+            // Below the frame loop: when an enqueue wakes the writer, the scheduler should
+            // not switch to it in the middle of a frame (Linux nice is per thread).
+            if let tid = DecisionStore.currentThreadID() {
+                setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid), 10)
+            }
+            self.writerMain()
         }
-        threadStarted = true
     }
 
     private typealias Batch = (items: [(uid: String, record: DecisionRecord)], lastTicket: UInt64)
@@ -308,7 +292,7 @@ package final class DecisionStore: @unchecked Sendable {
         if !wasFailing || now - lastReport >= 60 {
             Log.error(
                 "decision store: \(message). \(pending) decision\(pending == 1 ? "" : "s") kept in memory"
-                    + " (room for \(capacity)); retrying every \(Self.format(retryInterval)) s.")
+                    + " (room for \(capacity)); retrying every \(jsonNumber(retryInterval, decimals: 3)) s.")
             lastReport = now
         }
         retryAt = now + retryInterval
@@ -343,10 +327,6 @@ package final class DecisionStore: @unchecked Sendable {
         if mkdir(dataDirectory, 0o750) != 0 && errno != EEXIST {
             // Opening the database reports the real problem with its path.
         }
-    }
-
-    private static func format(_ v: Double) -> String {
-        v == v.rounded() ? String(Int(v)) : String(v)
     }
 
     /// What is really wrong: SQLite reports a read-only file system opened for reading as

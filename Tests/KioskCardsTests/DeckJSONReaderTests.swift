@@ -1,3 +1,4 @@
+import CardModel
 import Testing
 
 @testable import KioskCards
@@ -20,7 +21,7 @@ import Testing
         }
 
         /// JSON text with random whitespace between tokens.
-        func text(_ rng: inout SplitMix) -> String {
+        func text(_ rng: inout SplitMix64) -> String {
             let ws = [" ", "\n", "\t", "\r\n", "", ""][Int(rng.next() % 6)]
             switch self {
             case .null: return "null"
@@ -36,7 +37,7 @@ import Testing
             }
         }
 
-        static func random(_ rng: inout SplitMix, depth: Int) -> Plain {
+        static func random(_ rng: inout SplitMix64, depth: Int) -> Plain {
             let pick = depth > 3 ? rng.next() % 4 : rng.next() % 6
             switch pick {
             case 0: return .null
@@ -53,7 +54,7 @@ import Testing
             }
         }
 
-        static func randomString(_ rng: inout SplitMix) -> String {
+        static func randomString(_ rng: inout SplitMix64) -> String {
             let alphabet: [Unicode.Scalar] = [
                 "a", "Z", "\"", "\\", "/", "\n", "\t", "\u{01}", "ä", "€", "😀", "\u{2028}", " ",
             ]
@@ -66,19 +67,8 @@ import Testing
     }
 
     /// A small seeded generator so failures reproduce.
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func randomDocumentsRoundTrip() throws {
-        var rng = SplitMix(state: 42)
+        var rng = SplitMix64(seed: 42)
         for _ in 0..<500 {
             let value = Plain.random(&rng, depth: 0)
             let text = value.text(&rng)

@@ -136,7 +136,7 @@ import Testing
     /// Seeded random visits: invariants after every step.
     @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
     func randomVisitsKeepTheInvariants(seed: UInt64) {
-        var rng = DeckJSONReaderTests.SplitMix(state: seed)
+        var rng = SplitMix64(seed: seed)
         var s = session(idle: 60, blank: 240)
         var t = 0.0
         var down: Set<Int> = []

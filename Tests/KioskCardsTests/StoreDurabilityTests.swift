@@ -66,8 +66,8 @@ import Testing
     func reportedStoredDecisionsSurviveKillNine() throws {
         let dir = DeckFixtures.temporaryDirectory("store-kill")
         defer { DeckFixtures.removeTree(dir) }
-        var rng = DeckJSONReaderTests.SplitMix(state: UInt64(MonotonicClock.now().nanoseconds))
-        let seed = rng.state
+        let seed = UInt64(MonotonicClock.now().nanoseconds)
+        var rng = SplitMix64(seed: seed)
         var rounds: [Round] = []
         for r in 0..<8 {
             let name = "r\(r)"

@@ -27,27 +27,25 @@ public struct GestureSummary: Hashable, Sendable {
 /// Follows the primary contact through touch frames and summarises each gesture when it ends
 /// (for `KioskCards replay`): the same slop, velocity and dismiss rule as `StackDeck`.
 public struct PrimaryGestureTracker {
-    private var contacts = PrimaryContactFilter()
-    private var recognizer: DragRecognizer
+    private var intake: GestureIntake
 
     public init(metrics: ScreenMetrics) {
-        recognizer = DragRecognizer(slop: metrics.touchSlop)
+        intake = GestureIntake(slop: metrics.touchSlop)
     }
 
     /// Non-nil when the primary contact lifts in `frame`; nil otherwise (and on a cancel).
     public mutating func handle(_ frame: TouchFrame) -> GestureSummary? {
         var summary: GestureSummary?
-        for event in contacts.events(in: frame) {
-            for e in recognizer.handle(event) {
-                guard case .ended(let end) = e else { continue }
-                summary = GestureSummary(
-                    kind: end.isTap ? .tap : .drag, translation: end.translation, velocity: end.velocity,
-                    predictedEndTranslation: end.predictedEndTranslation,
-                    dismiss: end.isTap
-                        ? nil
-                        : StackLayout.dismissDirection(
-                            translation: end.translation, predictedEnd: end.predictedEndTranslation))
-            }
+        intake.take(frame)
+        while let e = intake.nextEvent() {
+            guard case .ended(let end) = e else { continue }
+            summary = GestureSummary(
+                kind: end.isTap ? .tap : .drag, translation: end.translation, velocity: end.velocity,
+                predictedEndTranslation: end.predictedEndTranslation,
+                dismiss: end.isTap
+                    ? nil
+                    : StackLayout.dismissDirection(
+                        translation: end.translation, predictedEnd: end.predictedEndTranslation))
         }
         return summary
     }

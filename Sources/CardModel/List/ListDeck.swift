@@ -53,8 +53,8 @@ public struct ListDeck: CardDeck {
     private(set) var departing: [DepartingRow] = []
     private(set) var detail: Detail?
     private var scroll = ListScroll.rest(0)
-    private var contacts = PrimaryContactFilter()
-    private(set) var recognizer: DragRecognizer
+    private var intake: GestureIntake
+    var recognizer: DragRecognizer { intake.recognizer }
     private(set) var grab: Grab = .none
     private var decisions: [Decision] = []
     private var random: SplitMix64
@@ -65,7 +65,7 @@ public struct ListDeck: CardDeck {
         self.metrics = metrics
         self.title = title
         layout = ListLayout(screen: metrics.safeSize)
-        recognizer = DragRecognizer(slop: metrics.touchSlop)
+        intake = GestureIntake(slop: metrics.touchSlop)
         random = SplitMix64(seed: seed)
         rows = uniquingIDs(cards).map { Row(card: $0) }
         checkInvariants()
@@ -92,17 +92,15 @@ public struct ListDeck: CardDeck {
 
     public mutating func handle(_ frame: TouchFrame) {
         note(frame.time)
-        for event in contacts.events(in: frame) {
-            for e in recognizer.handle(event) { apply(e) }
-        }
+        intake.take(frame)
+        while let e = intake.nextEvent() { apply(e) }
         checkInvariants()
     }
 
     public mutating func cancelTouches(at time: Instant) {
         note(time)
-        if let event = contacts.cancel(at: time) {
-            for e in recognizer.handle(event) { apply(e) }
-        }
+        intake.cancel(at: time)
+        while let e = intake.nextEvent() { apply(e) }
         checkInvariants()
     }
 
@@ -350,7 +348,6 @@ public struct ListDeck: CardDeck {
     }
 
     static let background = Color(rgb: 0xF2F2F7)
-    static let deleteColor = Color(rgb: 0xFF3B30)
 
     public mutating func scene(at time: Instant) -> Scene {
         note(time)

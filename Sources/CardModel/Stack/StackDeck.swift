@@ -63,8 +63,8 @@ public struct StackDeck: CardDeck {
     private(set) var cards: [Entry] = []
     private(set) var departures: [Departure] = []
     private var history: [UndoRecord] = []
-    private var contacts = PrimaryContactFilter()
-    private(set) var recognizer: DragRecognizer
+    private var intake: GestureIntake
+    var recognizer: DragRecognizer { intake.recognizer }
     private(set) var grab: Grab = .none
     private var decisions: [Decision] = []
     /// When the current top card became top; set by the first call that carries a time.
@@ -78,7 +78,7 @@ public struct StackDeck: CardDeck {
         self.metrics = metrics
         self.options = options
         layout = StackLayout(screen: metrics.safeSize, showButtons: options.showButtons)
-        recognizer = DragRecognizer(slop: metrics.touchSlop)
+        intake = GestureIntake(slop: metrics.touchSlop)
         self.cards = Self.entries(cards)
         checkInvariants()
     }
@@ -96,17 +96,15 @@ public struct StackDeck: CardDeck {
 
     public mutating func handle(_ frame: TouchFrame) {
         note(frame.time)
-        for event in contacts.events(in: frame) {
-            for e in recognizer.handle(event) { apply(e) }
-        }
+        intake.take(frame)
+        while let e = intake.nextEvent() { apply(e) }
         checkInvariants()
     }
 
     public mutating func cancelTouches(at time: Instant) {
         note(time)
-        if let event = contacts.cancel(at: time) {
-            for e in recognizer.handle(event) { apply(e) }
-        }
+        intake.cancel(at: time)
+        while let e = intake.nextEvent() { apply(e) }
         checkInvariants()
     }
 

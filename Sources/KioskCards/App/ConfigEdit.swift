@@ -79,44 +79,14 @@ enum ConfigEdit {
     /// A matrix as the config writes it: six numbers with at most 6 decimals, in quotes.
     static func matrixValue(_ m: TouchMatrix) -> String { "\"\(m.configText)\"" }
 
-    /// Replaces the file at `path` with `text` atomically: a temporary file beside it, fsync,
-    /// the old file's permissions, rename over it, fsync of the directory. A power cut leaves
-    /// either the old or the new file, never half of one.
+    /// Replaces the file at `path` with `text` atomically (`FileIO.replaceAtomically`: the old
+    /// file's permissions kept, fsynced, renamed over it). A power cut leaves either the old or
+    /// the new file, never half of one.
     static func writeAtomically(_ text: String, to path: String) throws(ConfigEditError) {
-        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        let temporary = path + ".calibrate-\(getpid())"
-        var old = stat()
-        let existed = stat(path, &old) == 0
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, existed ? old.st_mode & 0o7777 : 0o644)
-        guard fd >= 0 else { throw ConfigEditError(path: path, errno: .current, step: "create \(temporary)") }
-        var failure: (Errno, String)?
-        let bytes = Array(text.utf8)
-        bytes.withUnsafeBytes { b in
-            var offset = 0
-            while offset < b.count {
-                let n = write(fd, b.baseAddress! + offset, b.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 {
-                    failure = (.current, "write \(temporary)")
-                    return
-                }
-                offset += n
-            }
-        }
-        if failure == nil && existed && getuid() == 0 && fchown(fd, old.st_uid, old.st_gid) != 0 {
-            failure = (.current, "chown \(temporary)")
-        }
-        if failure == nil && fsync(fd) != 0 { failure = (.current, "fsync \(temporary)") }
-        close(fd)
-        if failure == nil && rename(temporary, path) != 0 { failure = (.current, "rename to \(path)") }
-        if let failure {
-            unlink(temporary)
-            throw ConfigEditError(path: path, errno: failure.0, step: failure.1)
-        }
-        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 {
-            fsync(dirFD)
-            close(dirFD)
+        do {
+            try FileIO.replaceAtomically(path: path, contents: Array(text.utf8))
+        } catch {
+            throw ConfigEditError(path: path, errno: error.errno, step: "\(error.call) \(error.detail ?? path)")
         }
     }
 }

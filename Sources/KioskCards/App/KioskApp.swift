@@ -457,7 +457,7 @@ final class KioskApp {
         let copy = PixelBuffer(width: surface.frame.width, height: surface.frame.height)
         copy.pixels.copyMemory(from: surface.frame.pixels, byteCount: copy.stride * copy.height)
         let path = "\(config.dataDirectory)/screenshot-\(WallClock.nowMilliseconds()).png"
-        BackgroundWork.run(UncheckedBox(copy)) { box in
+        BackgroundWork.run("screenshot", UncheckedBox(copy)) { box in
             do {
                 try box.value.writePNG(to: path)
                 Log.info("screenshot: saved \(path)")
@@ -475,6 +475,6 @@ final class KioskApp {
         }
         defer { close(fd) }
         let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        do { try FileIO.writeAll(fd: fd, bytes: bytes, detail: path) } catch { Log.error("stats: \(error)") }
     }
 }

@@ -120,67 +120,15 @@ struct FlightRecorder {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Writes `text` to `path` atomically (a temporary file, fsync, rename) on a detached
-    /// thread, so the frame loop does not wait for the SD card; logs the outcome.
-    static func writeInBackground(_ text: String, to path: String) {
-        final class Job: @unchecked Sendable {
-            let text: String
-            let path: String
-            init(_ text: String, _ path: String) {
-                self.text = text
-                self.path = path
-            }
-        }
-        var thread = pthread_t()
-        let job = Unmanaged.passRetained(Job(text, path)).toOpaque()
-        var attr = pthread_attr_t()
-        pthread_attr_init(&attr)
-        pthread_attr_setdetachstate(&attr, Int32(PTHREAD_CREATE_DETACHED))
-        let rc = pthread_create(
-            &thread, &attr,
-            { raw in
-                let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
-                var all = sigset_t()
-                sigfillset(&all)
-                pthread_sigmask(SIG_BLOCK, &all, nil)
-                FlightRecorder.write(job.text, to: job.path)
-                return nil
-            }, job)
-        pthread_attr_destroy(&attr)
-        if rc != 0 {
-            Unmanaged<Job>.fromOpaque(job).release()
-            write(text, to: path)
-        }
-    }
-
-    /// Writes `text` to `path` atomically; logs the outcome. Returns whether it worked.
+    /// Writes `text` to `path` atomically (`FileIO.replaceAtomically`); logs the outcome.
+    /// Returns whether it worked.
     @discardableResult
     static func write(_ text: String, to path: String) -> Bool {
-        let temporary = path + ".part"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
-        guard fd >= 0 else {
-            Log.error("flight recorder: cannot write \(temporary): \(Errno.current); is the data directory writable?")
-            return false
-        }
-        var ok = true
-        let bytes = Array(text.utf8)
-        bytes.withUnsafeBytes { b in
-            var off = 0
-            while off < b.count {
-                let n = Glibc.write(fd, b.baseAddress! + off, b.count - off)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 {
-                    ok = false
-                    break
-                }
-                off += n
-            }
-        }
-        if fsync(fd) != 0 { ok = false }
-        close(fd)
-        guard ok, rename(temporary, path) == 0 else {
-            Log.error("flight recorder: writing \(path) failed: \(Errno.current) (disk full?)")
-            unlink(temporary)
+        do {
+            try FileIO.replaceAtomically(path: path, contents: Array(text.utf8), permissions: 0o640)
+        } catch {
+            Log.error(
+                "flight recorder: writing \(path) failed: \(error) — is the data directory writable, the disk full?")
             return false
         }
         Log.info("flight recorder: wrote \(path) (replay: KioskCards replay \(path))")

@@ -58,7 +58,7 @@ package enum FlightRecordingDump {
                     + "of \(recording.path) to \(path)")
             paths.append(path)
             Writes.shared.begin()
-            BackgroundWork.run(UncheckedBox((recording, note, path))) { box in
+            BackgroundWork.run("flight-recording", UncheckedBox((recording, note, path))) { box in
                 let (recording, note, path) = box.value
                 let text = FlightRecorder.evemuText(device: recording.device, events: recording.events, note: note)
                 FlightRecorder.write(text, to: path)

@@ -1,4 +1,4 @@
-import Glibc
+import Dispatch
 
 /// Moves a value to another thread when the sender gives it up (the caller guarantees no
 /// further use on its own thread).
@@ -7,30 +7,40 @@ package struct UncheckedBox<T>: @unchecked Sendable {
     package init(_ value: T) { self.value = value }
 }
 
-/// Runs rare, slow work (a screenshot's PNG encoding and write) on a detached thread so the
-/// frame loop never waits for it.
+/// Work that must not hold up the frame loop (a screenshot's PNG encoding, a flight
+/// recording's write, the decision store's writer), run on Dispatch.
+///
+/// Each job gets a serial queue of its own; such queues target Dispatch's overcommitting root
+/// queue, so a job that blocks for long (the store's writer waits on its condition for the
+/// whole run) gets a thread to itself and never starves another. libdispatch blocks signals in
+/// its worker threads, so they stay with the main thread's loop.
 package enum BackgroundWork {
-    package static func run<T>(_ input: UncheckedBox<T>, _ body: @escaping @Sendable (UncheckedBox<T>) -> Void) {
-        let job = UncheckedBox({ body(input) } as () -> Void)
-        let context = Unmanaged.passRetained(Job(job.value)).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(
-            &thread, nil,
-            { raw in
-                let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
-                job.body()
-                return nil
-            }, context)
-        if rc == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Job>.fromOpaque(context).release()
-            Log.error("'pthread_create' failed: \(Errno(rc))")
-        }
+    /// Runs `body` in the background; the job can be waited for.
+    @discardableResult
+    package static func run(_ label: String, _ body: @escaping @Sendable () -> Void) -> BackgroundJob {
+        let job = BackgroundJob()
+        DispatchQueue(label: "KioskCards.\(label)").async(group: job.group, execute: body)
+        return job
     }
 
-    private final class Job {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
+    /// Runs `body` in the background with `input`, which the caller gives up.
+    @discardableResult
+    package static func run<T>(
+        _ label: String, _ input: UncheckedBox<T>, _ body: @escaping @Sendable (UncheckedBox<T>) -> Void
+    ) -> BackgroundJob {
+        run(label) { body(input) }
+    }
+}
+
+/// A job started by `BackgroundWork.run`.
+package struct BackgroundJob: Sendable {
+    fileprivate let group = DispatchGroup()
+
+    /// Blocks until the job has finished.
+    package func wait() { group.wait() }
+
+    /// Blocks until the job has finished or `seconds` have passed; returns whether it finished.
+    package func wait(seconds: Double) -> Bool {
+        group.wait(timeout: .now() + seconds) == .success
     }
 }

@@ -11,44 +11,31 @@ package enum WallClock {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
-    /// "2024-05-01T12:34:56.789Z".
+    /// "2024-05-01T12:34:56.789Z" (the calendar is glibc's: `gmtime_r`, `strftime`).
     package static func iso8601(milliseconds ms: Int64) -> String {
         let seconds = ms.floorDiv(1000)
-        let millis = Int(ms - seconds * 1000)
-        let days = seconds.floorDiv(86_400)
-        let secondOfDay = Int(seconds - days * 86_400)
-        let (y, m, d) = civil(fromDays: days)
-        func pad(_ v: Int, _ width: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        let year = y < 0 ? "-" + pad(-Int(y), 4) : pad(Int(y), 4)
-        return "\(year)-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2))"
-            + ":\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
+        let millis = String(ms - seconds * 1000)
+        var time = time_t(seconds)
+        var parts = tm()
+        guard gmtime_r(&time, &parts) != nil else { return "\(ms) ms since 1970" }
+        var text = [CChar](repeating: 0, count: 64)
+        let n = strftime(&text, text.count, "%04Y-%m-%dT%H:%M:%S", &parts)
+        guard n > 0 else { return "\(ms) ms since 1970" }
+        return String(decoding: text[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) + "."
+            + String(repeating: "0", count: 3 - millis.count) + millis + "Z"
     }
 
-    /// Days since 1970-01-01 for a proleptic Gregorian date (H. Hinnant's days_from_civil).
-    static func days(year: Int64, month: Int, day: Int) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = y.floorDiv(400)
-        let yoe = y - era * 400
-        let mp = Int64((month + 9) % 12)
-        let doy = (153 * mp + 2) / 5 + Int64(day) - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The date of a day count since 1970-01-01 (civil_from_days).
-    static func civil(fromDays z0: Int64) -> (year: Int64, month: Int, day: Int) {
-        let z = z0 + 719_468
-        let era = z.floorDiv(146_097)
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = Int(doy - (153 * mp + 2) / 5 + 1)
-        let m = Int(mp < 10 ? mp + 3 : mp - 9)
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    /// Milliseconds since the epoch of midnight UTC on a proleptic Gregorian date (`timegm`);
+    /// nil for a date that does not exist (2024-02-31).
+    static func midnight(year: Int, month: Int, day: Int) -> Int64? {
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month - 1)
+        parts.tm_mday = Int32(day)
+        let seconds = timegm(&parts)
+        // timegm normalises an impossible date (Feb 31 → Mar 2) and says so in the fields.
+        guard parts.tm_mon == Int32(month - 1), parts.tm_mday == Int32(day) else { return nil }
+        return Int64(seconds) * 1000
     }
 
     /// Parses a `--since` value into epoch milliseconds:
@@ -80,10 +67,7 @@ package enum WallClock {
         guard let year = number(4), take("-"), let month = number(2), take("-"), let day = number(2),
             (1...12).contains(month), (1...31).contains(day)
         else { return nil }
-        var ms = days(year: Int64(year), month: month, day: day) * 86_400_000
-        guard civil(fromDays: days(year: Int64(year), month: month, day: day)) == (Int64(year), month, day) else {
-            return nil  // 2024-02-31
-        }
+        guard var ms = midnight(year: year, month: month, day: day) else { return nil }
         if i == u.count { return ms }
         guard take("T") || take(" "), let hour = number(2), take(":"), let minute = number(2),
             hour < 24, minute < 60

@@ -24,9 +24,9 @@ package struct Errno: Error, Hashable, CustomStringConvertible {
 /// A failed system or library call, printed like
 /// `'drmModePageFlip' failed: (16) Device or resource busy [crtc 42]`.
 package struct SystemCallError: Error, CustomStringConvertible {
-    var call: String
+    package var call: String
     package var errno: Errno
-    var detail: String?
+    package var detail: String?
 
     package init(call: String, errno: Errno, detail: String? = nil) {
         self.call = call

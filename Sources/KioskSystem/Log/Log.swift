@@ -14,17 +14,8 @@ package enum Log {
     package static func raw(_ text: String) {
         var bytes = Array(text.utf8)
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
-        bytes.withUnsafeBytes { buf in
-            var off = 0
-            while off < buf.count {
-                let n = Glibc.write(2, buf.baseAddress! + off, buf.count - off)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                off += n
-            }
-        }
+        // Nowhere to report a failure to write stderr.
+        try? FileIO.writeAll(fd: 2, bytes: bytes)
     }
 
     static func log(_ level: Level, _ message: String) {

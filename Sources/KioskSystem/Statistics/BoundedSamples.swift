@@ -20,11 +20,9 @@ package struct BoundedSamples {
         }
     }
 
-    /// The nearest-rank percentile `p` (0…100); nil without samples.
+    /// The nearest-rank percentile `p` (0…100) of the samples (`percentile(_:of:)`); nil
+    /// without samples.
     package func percentile(_ p: Double) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
-        return sorted[min(max(rank, 1), sorted.count) - 1]
+        KioskSystem.percentile(p, of: values)
     }
 }

@@ -25,8 +25,8 @@ struct BenchResult {
 
     init(scene: String, size: String, pipeline: String, times: [Double], extra: [(String, Double)] = []) {
         self.init(
-            scene: scene, size: size, pipeline: pipeline, frames: times.count, median: Self.percentile(times, 0.5),
-            p99: Self.percentile(times, 0.99), extra: extra)
+            scene: scene, size: size, pipeline: pipeline, frames: times.count, median: percentile(50, of: times) ?? 0,
+            p99: percentile(99, of: times) ?? 0, extra: extra)
     }
 
     init(
@@ -37,18 +37,8 @@ struct BenchResult {
         (self.median, self.p99, self.extra) = (median, p99, extra)
     }
 
-    static func percentile(_ values: [Double], _ p: Double) -> Double {
-        guard !values.isEmpty else { return 0 }
-        let sorted = values.sorted()
-        let rank = Int((p * Double(sorted.count)).rounded(.up)) - 1
-        return sorted[max(0, min(sorted.count - 1, rank))]
-    }
-
     var json: String {
-        func num(_ v: Double) -> String {
-            let scaled = (v * 1000).rounded() / 1000
-            return "\(scaled)"
-        }
+        func num(_ v: Double) -> String { jsonNumber(v, decimals: 3) }
         var s = "{\"scene\":\"\(scene)\",\"size\":\"\(size)\",\"pipeline\":\"\(pipeline)\",\"frames\":\(frames),"
         s += "\"median_ms\":\(num(median)),\"p99_ms\":\(num(p99))"
         for (k, v) in extra { s += ",\"\(k)\":\(num(v))" }
@@ -199,8 +189,8 @@ enum Bench {
         print("peak-rss-kb \(statusKB("VmHWM:"))")
         // Of which private memory (the rest are pages of shared libraries and font files).
         print("anon-rss-kb \(statusKB("RssAnon:"))")
-        print("median-ms \(BenchResult.percentile(times, 0.5))")
-        print("p99-ms \(BenchResult.percentile(times, 0.99))")
+        print("median-ms \(percentile(50, of: times) ?? 0)")
+        print("p99-ms \(percentile(99, of: times) ?? 0)")
         return 0
     }
 
@@ -329,8 +319,7 @@ func runBenchCommand(_ args: [String]) -> Int32 {
         return 0
     }
     func f(_ v: Double) -> String {
-        let r = (v * 100).rounded() / 100
-        var s = "\(r)"
+        var s = String(format2: v)
         while s.count < 7 { s = " " + s }
         return s
     }

@@ -147,7 +147,7 @@ enum DisplayTestCommand {
             print(
                 "display-test: \(animated.count) flips in \(String(format2: span)) s = "
                     + "\(String(format2: Double(animated.count - 1) / max(span, 1e-9))) flips/s; interval ms "
-                    + "min \(String(format2: sorted.first!)) median \(String(format2: sorted[sorted.count / 2])) "
+                    + "min \(String(format2: sorted.first!)) median \(String(format2: percentile(50, of: sorted)!)) "
                     + "max \(String(format2: sorted.last!)); lost \(display.lostFlipCount); "
                     + "pacing \(pacing); "
                     + "CPU \(String(format2: cpuAnimating * 1000 / Double(animated.count))) ms/frame")

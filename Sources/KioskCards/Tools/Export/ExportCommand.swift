@@ -178,17 +178,7 @@ struct OutputBuffer {
     }
 
     mutating func flush() {
-        bytes.withUnsafeBytes { b in
-            var off = 0
-            while off < b.count {
-                let n = write(1, b.baseAddress! + off, b.count - off)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                off += n
-            }
-        }
+        try? FileIO.writeAll(fd: 1, bytes: bytes)  // a reader that went away has nowhere to be told
         bytes.removeAll(keepingCapacity: true)
     }
 }

@@ -61,18 +61,8 @@ enum InputWatch {
     /// One line straight to fd 1 (not through stdio's buffer): a reader of a pipe or file sees
     /// each frame as soon as it is decoded.
     private static func emit(_ line: String) {
-        let bytes = Array((line + "\n").utf8)
-        bytes.withUnsafeBytes { buf in
-            var off = 0
-            while off < buf.count {
-                let n = write(1, buf.baseAddress! + off, buf.count - off)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                off += n
-            }
-        }
+        // A failed write (the reader went away) has nowhere to be reported.
+        try? FileIO.writeAll(fd: 1, bytes: Array((line + "\n").utf8))
     }
 }
 

@@ -30,8 +30,8 @@ enum StoreStressCommand {
             return 2
         }
         let store = DecisionStore(dataDirectory: data, batchLimit: 64) { through in
-            var line = Array("stored \(through)\n".utf8)  // one write(2): lines never tear
-            _ = line.withUnsafeMutableBytes { write(1, $0.baseAddress, $0.count) }
+            // Straight to fd 1, not through stdio's buffer: a short line fits one write(2), so lines never tear.
+            try? FileIO.writeAll(fd: 1, bytes: Array("stored \(through)\n".utf8))
         }
         let actions: [DecisionAction] = [.swipedLeft, .swipedRight, .removed]
         for n in 1...max(1, count) {
