@@ -191,7 +191,33 @@ private struct Slot {
     var point: DevicePoint { DevicePoint(x: Double(x ?? 0), y: Double(y ?? 0)) }
 }
 
-private struct Slotted {
+/// A decoder that collects one frame's events and applies them at SYN_REPORT. After
+/// SYN_DROPPED it discards everything up to and including the next SYN_REPORT, having
+/// dropped what was pending (the kernel's rule; the live reader resyncs with libevdev).
+private protocol FrameAssembler {
+    var discarding: Bool { get set }
+    mutating func dropPending()
+    mutating func flush(time: Instant, nextID: inout Int) -> DeviceTouchFrame?
+}
+
+extension FrameAssembler {
+    /// Handles one EV_SYN event: the frame it completes, if any.
+    mutating func synchronize(_ e: InputEvent, nextID: inout Int) -> DeviceTouchFrame? {
+        if e.code == EvdevCode.synDropped {
+            discarding = true
+            dropPending()
+            return nil
+        }
+        guard e.code == EvdevCode.synReport else { return nil }
+        if discarding {
+            discarding = false
+            return nil
+        }
+        return flush(time: e.time, nextID: &nextID)
+    }
+}
+
+private struct Slotted: FrameAssembler {
     var applied: [Slot]
     var pending: [Slot]
     /// A −1 arrived for the slot in the unfinished frame.
@@ -207,21 +233,7 @@ private struct Slotted {
     }
 
     mutating func process(_ e: InputEvent, profile: TouchProfile, nextID: inout Int) -> DeviceTouchFrame? {
-        if e.type == EvdevCode.evSyn {
-            if e.code == EvdevCode.synDropped {
-                discarding = true
-                pending = applied
-                released = Array(repeating: false, count: applied.count)
-                touchButtonReleased = false
-                return nil
-            }
-            guard e.code == EvdevCode.synReport else { return nil }
-            if discarding {
-                discarding = false
-                return nil
-            }
-            return flush(time: e.time, nextID: &nextID)
-        }
+        if e.type == EvdevCode.evSyn { return synchronize(e, nextID: &nextID) }
         if discarding { return nil }
         if e.type == EvdevCode.evKey && e.code == EvdevCode.btnTouch {
             touchButtonReleased = e.value == 0
@@ -246,6 +258,13 @@ private struct Slotted {
             break
         }
         return nil
+    }
+
+    /// Forgets what arrived since the last applied frame (SYN_DROPPED).
+    mutating func dropPending() {
+        pending = applied
+        released = Array(repeating: false, count: applied.count)
+        touchButtonReleased = false
     }
 
     mutating func flush(time: Instant, nextID: inout Int) -> DeviceTouchFrame? {
@@ -387,7 +406,7 @@ private struct Anonymous {
 
 // MARK: - Single touch
 
-private struct Single {
+private struct Single: FrameAssembler {
     var pendingX: Int32?
     var pendingY: Int32?
     var pendingDown = false
@@ -404,21 +423,7 @@ private struct Single {
 
     mutating func process(_ e: InputEvent, profile: TouchProfile, nextID: inout Int) -> DeviceTouchFrame? {
         guard case .single(let signal) = profile.touchProtocol else { return nil }
-        if e.type == EvdevCode.evSyn {
-            if e.code == EvdevCode.synDropped {
-                discarding = true
-                pendingX = appliedX
-                pendingY = appliedY
-                pendingDown = appliedDown
-                return nil
-            }
-            guard e.code == EvdevCode.synReport else { return nil }
-            if discarding {
-                discarding = false
-                return nil
-            }
-            return flush(time: e.time, nextID: &nextID)
-        }
+        if e.type == EvdevCode.evSyn { return synchronize(e, nextID: &nextID) }
         if discarding { return nil }
         switch (e.type, signal) {
         case (EvdevCode.evKey, .touchButton) where e.code == EvdevCode.btnTouch,
@@ -434,6 +439,13 @@ private struct Single {
             break
         }
         return nil
+    }
+
+    /// Forgets what arrived since the last applied frame (SYN_DROPPED).
+    mutating func dropPending() {
+        pendingX = appliedX
+        pendingY = appliedY
+        pendingDown = appliedDown
     }
 
     mutating func flush(time: Instant, nextID: inout Int) -> DeviceTouchFrame? {

@@ -100,20 +100,20 @@ package final class ImageCache: Sendable {
         if notifyFD >= 0 { _ = write(notifyFD, &one, 1) }
     }
 
+    /// The largest image file read (a 4K JPEG is a few MB).
+    static let maxFileBytes = 64 << 20
+
     /// Decodes a PNG (cairo) or JPEG (libjpeg-turbo) file by its first bytes.
     static func decode(path: String, maxDimension: Int) -> Result<CairoImage, RenderError> {
-        guard let file = fopen(path, "rb") else {
-            return .failure(
-                .io("cannot open image '\(path)': \(String(cString: strerror(errno))) — check the deck's image path"))
+        let bytes: [UInt8]
+        do {
+            bytes = try FileIO.readAll(path, limit: maxFileBytes + 1)
+        } catch {
+            return .failure(.io("cannot open image '\(path)': \(error.errno.message) — check the deck's image path"))
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n <= 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
+        guard bytes.count <= maxFileBytes else {
+            return .failure(.io("image '\(path)' is over \(maxFileBytes >> 20) MB — make it smaller"))
         }
-        fclose(file)
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
             guard let surface = cairo_image_surface_create_from_png(path),
                 let image = CairoImage(adopting: surface)
