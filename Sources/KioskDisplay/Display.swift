@@ -1,11 +1,11 @@
-import CDrm
-import CLinux
 import CardModel
 import Glibc
 import KioskSystem
 
-/// The panel: a DRM/KMS CRTC fed by two dumb buffers through paced page flips (or, where there
-/// is no DRM device, a framebuffer device; see `Display+Fbdev.swift`).
+/// The panel, driven through a `Scanout` back end (DRM page flips in `DrmScanout.swift`, or a
+/// framebuffer device in `FbdevScanout.swift`), with what every back end shares: pacing by
+/// `FramePacer`, damage ∪ the damage the back buffer missed, a watchdog for a flip that never
+/// completes, flip statistics, rotation and the VT's graphics mode.
 ///
 /// Use from the app loop:
 /// 1. `let display = try Display(options: opts, loop: loop)` — takes the screen: becomes DRM
@@ -21,18 +21,19 @@ import KioskSystem
 ///    restores the CRTC found at start, frees the buffers, gives the VT back its text mode.
 package final class Display {
     let loop: EventLoop
+    private let scanout: any Scanout
     package private(set) var rotation: Rotation
     /// The mode's refresh rate in Hz (the fbdev fallback assumes 60).
-    package private(set) var refreshHz: Double
+    package var refreshHz: Double { scanout.mode.refreshHz }
     /// The panel's pixel size (the scanout buffers' size).
-    package private(set) var panelWidth: Int
-    package private(set) var panelHeight: Int
+    package var panelWidth: Int { scanout.mode.width }
+    package var panelHeight: Int { scanout.mode.height }
     /// The panel's physical size in millimetres, when the connector reports it.
-    private(set) var physicalSizeMM: Size?
+    var physicalSizeMM: Size? { scanout.mode.physicalSizeMM }
     /// The connector's name (`HDMI-A-1`) or the fbdev path.
-    package let outputName: String
+    package var outputName: String { scanout.outputName }
     /// The DRM driver (`virtio_gpu`) or `fbdev`.
-    package let driverName: String
+    package var driverName: String { scanout.driverName }
 
     /// The frame's size in pixels, upright (the panel size turned by `rotation`).
     package var pixelWidth: Int { rotation == .deg90 || rotation == .deg270 ? panelHeight : panelWidth }
@@ -66,7 +67,7 @@ package final class Display {
     private(set) var isConnected = true
     private(set) var isPoweredOn = true
     /// Whether the driver counts vblanks (flip events then pace frames).
-    package private(set) var hasVblank = false
+    package var hasVblank: Bool { scanout.hasVblank }
     /// The pacing policy's current view of the driver.
     package var pacingKind: FramePacer.Kind { pacer.kind }
     /// How often the pacing policy changed its view of the driver since the start (each change
@@ -75,118 +76,57 @@ package final class Display {
     /// Intervals between back-to-back flips (logged at shutdown, in `--stats`).
     package private(set) var flipIntervals: FlipIntervals
 
-    // DRM state.
-    private var drm: DrmOutput?
-    private var choice: DisplayChoice?
-    private var savedCRTC: DrmCRTC?
     private var terminal: VirtualTerminal?
-    private var hotplug: HotplugMonitor?
-    private var fdToken: Int?
-    // fbdev fallback state (used by Display+Fbdev.swift).
-    var fbdev: FramebufferDevice?
-    var isFbdev: Bool { outputName.hasPrefix("/dev/fb") }
-    var fbdevStaging: PixelBuffer?
-    var fullDamagePending = true
 
     // Frame state.
     var pacer: FramePacer
-    private var back = 1
-    private var staleBuffers: Set<Int> = [0, 1]
-    private var previousDamage = PixelRect.empty
+    /// The buffer the next present writes; the scanout shows them round robin.
+    private var back: Int
+    /// Buffers whose contents are unknown (fresh, or a present failed): copied whole next time.
+    private var staleBuffers: Set<Int>
+    /// The damage of the last `bufferCount - 1` presents, oldest first: what the back buffer missed.
+    private var recentDamage: [PixelRect] = []
     private weak var lastFrame: PixelBuffer?
     private var frameRequested = false
     private var frameTimer: Int?
     private var watchdogTimer: Int?
     private var flipSerial: UInt64 = 0
     private var isShutDown = false
-    private let options: DisplayOptions
 
     /// Opens the display `options` describe (or the first with a connected display), takes it
     /// over and shows black. Throws a `DisplayError` that says the fix; `.noConnectedConnector`
     /// means: wait for a hotplug and try again (`Display.waitingForConnection` does).
-    package init(options: DisplayOptions, loop: EventLoop) throws(DisplayError) {
-        self.loop = loop
-        self.options = options
-        let paths = options.drmPath.map { [$0] } ?? DrmDevice.cardPaths()
-        if paths.isEmpty || (options.fbdevPath != nil && options.drmPath == nil) {
-            let fbPath = options.fbdevPath ?? "/dev/fb0"
-            if options.fbdevPath != nil || access(fbPath, F_OK) == 0 {
-                let fb = try FramebufferDevice(path: fbPath)
-                outputName = fbPath
-                driverName = "fbdev (\(fb.identifier))"
-                panelWidth = fb.width
-                panelHeight = fb.height
-                physicalSizeMM = fb.widthMM > 0 ? Size(width: Double(fb.widthMM), height: Double(fb.heightMM)) : nil
-                refreshHz = 60
-                rotation = options.rotation ?? .deg0
-                pacer = FramePacer(periodNanoseconds: 16_666_667, kind: .immediate)
-                flipIntervals = FlipIntervals(periodNanoseconds: 16_666_667)
-                Log.info("display: \(fbPath) \(fb.width)x\(fb.height) \(fb.format), rotation \(rotation.rawValue)")
-                fbdev = consume fb
-                terminal = VirtualTerminal()
-                return
-            }
-            throw .noDevice(searched: ["/dev/dri/card*", fbPath])
-        }
-        var snapshots: [DrmDeviceSnapshot] = []
-        var firstError: DisplayError?
-        for path in paths {
-            do throws(DisplayError) {
-                let d = try DrmDevice(path: path)
-                snapshots.append(try d.snapshot(probe: true))
-            } catch {
-                if options.drmPath != nil { throw error }
-                firstError = firstError ?? error
-            }
-        }
-        if snapshots.isEmpty, let firstError { throw firstError }
-        let choice = try DisplayChoice.choose(devices: snapshots, options: options)
-        let drm = DrmOutput(device: try DrmDevice(path: choice.device.path))
-        try drm.device.becomeMaster()
+    package convenience init(options: DisplayOptions, loop: EventLoop) throws(DisplayError) {
+        let backEnd = try ScanoutBackEnd.choose(
+            options: options, cardPaths: DrmDevice.cardPaths(), fileExists: { access($0, F_OK) == 0 })
+        try self.init(scanout: backEnd.open(options: options, loop: loop), rotation: options.rotation, loop: loop)
+    }
 
-        self.choice = choice
-        outputName = choice.connector.name
-        driverName = choice.device.driver
-        panelWidth = choice.mode.width
-        panelHeight = choice.mode.height
-        physicalSizeMM =
-            choice.connector.widthMM > 0
-            ? Size(width: Double(choice.connector.widthMM), height: Double(choice.connector.heightMM)) : nil
-        refreshHz = choice.mode.refreshHz
-        rotation = choice.rotation(options: options)
-        savedCRTC = choice.device.resources.crtc(choice.crtcID)
-        pacer = FramePacer(periodNanoseconds: choice.mode.periodNanoseconds, kind: .vblank)
-        flipIntervals = FlipIntervals(periodNanoseconds: choice.mode.periodNanoseconds)
-        if !choice.device.monotonicTimestamps {
-            Log.warning("\(choice.device.path): flip timestamps are not CLOCK_MONOTONIC; animation may be off")
-        }
+    /// Drives `scanout` (not yet started): switches the VT to graphics when `takeTerminal` and
+    /// stdin is one, starts the scanout and logs what it drives. `rotation` nil: the panel's
+    /// mounting, else upright.
+    init(scanout: any Scanout, rotation: Rotation?, loop: EventLoop, takeTerminal: Bool = true) throws(DisplayError) {
+        self.loop = loop
+        self.scanout = scanout
+        self.rotation = rotation ?? scanout.panelRotation ?? .deg0
+        let period = scanout.mode.periodNanoseconds
+        pacer = FramePacer(periodNanoseconds: period, kind: .immediate)
+        flipIntervals = FlipIntervals(periodNanoseconds: period)
+        back = 1 % scanout.bufferCount
+        staleBuffers = Set(0..<scanout.bufferCount)
+        terminal = takeTerminal ? VirtualTerminal() : nil
+        scanout.onFlipComplete = { [weak self] serial, stamp in self?.flipCompleted(serial: serial, at: stamp) }
+        scanout.onHotplug = { [weak self] in self?.hotplugged() }
         do {
-            drm.buffers = try DumbBufferPair(device: drm.device, width: panelWidth, height: panelHeight)
+            try scanout.start()
         } catch {
-            throw .system(error)
-        }
-        terminal = VirtualTerminal()
-        do {
-            try drm.device.setCRTC(
-                choice.crtcID, bufferID: drm.buffers?.with(0) { $0.framebufferID } ?? 0, connector: choice.connector.id,
-                mode: choice.mode)
-        } catch {
-            drm.buffers = nil
+            isShutDown = true  // nothing to give back; deinit must not restore the CRTC
             terminal = nil
             throw .system(error)
         }
-        let crtcIndex = choice.device.resources.crtcIndex(choice.crtcID) ?? 0
-        hasVblank = drm.device.vblankWorks(crtcIndex: crtcIndex)
         pacer = FramePacer(
-            periodNanoseconds: choice.mode.periodNanoseconds, kind: hasVblank ? .vblank : .immediate,
-            mayHaveVblank: hasVblank)
-        let fd = drm.device.fd
-        self.drm = drm
-        fdToken = loop.add(fd: fd) { [weak self] _ in self?.readDrmEvents() }
-        hotplug = try? HotplugMonitor(loop: loop) { [weak self] in self?.hotplugged() }
-        Log.info(
-            "display: \(choice.device.path) (\(driverName)) \(outputName) \(choice.mode) rotation \(rotation.rawValue)"
-                + " crtc \(choice.crtcID), \(hasVblank ? "vblank-paced" : "timer-paced (no vblank)")")
+            periodNanoseconds: period, kind: hasVblank ? .vblank : .immediate, mayHaveVblank: hasVblank)
+        Log.info("display: \(scanout.summary(rotation: self.rotation))")
     }
 
     deinit { shutdown() }
@@ -218,23 +158,24 @@ package final class Display {
         }
         lastFrame = frame
         guard isShowing else { return false }
-        if isFbdev { return presentFbdev(frame, damage: damage) }
         let now = MonotonicClock.now()
         guard pacer.decision(now: now) == .now else {
             requestFrame()
             return false
         }
         let full = frame.bounds
-        let region = staleBuffers.contains(back) ? full : damage.union(previousDamage).intersection(full)
-        guard let drm, let choice else { return false }
-        let fb =
-            drm.buffers?.with(back) { b -> DrmObjectID in
-                ScanoutCopy.copy(frame, damage: region, rotation: rotation, to: b.pixels, destinationStride: b.stride)
-                return b.framebufferID
-            } ?? 0
+        let region =
+            staleBuffers.contains(back)
+            ? full : recentDamage.reduce(damage) { $0.union($1) }.intersection(full)
+        _ = scanout.withBuffer(back) { pixels, stride in
+            ScanoutCopy.copy(frame, damage: region, rotation: rotation, to: pixels, destinationStride: stride)
+        }
+        let physical = ScanoutCopy.physicalRect(
+            region, rotation: rotation, logicalWidth: frame.width, logicalHeight: frame.height)
         flipSerial &+= 1
+        let commit: ScanoutCommit
         do throws(SystemCallError) {
-            try drm.device.pageFlip(crtc: choice.crtcID, bufferID: fb, userData: flipSerial)
+            commit = try scanout.show(back, damage: physical, serial: flipSerial)
         } catch {
             if error.errno == .busy {
                 // The kernel still has a flip queued (one the watchdog gave up): wait for it.
@@ -247,10 +188,18 @@ package final class Display {
             return false
         }
         pacer.flipIssued(at: now)
-        armWatchdog()
         staleBuffers.remove(back)
-        previousDamage = damage.intersection(full)
-        back ^= 1
+        recentDamage = Array((recentDamage + [damage.intersection(full)]).suffix(scanout.bufferCount - 1))
+        back = (back + 1) % scanout.bufferCount
+        switch commit {
+        case .pending:
+            armWatchdog()
+        case .done:
+            // On screen already: no flip event will come.
+            pacer.flipCompleted(timestamp: now)
+            flipCount += 1
+            onFlip?(now)
+        }
         return true
     }
 
@@ -281,37 +230,26 @@ package final class Display {
 
     // MARK: Flip events
 
-    private func readDrmEvents() {
-        guard let drm else { return }
-        let events: [DrmEvent]
-        do {
-            events = try drm.device.readEvents()
-        } catch {
-            Log.error("display: \(error)")
+    /// A flip `present` queued completed (delivered by the scanout).
+    private func flipCompleted(serial: UInt64, at stamp: Instant) {
+        guard pacer.isFlipPending, serial == flipSerial || serial == 0 else {
+            Log.warning("display: a late flip event (\(serial)) arrived after the watchdog gave it up")
             return
         }
-        for event in events {
-            guard case .flipComplete(let flip) = event else { continue }
-            guard pacer.isFlipPending, flip.userData == flipSerial || flip.userData == 0 else {
-                Log.warning("display: a late flip event (\(flip.userData)) arrived after the watchdog gave it up")
-                continue
-            }
-            if let watchdogTimer { loop.cancelTimer(watchdogTimer) }
-            watchdogTimer = nil
-            let stamp = flip.instant
-            let kindBefore = pacer.kind
-            pacer.flipCompleted(timestamp: stamp)
-            flipIntervals.flipCompleted(at: stamp, nextFrameWanted: frameRequested)
-            if pacer.kind != kindBefore { pacingChanged() }
-            flipCount += 1
-            onFlip?(stamp)
-            if pacer.kind == .vblank, frameRequested, frameTimer == nil {
-                frameRequested = false
-                framesDelivered += 1
-                onFrame?(stamp)
-            } else {
-                scheduleFrameIfDue()
-            }
+        if let watchdogTimer { loop.cancelTimer(watchdogTimer) }
+        watchdogTimer = nil
+        let kindBefore = pacer.kind
+        pacer.flipCompleted(timestamp: stamp)
+        flipIntervals.flipCompleted(at: stamp, nextFrameWanted: frameRequested)
+        if pacer.kind != kindBefore { pacingChanged() }
+        flipCount += 1
+        onFlip?(stamp)
+        if pacer.kind == .vblank, frameRequested, frameTimer == nil {
+            frameRequested = false
+            framesDelivered += 1
+            onFrame?(stamp)
+        } else {
+            scheduleFrameIfDue()
         }
     }
 
@@ -345,7 +283,7 @@ package final class Display {
 
     /// Waits (at most `timeout` seconds, outside the loop) for the flip in flight.
     private func drainPendingFlip(timeout: Double = 1) {
-        guard let fd = drm?.device.fd, pacer.isFlipPending else { return }
+        guard pacer.isFlipPending else { return }
         let end = MonotonicClock.now().advanced(bySeconds: timeout)
         while pacer.isFlipPending {
             let left = end.seconds(since: MonotonicClock.now())
@@ -353,42 +291,21 @@ package final class Display {
                 Log.warning("display: a page flip was still pending at exit")
                 return
             }
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            if poll(&p, 1, Int32(left * 1000) + 1) > 0 { readDrmEvents() }
+            guard scanout.waitForEvents(seconds: left) else { return }
         }
     }
 
     // MARK: Power
 
     /// Turns the panel off (DPMS "Off" when the connector has the property, else a black
-    /// frame) or on again (the next frame is copied whole). Off: no flips, no `onFrame`.
+    /// frame) or on again (the last frame is shown again, the next one copied whole). Off: no
+    /// flips, no `onFrame`.
     package func setPower(on: Bool) {
         guard on != isPoweredOn, !isShutDown else { return }
-        if isFbdev {
-            if !on { fbdev?.fill(0) }
-            isPoweredOn = on
-            fullDamagePending = true
-            if on {
-                redrawLastFrame()
-                requestFrame()
-            }
-            return
-        }
-        guard let drm, let choice else { return }
         drainPendingFlip()
-        if let dpms = choice.connector.dpmsPropertyID {
-            do {
-                try drm.device.setConnectorProperty(
-                    choice.connector.id, property: dpms, value: UInt64(on ? DRM_MODE_DPMS_ON : DRM_MODE_DPMS_OFF))
-            } catch {
-                Log.warning("display: \(error); showing black instead")
-                if !on { showBlack() }
-            }
-        } else if !on {
-            showBlack()
-        }
+        scanout.setPower(on: on)
         isPoweredOn = on
-        staleBuffers = [0, 1]
+        staleBuffers = Set(0..<scanout.bufferCount)
         flipIntervals.breakSequence()
         if on {
             // DPMS on does not always restore the mode after a long off; a modeset does.
@@ -397,118 +314,75 @@ package final class Display {
         }
     }
 
-    private func showBlack() {
-        guard let drm, let choice else { return }
-        let fb =
-            drm.buffers?.with(back) { b -> DrmObjectID in
-                b.fill(0)
-                return b.framebufferID
-            } ?? 0
-        do {
-            try drm.device.setCRTC(choice.crtcID, bufferID: fb, connector: choice.connector.id, mode: choice.mode)
-            back ^= 1
-        } catch {
-            Log.error("display: \(error)")
-        }
-    }
-
     // MARK: Hotplug
 
     private func hotplugged() {
-        guard let drm, let old = choice, !isShutDown else { return }
-        let connector: DrmConnector?
-        do {
-            connector = try drm.device.connector(old.connector.id, probe: true)
-        } catch {
-            Log.error("display: re-probing \(outputName) after a hotplug: \(error)")
+        guard !isShutDown else { return }
+        switch scanout.reprobe(wasConnected: isConnected) {
+        case .unchanged:
             return
-        }
-        let nowConnected = connector?.connection == .connected && !(connector?.modes.isEmpty ?? true)
-        if !nowConnected {
-            if isConnected {
-                drainPendingFlip()
-                isConnected = false
-                Log.warning("display: \(outputName) was disconnected; waiting for it to come back")
-                onConnection?(false)
-            }
-            return
-        }
-        guard let connector else { return }
-        let mode: DrmMode
-        do {
-            mode = try DisplayChoice.chooseMode(connector: connector, request: options.mode)
-        } catch {
-            Log.error("display: \(error)")
-            return
-        }
-        let wasConnected = isConnected
-        if wasConnected && mode == old.mode { return }
-        drainPendingFlip()
-        var updated = old
-        updated.connector = connector
-        updated.mode = mode
-        choice = updated
-        if mode.width != panelWidth || mode.height != panelHeight {
-            drm.buffers = nil
+        case .disconnected:
+            guard isConnected else { return }
+            drainPendingFlip()
+            isConnected = false
+            Log.warning("display: \(outputName) was disconnected; waiting for it to come back")
+            onConnection?(false)
+        case .connected(let mode):
+            let wasConnected = isConnected
+            drainPendingFlip()
+            let resized = mode.width != panelWidth || mode.height != panelHeight
             do {
-                drm.buffers = try DumbBufferPair(device: drm.device, width: mode.width, height: mode.height)
+                try scanout.adoptReprobedMode()
             } catch {
                 Log.error("display: \(error)")
                 return
             }
-            panelWidth = mode.width
-            panelHeight = mode.height
-            back = 1
-            lastFrame = nil
+            if resized {
+                back = 1 % scanout.bufferCount
+                lastFrame = nil
+            }
+            pacer = FramePacer(periodNanoseconds: mode.periodNanoseconds, kind: pacer.kind, mayHaveVblank: hasVblank)
+            if mode.periodNanoseconds != flipIntervals.periodNanoseconds {
+                Log.info("display: \(flipIntervals.summary) (at the previous mode)")
+                flipIntervals = FlipIntervals(periodNanoseconds: mode.periodNanoseconds)
+            }
+            flipIntervals.breakSequence()
+            isConnected = true
+            staleBuffers = Set(0..<scanout.bufferCount)
+            Log.info("display: \(outputName) is back: \(mode.name)")
+            remodeset()
+            if !wasConnected { onConnection?(true) }
+            if lastFrame == nil { onResize?(logicalSize) }
+            requestFrame()
         }
-        refreshHz = mode.refreshHz
-        pacer = FramePacer(periodNanoseconds: mode.periodNanoseconds, kind: pacer.kind, mayHaveVblank: hasVblank)
-        if mode.periodNanoseconds != flipIntervals.periodNanoseconds {
-            Log.info("display: \(flipIntervals.summary) (at the previous mode)")
-            flipIntervals = FlipIntervals(periodNanoseconds: mode.periodNanoseconds)
-        }
-        flipIntervals.breakSequence()
-        physicalSizeMM =
-            connector.widthMM > 0 ? Size(width: Double(connector.widthMM), height: Double(connector.heightMM)) : nil
-        isConnected = true
-        staleBuffers = [0, 1]
-        Log.info("display: \(outputName) is back: \(mode)")
-        remodeset()
-        if !wasConnected { onConnection?(true) }
-        if lastFrame == nil { onResize?(logicalSize) }
-        requestFrame()
     }
 
-    /// Sets the mode again on the front buffer, filled from the last frame when there is one.
+    /// Sets the mode again on the front buffer, filled from the last frame when there is one
+    /// (then that buffer is current; else it stays stale and the next present into it is whole).
     private func remodeset() {
-        guard let drm, let choice else { return }
-        let front = back ^ 1
-        let fb =
-            drm.buffers?.with(front) { b -> DrmObjectID in
-                if let frame = lastFrame, frame.width == pixelWidth, frame.height == pixelHeight {
-                    ScanoutCopy.copy(
-                        frame, damage: frame.bounds, rotation: rotation, to: b.pixels, destinationStride: b.stride)
+        let front = (back + scanout.bufferCount - 1) % scanout.bufferCount
+        let copied =
+            scanout.withBuffer(front) { pixels, stride -> Bool in
+                guard let frame = lastFrame, frame.width == pixelWidth, frame.height == pixelHeight else {
+                    return false
                 }
-                return b.framebufferID
-            } ?? 0
+                ScanoutCopy.copy(frame, damage: frame.bounds, rotation: rotation, to: pixels, destinationStride: stride)
+                return true
+            } ?? false
         do {
-            try drm.device.setCRTC(choice.crtcID, bufferID: fb, connector: choice.connector.id, mode: choice.mode)
-            staleBuffers.remove(front)
-            previousDamage = .empty
+            try scanout.modeset(showing: front)
+            if copied { staleBuffers.remove(front) }
+            recentDamage = []
         } catch {
             Log.error("display: re-modeset of \(outputName) failed: \(error)")
         }
     }
 
-    private func redrawLastFrame() {
-        if let frame = lastFrame { _ = present(frame, damage: frame.bounds) }
-    }
-
     // MARK: Exit
 
-    /// Gives the screen back: waits for a pending flip, restores the CRTC as found at start
-    /// (drm-howto modeset-vsync's order), frees the buffers, closes the device, restores the VT.
-    /// Idempotent.
+    /// Gives the screen back: waits for a pending flip, lets the scanout restore what it found
+    /// at start (the CRTC, in drm-howto modeset-vsync's order) and free its buffers, restores
+    /// the VT. Idempotent.
     package func shutdown() {
         guard !isShutDown else { return }
         isShutDown = true
@@ -516,73 +390,14 @@ package final class Display {
         if let watchdogTimer { loop.cancelTimer(watchdogTimer) }
         frameTimer = nil
         watchdogTimer = nil
-        hotplug = nil
+        scanout.onHotplug = nil
         drainPendingFlip()
-        if let fdToken { loop.remove(fdToken) }
-        fdToken = nil
         if flipIntervals.count > 0 {
             Log.info(
                 "display: \(flipIntervals.summary); \(pacer.kind == .vblank ? "vblank-paced" : "timer-paced"); "
                     + "\(framesDelivered) frame callbacks for \(flipCount) flips")
         }
-        if let drm, let choice, let saved = savedCRTC {
-            do {
-                if saved.bufferID != 0, let mode = saved.mode {
-                    try drm.device.setCRTC(
-                        saved.id, bufferID: saved.bufferID, x: saved.x, y: saved.y, connector: choice.connector.id,
-                        mode: mode)
-                } else {
-                    try drm.device.setCRTC(saved.id, bufferID: 0, connector: nil, mode: nil)
-                }
-            } catch {
-                Log.warning("display: restoring the CRTC: \(error)")
-            }
-        }
-        drm?.buffers = nil
-        drm = nil
-        fbdev = nil
+        scanout.close()
         terminal = nil
-    }
-}
-
-/// The open DRM device and its two scanout buffers: a class so Display's methods and the loop's
-/// closures can share it; the ~Copyable owners inside free the resources.
-final class DrmOutput {
-    let device: DrmDevice
-    var buffers: DumbBufferPair?
-
-    init(device: consuming DrmDevice) { self.device = device }
-}
-
-extension Display {
-    /// The fbdev path: turn the damage into a staging image in ordinary memory, then convert
-    /// that rectangle into the framebuffer's format. One buffer, so only this frame's damage is
-    /// copied (tearing is possible; fbdev has no flip event). Paced to 60 Hz by the same policy.
-    func presentFbdev(_ frame: PixelBuffer, damage: PixelRect) -> Bool {
-        let now = MonotonicClock.now()
-        guard pacer.decision(now: now) == .now else {
-            requestFrame()
-            return false
-        }
-        let staging = fbdevStaging ?? PixelBuffer(width: panelWidth, height: panelHeight)
-        fbdevStaging = staging
-        let full = fullDamagePending ? frame.bounds : damage.intersection(frame.bounds)
-        fullDamagePending = false
-        ScanoutCopy.copy(frame, damage: full, rotation: rotation, to: staging.pixels, destinationStride: staging.stride)
-        let physical = ScanoutCopy.physicalRect(
-            full, rotation: rotation, logicalWidth: frame.width, logicalHeight: frame.height)
-        fbdev?.convert(from: staging, rect: physical)
-        pacer.flipIssued(at: now)
-        pacer.flipCompleted(timestamp: now)
-        flipCount += 1
-        onFlip?(now)
-        return true
-    }
-}
-
-extension FramebufferDevice {
-    func convert(from staging: PixelBuffer, rect: PixelRect) {
-        format.convert(
-            from: staging.pixels, sourceStride: staging.stride, rect: rect, to: pixels, destinationStride: stride)
     }
 }

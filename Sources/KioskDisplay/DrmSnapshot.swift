@@ -3,7 +3,7 @@ import KioskSystem
 /// Value snapshots of a DRM device's mode-setting resources.
 ///
 /// libdrm hands out `drmModeGet*` pointers that must be freed; the device copies each result
-/// into these values and frees it at once (`DrmSnapshot+Libdrm.swift`), so choosing a connector,
+/// into these values and frees it at once (`DrmDevice.snapshot`), so choosing a connector,
 /// mode and CRTC is pure and tested over recorded snapshots (libdrm `tests/modetest`'s
 /// `struct resources`, without its pointer lifetimes).
 

@@ -77,11 +77,6 @@ package struct FramebufferDevice: ~Copyable {
         munmap(pixels, size)
         close(fd)
     }
-
-    /// Fills the visible screen with black.
-    func fill(_ value: UInt32) {
-        for y in 0..<height { memset(pixels + y * stride, 0, width * format.bytesPerPixel) }
-    }
 }
 
 /// A framebuffer's pixel layout (`fb_var_screeninfo` bitfields), and conversion to it from
