@@ -73,19 +73,19 @@ struct InjectOptions {
             o.items.append(.step(v))
             return nil
         },
-        footer: InjectCommand.help + """
+        footer: InjectStep.help + """
 
             Example: KioskCards inject "tap 400 240" "wait 300" "drag 400 240 750 250 250"
             Needs write access to /dev/uinput ('modprobe uinput'; root or its group).
             """)
 
     /// The steps in order, the scripts read; the error names the file and line.
-    func commands() throws(InjectScriptError) -> [InjectCommand] {
-        var commands: [InjectCommand] = []
+    func commands() throws(InjectScriptError) -> [InjectStep] {
+        var commands: [InjectStep] = []
         for item in items {
             switch item {
             case .step(let text):
-                if let c = try InjectCommand(parsing: text, lineNumber: commands.count + 1) { commands.append(c) }
+                if let c = try InjectStep(parsing: text, lineNumber: commands.count + 1) { commands.append(c) }
             case .script(let path):
                 let text: String
                 do { text = try FileIO.readText(path) } catch {
@@ -93,7 +93,7 @@ struct InjectOptions {
                 }
                 for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     do {
-                        if let c = try InjectCommand(parsing: String(line), lineNumber: n + 1) { commands.append(c) }
+                        if let c = try InjectStep(parsing: String(line), lineNumber: n + 1) { commands.append(c) }
                     } catch {
                         throw InjectScriptError(line: error.line, message: "\(path): \(error.message)")
                     }
@@ -115,7 +115,7 @@ func runInjectCommand(arguments: [String]) -> Int32 {
     if let replayPath = options.replayPath {
         return injectRecording(replayPath, settle: settle, linger: linger)
     }
-    let commands: [InjectCommand]
+    let commands: [InjectStep]
     do throws(InjectScriptError) {
         commands = try options.commands()
     } catch {
