@@ -8,7 +8,7 @@ import Testing
 
 @Suite struct ConfigTests {
     /// Parses with an in-memory file system.
-    func parse(_ arguments: [String], files: [String: String] = [:]) -> Result<KioskConfig.Command, ConfigError> {
+    func parse(_ arguments: [String], files: [String: String] = [:]) -> Result<KioskConfig.Invocation, ConfigError> {
         KioskConfig.parse(arguments: arguments) { path in
             files[path].map { .text($0) } ?? .missing
         }
@@ -83,19 +83,27 @@ import Testing
         ("--confg", "--config"), ("--dek", "--deck"),
     ])
     func misspeltFlagNamesTheClosest(flag: String, suggestion: String) {
+        // The one usage-error shape of every subcommand (it was "unknown flag; did you mean …").
         let e = error([flag, "1"])
-        #expect(e?.source == flag)
-        #expect(e?.message.contains("unknown flag; did you mean '\(suggestion)'?") == true, "\(String(describing: e))")
+        #expect(e?.source == "run")
+        #expect(
+            e?.description
+                == "run: unknown option '\(flag)'. Did you mean '\(suggestion)'? See 'KioskCards run --help'",
+            "\(String(describing: e))")
     }
 
     @Test func unrelatedFlagListsTheValidOnes() {
+        // Nothing close: the error points at --help, which lists them (it was "valid: --config, …").
         let e = error(["--frobnicate-everything", "1"])
-        #expect(e?.message.contains("valid: --config, --help") == true, "\(String(describing: e))")
+        #expect(
+            e?.description
+                == "run: unknown option '--frobnicate-everything'. See 'KioskCards run --help'",
+            "\(String(describing: e))")
     }
 
     @Test func strayArgumentsAndMissingValues() {
         #expect(error(["deck.json"])?.message.contains("unexpected argument") == true)
-        #expect(error(["-r", "90"])?.message.contains("unknown flag") == true)
+        #expect(error(["-r", "90"])?.message.contains("unknown option '-r'") == true)
         #expect(error(["--deck"])?.message.contains("needs a value") == true)
     }
 

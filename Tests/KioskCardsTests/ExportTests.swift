@@ -129,7 +129,7 @@ import Testing
             Issue.record("--formt accepted")
             return
         }
-        #expect(e1.message.contains("did you mean '--format'"))
+        #expect(e1.message.contains("Did you mean '--format'?"))  // the one usage-error shape
         guard case .failure(let e2) = ExportCommand.parse(["--format", "xml"], now: now) else {
             Issue.record("xml accepted")
             return

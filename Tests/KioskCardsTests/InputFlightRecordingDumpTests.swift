@@ -19,7 +19,7 @@ import Testing
 
     /// Raw events of the injector's touchscreen for `commands` (the same stream `KioskCards
     /// inject` writes), timed as it sleeps, in whole microseconds like evdev timestamps.
-    func injected(_ commands: [InjectCommand], startingAt start: Double = 100) -> [InputEvent] {
+    func injected(_ commands: [InjectStep], startingAt start: Double = 100) -> [InputEvent] {
         var planner = InjectPlanner(screen: Size(width: 800, height: 480))
         var microseconds = Int64(start * 1_000_000)
         var events: [InputEvent] = []
@@ -122,7 +122,7 @@ import Testing
         return frames.flatMap { hook.feed($0) }
     }
 
-    static let swipes: [InjectCommand] = [
+    static let swipes: [InjectStep] = [
         .wait(ms: 500),
         .drag(from: Point(x: 400, y: 240), to: Point(x: 700, y: 250), ms: 120),
         .wait(ms: 900),

@@ -16,7 +16,7 @@ import Testing
     }
 
     /// Plays `commands` through the planner and the app's decoder and mapping, with no device.
-    static func roundTrip(_ commands: [InjectCommand]) -> [TouchFrame] {
+    static func roundTrip(_ commands: [InjectStep]) -> [TouchFrame] {
         var planner = InjectPlanner(screen: screen)
         var session = TouchSession(profile: profile, mapping: TouchMapping(profile: profile, panel: screen))
         var time = Instant.seconds(1)
@@ -84,13 +84,13 @@ import Testing
     }
 
     @Test func scriptParsing() throws {
-        #expect(try InjectCommand(parsing: "  # just a comment", lineNumber: 1) == nil)
-        #expect(try InjectCommand(parsing: "tap 1 2 # there", lineNumber: 1) == .tap(Point(x: 1, y: 2)))
+        #expect(try InjectStep(parsing: "  # just a comment", lineNumber: 1) == nil)
+        #expect(try InjectStep(parsing: "tap 1 2 # there", lineNumber: 1) == .tap(Point(x: 1, y: 2)))
         #expect(
-            try InjectCommand(parsing: "flick 10 20 30 40", lineNumber: 1)
+            try InjectStep(parsing: "flick 10 20 30 40", lineNumber: 1)
                 == .drag(from: Point(x: 10, y: 20), to: Point(x: 30, y: 40), ms: 80))
         for bad in ["tap 1", "drag 1 2 3 4", "down 11 1 1", "wiggle", "tap x y", "unplug now"] {
-            #expect(throws: InjectScriptError.self) { try InjectCommand(parsing: bad, lineNumber: 7) }
+            #expect(throws: InjectScriptError.self) { try InjectStep(parsing: bad, lineNumber: 7) }
         }
         #expect(runInjectCommand(arguments: ["tap", "1"]) == 2)
         #expect(runInjectCommand(arguments: []) == 2)

@@ -7,8 +7,20 @@ import Glibc
 
 /// Real processes, real mounts and real SQLite files for the store tests.
 enum StoreTestSupport {
-    /// The KioskCards executable built beside the tests (`swift build --build-tests` builds it).
-    static var executable: String { DeckFixtures.packageRoot + "/.build/debug/KioskCards" }
+    /// The KioskCards executable built beside the tests (`swift build --build-tests` builds it):
+    /// in the directory of the test bundle, whichever configuration and triple built it.
+    static let executable: String = {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return DeckFixtures.packageRoot + "/.build/debug/KioskCards" }
+        var path = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // …/debug/KioskCardsPackageTests.xctest (an executable on Linux) or a file inside a bundle.
+        while let slash = path.lastIndex(of: "/") {
+            path = String(path[..<slash])
+            if !path.hasSuffix(".xctest") && !path.contains(".xctest/") { break }
+        }
+        return path + "/KioskCards"
+    }()
 
     static var executableExists: Bool { access(executable, X_OK) == 0 }
 

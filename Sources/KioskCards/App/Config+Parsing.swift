@@ -6,7 +6,7 @@ import KioskSystem
 /// through a closure).
 extension KioskConfig {
     /// What the command line asks for.
-    enum Command: Hashable, Sendable {
+    enum Invocation: Hashable, Sendable {
         case run(KioskConfig)
         case help
         case version
@@ -20,15 +20,9 @@ extension KioskConfig {
         case unreadable(String)
     }
 
-    /// One settable key: `name = value` in the file, `--name value` on the command line.
-    struct Option: Sendable {
-        var name: String
-        var value: String
-        var help: String
-        var repeatable = false
-        /// Sets the value, or returns what is accepted.
-        var apply: @Sendable (inout KioskConfig, String) -> String?
-    }
+    /// One settable key: `name = value` in the file, `--name value` on the command line
+    /// (`run`'s option table is made from these).
+    typealias Option = CommandOption<KioskConfig>
 
     static let options: [Option] = [
         Option(name: "deck", value: "FILE", help: "the deck file (JSON), reloaded when it changes") { c, v in
@@ -241,56 +235,53 @@ extension KioskConfig {
         return nil
     }
 
+    /// `run`'s command line before the settings apply: the config file to read and the
+    /// settings given as options, in order.
+    struct RunArguments {
+        var configPath: String?
+        var settings: [(option: Option, value: String)] = []
+    }
+
+    /// `run`'s options: `--config` and every config key, recorded to apply over the file.
+    static let runTable = OptionTable<RunArguments>(
+        command: "run", summary: "run the kiosk on the panel", usage: ["run [--config FILE] [options]"],
+        details: """
+            Settings come from \(defaultPath) (or --config FILE), then the options below, which
+            override the file. Each option is also a config key: 'rotation = 90' in the file.
+            Exit status: 0 after SIGTERM/SIGINT, 1 the display cannot be used, 2 bad configuration or deck.
+            """,
+        options: [
+            CommandOption(name: "config", value: "FILE", help: "config file (default \(defaultPath); absent is fine)") {
+                r, v in
+                r.configPath = v
+                return nil
+            }
+        ]
+            + options.map { o in
+                CommandOption(name: o.name, value: o.value, help: o.help, repeatable: o.repeatable) { r, v in
+                    r.settings.append((o, v))
+                    return nil
+                }
+            })
+
     /// Parses the command line (the arguments after `run`): reads the config file (from
     /// `--config`, else the default path, which may be absent), then applies the flags.
+    /// A usage error has `source` "run" and says where help is.
     static func parse(
         arguments: [String], readFile: (String) -> FileContents
-    ) -> Result<Command, ConfigError> {
-        // Pass 1: split into (option, value) pairs and find --config, --help, --version.
-        var flags: [(option: Option, value: String, source: String)] = []
-        var configPath: String?
-        var i = 0
-        let flagNames = ["config", "help", "version"] + optionNames
-        while i < arguments.count {
-            let arg = arguments[i]
-            if arg == "--help" || arg == "-h" { return .success(.help) }
-            if arg == "--version" { return .success(.version) }
-            guard arg.hasPrefix("--"), arg.count > 2 else {
-                let what = arg.hasPrefix("-") ? "unknown flag" : "unexpected argument"
-                return .failure(
-                    ConfigError(source: arg, message: "\(what); flags are --name value. Run 'KioskCards run --help'"))
-            }
-            var name = String(arg.dropFirst(2))
-            var value: String?
-            if let eq = name.firstIndex(of: "=") {
-                value = String(name[name.index(after: eq)...])
-                name = String(name[..<eq])
-            }
-            guard name == "config" || option(named: name) != nil else {
-                return .failure(
-                    ConfigError(
-                        source: "--\(name)",
-                        message: "unknown flag; "
-                            + ClosestMatch.hint(for: name, among: flagNames).replacingDashes(prefix: "--")))
-            }
-            if value == nil {
-                i += 1
-                guard i < arguments.count else {
-                    let expects = option(named: name)?.value ?? "FILE"
-                    return .failure(ConfigError(source: "--\(name)", message: "needs a value (\(expects))"))
-                }
-                value = arguments[i]
-            }
-            if name == "config" {
-                configPath = value
-            } else {
-                flags.append((option(named: name)!, value!, "--\(name)"))
-            }
-            i += 1
+    ) -> Result<Invocation, ConfigError> {
+        let flags: RunArguments
+        switch runTable.parse(arguments, from: RunArguments()) {
+        case .success(let f): flags = f
+        case .help: return .success(.help)
+        case .version: return .success(.version)
+        case .failure(let e):
+            return .failure(ConfigError(source: e.command, message: "\(e.message) See 'KioskCards run --help'"))
         }
 
-        // Pass 2: defaults < file < flags.
+        // Defaults < file < flags.
         var config = KioskConfig()
+        let configPath = flags.configPath
         let path = configPath ?? defaultPath
         switch readFile(path) {
         case .text(let text):
@@ -304,33 +295,19 @@ extension KioskConfig {
             return .failure(ConfigError(source: path, message: "cannot read the config file: \(reason)"))
         }
         var clearedRepeatables: Set<String> = []
-        for (option, value, source) in flags {
+        for (option, value) in flags.settings {
             // Flags for a repeatable key replace the file's list rather than adding to it.
             if option.repeatable && !clearedRepeatables.contains(option.name) {
                 clearedRepeatables.insert(option.name)
                 if option.name == "input" { config.inputs = [] }
             }
-            if let error = set(&config, option, value, source: source) { return .failure(error) }
+            if let error = set(&config, option, value, source: "--\(option.name)") { return .failure(error) }
         }
         return .success(.run(config))
     }
 
     /// `KioskCards run --help`.
-    static var helpText: String {
-        var lines = [
-            "Usage: KioskCards run [--config FILE] [options]",
-            "",
-            "Runs the kiosk. Settings come from \(defaultPath) (or --config FILE), then the flags below,",
-            "which override the file. Each flag is also a config key: 'rotation = 90' in the file.",
-            "",
-            "  --config FILE".padded(to: 28) + "config file (default \(defaultPath); absent is fine)",
-        ]
-        for o in options {
-            lines.append("  --\(o.name) \(o.value)".padded(to: 28) + o.help)
-        }
-        lines += ["  --help, --version".padded(to: 28) + "this text; the version"]
-        return lines.joined(separator: "\n")
-    }
+    static var helpText: String { runTable.helpText }
 }
 
 extension Substring {
@@ -340,28 +317,6 @@ extension Substring {
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
         return s
     }
-}
-
-extension String {
-    fileprivate func padded(to width: Int) -> String {
-        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
-    }
-
-    /// "did you mean 'rotation'?" → "did you mean '--rotation'?"; "valid: a, b" → "valid: --a, --b".
-    fileprivate func replacingDashes(prefix: String) -> String {
-        if hasPrefix("did you mean '") {
-            return "did you mean '" + prefix + dropFirst("did you mean '".count)
-        }
-        if hasPrefix("valid: ") {
-            return "valid: "
-                + dropFirst(7).split(separator: ",").map { prefix + $0.trimmingCharacters() }.joined(separator: ", ")
-        }
-        return self
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters() -> String { String(trimmingSpaces) }
 }
 
 extension KioskConfig {
@@ -391,13 +346,24 @@ extension KioskConfig {
             print("KioskCards \(kioskCardsVersion)")
             return .failure(ExitStatus(code: 0))
         case .failure(let error):
-            Log.error("KioskCards: \(error)")
+            // A usage error already starts with "run:"; a setting's names its flag or file line.
+            Log.error(error.source == runTable.command ? "\(error)" : "run: \(error)")
             return .failure(ExitStatus(code: 2))
         }
     }
+}
 
-    /// A process exit status, as an `Error` so it can travel in a `Result`.
-    struct ExitStatus: Error, Hashable {
-        var code: Int32
+extension KioskConfig {
+    /// Every config key as an option of another subcommand (calibrate, touch-test), kept as
+    /// `--name value` in `runFlags` for `parse` to apply over the config file as `run` does.
+    static func runFlagOptions<Values>(
+        _ runFlags: WritableKeyPath<Values, [String]> & Sendable
+    ) -> [CommandOption<Values>] {
+        options.map { o in
+            CommandOption(name: o.name, value: o.value, help: o.help, repeatable: o.repeatable) { values, v in
+                values[keyPath: runFlags] += ["--\(o.name)", v]
+                return nil
+            }
+        }
     }
 }

@@ -8,92 +8,127 @@ let kioskCardsVersion = "0.1.0"
 /// When `main` started, for the start-to-first-frame figure.
 let processStart = MonotonicClock.now()
 
-/// One subcommand: its name, a one-line summary for `--help`, and what runs it.
+/// One subcommand: its option table (name, summary, options, without their types) and what runs it.
 struct Subcommand: Sendable {
-    var name: String
-    var summary: String
+    var syntax: CommandSyntax
     var run: @Sendable ([String]) -> Int32
+
+    var name: String { syntax.command }
+    var summary: String { syntax.summary }
+}
+
+/// A process exit status, as an `Error` so it can travel in a `Result`.
+struct ExitStatus: Error, Hashable {
+    var code: Int32
+}
+
+extension OptionTable {
+    /// For a subcommand's `run`: the values, or the exit status after printing the help (0),
+    /// the version (0) or the usage error (2).
+    func resolve(_ arguments: [String], from defaults: Values) -> Result<Values, ExitStatus> {
+        switch parse(arguments, from: defaults) {
+        case .success(let values): return .success(values)
+        case .help:
+            print(helpText)
+            return .failure(ExitStatus(code: 0))
+        case .version:
+            print("KioskCards \(kioskCardsVersion)")
+            return .failure(ExitStatus(code: 0))
+        case .failure(let error):
+            Log.error("\(error)")
+            return .failure(ExitStatus(code: 2))
+        }
+    }
 }
 
 extension CommandLine {
-    /// Every subcommand, one line each, in the order `--help` lists them.
+    /// Every subcommand, in the order `--help` lists them (hidden ones last).
     static let subcommands: [Subcommand] = [
-        Subcommand(name: "run", summary: "run the kiosk on the panel (run --help)") {
-            runKioskCommand(arguments: $0, processStart: processStart)
-        },
-        Subcommand(name: "replay", summary: "decode an evemu touch recording, print JSON frames (replay --help)") {
-            runReplayCommand(arguments: $0)
-        },
-        Subcommand(name: "inject", summary: "play touches on a virtual uinput touchscreen (inject --help)") {
-            runInjectCommand(arguments: $0)
-        },
-        Subcommand(
-            name: "calibrate", summary: "tap 4 targets; write the touch-matrix into the config (calibrate --help)"
-        ) {
-            CalibrateCommand.run(arguments: $0)
-        },
-        Subcommand(name: "touch-test", summary: "draw every touch with raw and mapped coordinates (touch-test --help)")
-        {
-            TouchTestCommand.run(arguments: $0)
-        },
-        Subcommand(name: "probe", summary: "list input and DRM devices, their kind, axes, modes and transforms") {
-            runProbeCommand(arguments: $0)
-        },
-        Subcommand(name: "display-test", summary: "animate a test pattern on the display, report flips/s, restore") {
-            DisplayTestCommand.run(arguments: $0)
-        },
-        Subcommand(name: "check-deck", summary: "check deck files; print every problem with its line and field") {
-            CheckDeckCommand.run(arguments: $0)
-        },
-        Subcommand(name: "export", summary: "write the stored decisions as CSV or JSON (export --help)") {
-            ExportCommand.run(arguments: $0)
-        },
-        Subcommand(
-            name: "render",
-            summary: "draw one frame headlessly into a PNG (render --help)"
-        ) { runRenderCommand($0) },
-        Subcommand(name: "bench", summary: "measure the renderer's frame times ([--json])") { runBenchCommand($0) },
+        Subcommand(syntax: KioskConfig.runTable.syntax) { runKioskCommand(arguments: $0, processStart: processStart) },
+        Subcommand(syntax: ReplayOptions.table.syntax) { runReplayCommand(arguments: $0) },
+        Subcommand(syntax: InjectOptions.table.syntax) { runInjectCommand(arguments: $0) },
+        Subcommand(syntax: CalibrateCommand.table.syntax) { CalibrateCommand.run(arguments: $0) },
+        Subcommand(syntax: TouchTestCommand.table.syntax) { TouchTestCommand.run(arguments: $0) },
+        Subcommand(syntax: ProbeOptions.table.syntax) { runProbeCommand(arguments: $0) },
+        Subcommand(syntax: DisplayTestCommand.table.syntax) { DisplayTestCommand.run(arguments: $0) },
+        Subcommand(syntax: CheckDeckCommand.table.syntax) { CheckDeckCommand.run(arguments: $0) },
+        Subcommand(syntax: ExportCommand.table(now: 0).syntax) { ExportCommand.run(arguments: $0) },
+        Subcommand(syntax: RenderOptions.table.syntax) { runRenderCommand($0) },
+        Subcommand(syntax: BenchOptions.table.syntax) { runBenchCommand($0) },
+        Subcommand(syntax: StoreStressCommand.table.syntax) { StoreStressCommand.run(arguments: $0) },
+        Subcommand(syntax: CompletionCommand.table.syntax) { CompletionCommand.run(arguments: $0) },
     ]
 
     /// Dispatches a subcommand and returns the process exit status
     /// (0 success, 1 runtime failure, 2 bad input or usage).
     static func runKiosk(arguments: [String]) -> Int32 {
         guard let first = arguments.first else {
-            printUsage()
+            print(usage)
             return 0
         }
-        let rest = Array(arguments.dropFirst())
         switch first {
         case "--version", "version":
             print("KioskCards \(kioskCardsVersion)")
             return 0
         case "--help", "-h", "help":
-            printUsage()
+            print(usage)
             return 0
-        case "store-stress": return StoreStressCommand.run(arguments: rest)  // hidden: the kill -9 durability test
         default:
             if let command = subcommands.first(where: { $0.name == first }) {
-                return command.run(rest)
+                return command.run(Array(arguments.dropFirst()))
             }
-            Log.error("KioskCards: unknown command '\(first)'. Run 'KioskCards --help' for the list.")
+            let names = subcommands.filter { !$0.syntax.hidden }.map(\.name)
+            var message = "KioskCards: unknown command '\(first)'."
+            if let s = ClosestMatch.suggestion(for: first, among: names) { message += " Did you mean '\(s)'?" }
+            Log.error(message + " See 'KioskCards --help'")
             return 2
         }
     }
 
-    static func printUsage() {
-        let width = subcommands.map(\.name.count).max() ?? 0
-        let lines = subcommands.map { c in
+    /// `KioskCards --help`: the visible subcommands with their one-line summaries.
+    static var usage: String {
+        let visible = subcommands.filter { !$0.syntax.hidden }
+        let width = visible.map(\.name.count).max() ?? 0
+        let lines = visible.map { c in
             "  " + c.name + String(repeating: " ", count: width - c.name.count + 2) + c.summary
         }
-        print(
-            """
+        return """
             KioskCards \(kioskCardsVersion) — a touch card deck on a bare Linux panel
 
             Usage: KioskCards <command> [options]
+                   KioskCards <command> --help
 
             Commands:
             \(lines.joined(separator: "\n"))
               --help, --version
-            """)
+            """
+    }
+}
+
+/// `KioskCards completion bash` (hidden): prints the bash completion script generated from
+/// every subcommand's option table (committed as deploy/kioskcards.bash-completion).
+enum CompletionCommand {
+    struct Options: Equatable {
+        var shell = ""
+    }
+
+    static let table = OptionTable<Options>(
+        command: "completion", summary: "print the bash completion script made from the option tables",
+        options: [],
+        positional: CommandPositional(name: "SHELL", help: "the shell: bash", count: .one) { o, v in
+            guard v == "bash" else { return "bash" }
+            o.shell = v
+            return nil
+        },
+        hidden: true)
+
+    static var bashScript: String {
+        BashCompletion.script(program: "KioskCards", commands: CommandLine.subcommands.map(\.syntax))
+    }
+
+    static func run(arguments: [String]) -> Int32 {
+        if case .failure(let status) = table.resolve(arguments, from: Options()) { return status.code }
+        print(bashScript, terminator: "")
+        return 0
     }
 }

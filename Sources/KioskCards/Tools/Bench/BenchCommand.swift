@@ -268,48 +268,58 @@ enum Bench {
 }
 
 /// Runs `bench` with the arguments after the subcommand; returns the exit status.
-func runBenchCommand(_ args: [String]) -> Int32 {
+/// `bench`'s command line.
+struct BenchOptions: Equatable {
     var json = false
     var frames = 240
     var probe = false
-    var only: String?
+    var cpuTime = false
+    var size: String?
     var noProbe = false
     var scene: String?
-    var i = 0
-    while i < args.count {
-        switch args[i] {
-        case "--json": json = true
-        case "--probe": probe = true
-        case "--cpu-time": Bench.clock = CLOCK_THREAD_CPUTIME_ID
-        case "--size":
-            i += 1
-            guard i < args.count, Bench.sizes.contains(where: { "\($0.0)x\($0.1)" == args[i] }) else {
-                Log.error("bench: --size takes one of 800x480, 1280x800, 1920x1080")
-                return 2
-            }
-            only = args[i]
-        case "--no-probe": noProbe = true
-        case "--scene":
-            i += 1
-            guard i < args.count, ["stack-drag", "list-scroll"].contains(args[i]) else {
-                Log.error("bench: --scene takes stack-drag or list-scroll")
-                return 2
-            }
-            scene = args[i]
-        case "--frames":
-            i += 1
-            guard i < args.count, let n = Int(args[i]), n >= 4, n <= 100_000 else {
-                Log.error("bench: --frames needs a number from 4 to 100000")
-                return 2
-            }
-            frames = n
-        default:
-            Log.error(
-                "bench: unknown option '\(args[i])'; use --json, --frames N, --cpu-time, --size WxH or --no-probe")
-            return 2
-        }
-        i += 1
+
+    static let table = OptionTable<BenchOptions>(
+        command: "bench", summary: "measure the renderer's frame times",
+        details: """
+            Times each scene (stack-drag, list-scroll, memcpy-floor) at 800x480, 1280x800 and 1920x1080
+            with the naive full cairo redraw and with the cached pipeline, then a fresh process draws the
+            1920x1080 sweep with a 50-card deck for the time to its first frame and its peak memory.
+            """,
+        options: [
+            .flag("json", help: "print the results as a JSON array") { $0.json = true },
+            CommandOption(name: "frames", value: "N", help: "frames per scene, 4 to 100000 (default 240)") { o, v in
+                guard let n = Int(v), n >= 4, n <= 100_000 else { return "a number from 4 to 100000" }
+                o.frames = n
+                return nil
+            },
+            .flag("cpu-time", help: "time by this thread's CPU clock, not the wall clock") { $0.cpuTime = true },
+            CommandOption(name: "size", value: "WxH", help: "only this size: 800x480, 1280x800 or 1920x1080") { o, v in
+                guard Bench.sizes.contains(where: { "\($0.0)x\($0.1)" == v }) else {
+                    return "one of 800x480, 1280x800, 1920x1080"
+                }
+                o.size = v
+                return nil
+            },
+            CommandOption(name: "scene", value: "NAME", help: "only this scene: stack-drag or list-scroll") { o, v in
+                guard ["stack-drag", "list-scroll"].contains(v) else { return "stack-drag or list-scroll" }
+                o.scene = v
+                return nil
+            },
+            .flag("no-probe", help: "skip the fresh-process first-frame and memory probe") { $0.noProbe = true },
+            .flag("probe", help: "be the probe process (bench starts it)", hidden: true) { $0.probe = true },
+        ])
+}
+
+func runBenchCommand(_ args: [String]) -> Int32 {
+    let options: BenchOptions
+    switch BenchOptions.table.resolve(args, from: BenchOptions()) {
+    case .success(let o): options = o
+    case .failure(let status): return status.code
     }
+    if options.cpuTime { Bench.clock = CLOCK_THREAD_CPUTIME_ID }
+    let (json, frames, probe, only, noProbe, scene) = (
+        options.json, options.frames, options.probe, options.size, options.noProbe, options.scene
+    )
     if probe { return Bench.probe(frames: frames) }
     var results = Bench.run(frames: frames, only: only, scene: scene) { if !json { Log.info("bench: \($0)…") } }
     let memory = noProbe ? nil : Bench.startupAndMemory(frames: frames)

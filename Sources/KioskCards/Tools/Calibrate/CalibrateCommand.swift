@@ -8,34 +8,61 @@ import KioskSystem
 /// touchscreen (no calibration applied); libinput's matrix solved from them
 /// (`TouchCalibration`) and written into the config as `touch-matrix` (or printed).
 enum CalibrateCommand {
-    static let usage = """
-        Usage: KioskCards calibrate [--config FILE] [--print] [--timeout S] [--linger S] [run flags]
-
-        Shows four targets one after another; tap the centre of each with one finger. Then
-        shows how far off the taps will land with the new calibration and writes
-          touch-matrix = "a b c d e f"
-        into the config file (the key's line is replaced, or added; every other line stays),
-        atomically. Stop the kiosk first (systemctl stop kioskcards): it holds the display.
-
-          --config FILE   the config to read and update (default \(KioskConfig.defaultPath))
-          --print         print the line instead of writing the config
-          --timeout S     give up after S seconds (default 120); Esc on a keyboard cancels too
-          --linger S      show the result for S seconds before exiting (default 4)
-          run flags       --rotation, --input, --drm, --connector, --mode, --scale as for 'run'
-                          (the targets appear where the kiosk would draw them)
-
-        Exit status: 0 calibrated, 1 cancelled, timed out, or the display/config failed, 2 usage.
-        """
-
     struct Options: Equatable {
         var configPath = KioskConfig.defaultPath
         var explicitConfig = false
         var printOnly = false
         var timeout = 120.0
         var linger = 4.0
-        /// The remaining flags, for `KioskConfig.parse`.
+        /// The config keys given as options, for `KioskConfig.parse`.
         var runFlags: [String] = []
     }
+
+    static func seconds(_ v: String) -> Double? {
+        guard let s = Double(v), s.isFinite, s >= 0 else { return nil }
+        return s
+    }
+
+    static let table = OptionTable<Options>(
+        command: "calibrate", summary: "tap 4 targets; write the touch-matrix into the config",
+        usage: ["calibrate [--config FILE] [--print] [--timeout S] [--linger S] [run options]"],
+        details: """
+            Shows four targets one after another; tap the centre of each with one finger. Then
+            shows how far off the taps will land with the new calibration and writes
+              touch-matrix = "a b c d e f"
+            into the config file (the key's line is replaced, or added; every other line stays),
+            atomically. Stop the kiosk first (systemctl stop kioskcards): it holds the display.
+            The run options (--rotation, --input, --drm, --connector, --mode, --scale, ...) apply as
+            for 'run', so the targets appear where the kiosk would draw them.
+            Exit status: 0 calibrated, 1 cancelled, timed out, or the display/config failed, 2 usage.
+            """,
+        options: [
+            CommandOption(
+                name: "config", value: "FILE",
+                help: "the config to read and update (default \(KioskConfig.defaultPath))"
+            ) { o, v in
+                guard !v.isEmpty else { return "a file path" }
+                o.configPath = v
+                o.explicitConfig = true
+                return nil
+            },
+            .flag("print", help: "print the line instead of writing the config") { $0.printOnly = true },
+            CommandOption(
+                name: "timeout", value: "S",
+                help: "give up after S seconds (default 120); Esc on a keyboard cancels too"
+            ) { o, v in
+                guard let s = seconds(v) else { return "seconds, e.g. 60" }
+                o.timeout = s
+                return nil
+            },
+            CommandOption(name: "linger", value: "S", help: "show the result for S seconds before exiting (default 4)")
+            {
+                o, v in
+                guard let s = seconds(v) else { return "seconds, e.g. 4" }
+                o.linger = s
+                return nil
+            },
+        ] + KioskConfig.runFlagOptions(\Options.runFlags))
 
     enum Parsed: Equatable {
         case options(Options)
@@ -44,43 +71,18 @@ enum CalibrateCommand {
     }
 
     static func parse(_ arguments: [String]) -> Parsed {
-        var o = Options()
-        var i = 0
-        while i < arguments.count {
-            let arg = arguments[i]
-            func value() -> String? { i + 1 < arguments.count ? arguments[i + 1] : nil }
-            switch arg {
-            case "--help", "-h": return .help
-            case "--print": o.printOnly = true
-            case "--config":
-                guard let v = value(), !v.isEmpty else { return .failure("--config needs a file path") }
-                o.configPath = v
-                o.explicitConfig = true
-                i += 1
-            case "--timeout", "--linger":
-                guard let v = value(), let s = Double(v), s.isFinite, s >= 0 else {
-                    return .failure("\(arg) needs seconds, e.g. \(arg) 60")
-                }
-                if arg == "--timeout" { o.timeout = s } else { o.linger = s }
-                i += 1
-            default:
-                o.runFlags.append(arg)
-            }
-            i += 1
+        switch table.parse(arguments, from: Options()) {
+        case .success(let o): return .options(o)
+        case .help, .version: return .help
+        case .failure(let e): return .failure(e.description)
         }
-        return .options(o)
     }
 
     static func run(arguments: [String]) -> Int32 {
         let options: Options
-        switch parse(arguments) {
-        case .help:
-            print(usage)
-            return 0
-        case .failure(let message):
-            Log.error("calibrate: \(message)\n\(usage)")
-            return 2
-        case .options(let o): options = o
+        switch table.resolve(arguments, from: Options()) {
+        case .success(let o): options = o
+        case .failure(let status): return status.code
         }
         // The config as the kiosk reads it (for the display and rotation), and its text to edit.
         let original: String?
@@ -99,7 +101,7 @@ enum CalibrateCommand {
             c.configPath = original == nil ? nil : options.configPath
             config = c
         case .success(.help), .success(.version):
-            print(usage)
+            print(table.helpText)
             return 0
         case .failure(let error):
             Log.error("calibrate: \(error)")

@@ -3,12 +3,17 @@ import KioskSystem
 
 /// `KioskCards check-deck FILE…`: validates deck files and prints every problem.
 enum CheckDeckCommand {
-    static let usage = """
-        Usage: KioskCards check-deck FILE...
-
-        Checks deck files (format: schema/deck.schema.json) and prints every problem as
-        FILE:LINE:COLUMN: error: FIELD: message. Exit status 0 when all are valid, 2 otherwise.
-        """
+    static let table = OptionTable<[String]>(
+        command: "check-deck", summary: "check deck files; print every problem with its line and field",
+        details: """
+            Checks deck files (format: schema/deck.schema.json) and prints every problem as
+            FILE:LINE:COLUMN: error: FIELD: message. Exit status 0 when all are valid, 2 otherwise.
+            """,
+        options: [],
+        positional: CommandPositional(name: "FILE", help: "a deck file (JSON)", count: .oneOrMore) { files, v in
+            files.append(v)
+            return nil
+        })
 
     /// What `run` prints: summaries for stdout, problems for stderr.
     struct Outcome: Equatable {
@@ -19,16 +24,15 @@ enum CheckDeckCommand {
 
     /// Checks `arguments`' files without printing (tests call this).
     static func evaluate(arguments: [String]) -> Outcome {
-        if arguments.isEmpty || arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
-            return Outcome(
-                status: arguments.isEmpty ? 2 : 0, summaries: arguments.isEmpty ? [] : [usage],
-                problems: arguments.isEmpty ? ["check-deck: name a deck file.\n" + usage] : [])
-        }
-        if let flag = arguments.first(where: { $0.hasPrefix("-") }) {
-            return Outcome(status: 2, summaries: [], problems: ["check-deck: unknown option '\(flag)'.\n" + usage])
+        let files: [String]
+        switch table.parse(arguments, from: []) {
+        case .success(let f): files = f
+        case .help: return Outcome(status: 0, summaries: [table.helpText], problems: [])
+        case .version: return Outcome(status: 0, summaries: ["KioskCards \(kioskCardsVersion)"], problems: [])
+        case .failure(let e): return Outcome(status: 2, summaries: [], problems: ["\(e)"])
         }
         var outcome = Outcome(status: 0, summaries: [], problems: [])
-        for file in arguments {
+        for file in files {
             switch DeckLoader.load(path: file) {
             case .success(let deck):
                 outcome.summaries.append("\(file): valid — \(deck.summary)")

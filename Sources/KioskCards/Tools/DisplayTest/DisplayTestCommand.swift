@@ -8,53 +8,89 @@ import KioskSystem
 /// flips for N seconds, optionally stays idle for a while (and reports the CPU time that cost),
 /// then restores the CRTC and exits. Proves the DRM path end to end before the app loop exists.
 enum DisplayTestCommand {
-    static let usage = """
-        Usage: KioskCards display-test [options]
-        \(DisplayOptions.usage)
-          --seconds N           how long to animate (default 5)
-          --idle N              then stay idle N seconds and report the CPU time used (default 0)
-          --blank N             halfway, turn the panel off for N seconds (DPMS or black), then on
-          --frame-cost MS       spend MS milliseconds of CPU on each frame before presenting it, like
-                                a slow renderer (default 0): frames then reach the flip late in the period
-        """
+    struct Options: Equatable {
+        var drm: String?
+        var connector: String?
+        var mode: ModeRequest?
+        var rotation: Rotation?
+        var fbdev: String?
+        var seconds = 5.0
+        var idle = 0.0
+        var blank = 0.0
+        var frameCost = 0.0
+
+        var display: DisplayOptions {
+            DisplayOptions(drmPath: drm, connector: connector, mode: mode, rotation: rotation, fbdevPath: fbdev)
+        }
+    }
+
+    private static func number(
+        _ name: String, _ help: String, unit: String, _ field: WritableKeyPath<Options, Double> & Sendable
+    ) -> CommandOption<Options> {
+        CommandOption(name: name, value: unit == "seconds" ? "N" : "MS", help: help) { o, v in
+            guard let n = Double(v), n >= 0, n.isFinite else { return "a number of \(unit), e.g. 5" }
+            o[keyPath: field] = n
+            return nil
+        }
+    }
+
+    static let table = OptionTable<Options>(
+        command: "display-test", summary: "animate a test pattern on the display, report flips/s, restore",
+        options: [
+            CommandOption(name: "drm", value: "PATH", help: "DRM device (default: the first with a connected display)")
+            {
+                o, v in
+                o.drm = v
+                return nil
+            },
+            CommandOption(
+                name: "connector", value: "NAME", help: "connector, e.g. HDMI-A-1, DSI-1 (default: the first connected)"
+            ) { o, v in
+                o.connector = v
+                return nil
+            },
+            CommandOption(
+                name: "mode", value: "WxH[@Hz]", help: "display mode (default: the connector's preferred mode)"
+            ) { o, v in
+                guard let m = ModeRequest(v) else { return "WIDTHxHEIGHT or WIDTHxHEIGHT@HZ, e.g. 1920x1080@60" }
+                o.mode = m
+                return nil
+            },
+            CommandOption(
+                name: "rotation", value: "DEG", help: "0, 90, 180 or 270 clockwise (default: the panel orientation)"
+            ) { o, v in
+                guard let d = Int(v), d % 90 == 0, let r = Rotation(degrees: d) else { return "0, 90, 180 or 270" }
+                o.rotation = r
+                return nil
+            },
+            CommandOption(
+                name: "fbdev", value: "PATH",
+                help: "draw on this framebuffer device instead of DRM (default without DRM: /dev/fb0)"
+            ) { o, v in
+                o.fbdev = v
+                return nil
+            },
+            number("seconds", "how long to animate (default 5)", unit: "seconds", \.seconds),
+            number(
+                "idle", "then stay idle N seconds and report the CPU time used (default 0)", unit: "seconds", \.idle),
+            number(
+                "blank", "halfway, turn the panel off for N seconds (DPMS or black), then on", unit: "seconds",
+                \.blank),
+            number(
+                "frame-cost", "spend MS of CPU on each frame before presenting it, like a slow renderer (default 0)",
+                unit: "milliseconds", \.frameCost),
+        ])
 
     static func run(arguments: [String]) -> Int32 {
-        var args = arguments
-        let options: DisplayOptions
-        do {
-            options = try DisplayOptions.parse(&args)
-        } catch {
-            Log.error("display-test: \(error)")
-            return 2
+        let parsed: Options
+        switch table.resolve(arguments, from: Options()) {
+        case .success(let o): parsed = o
+        case .failure(let status): return status.code
         }
-        var seconds = 5.0
-        var idleSeconds = 0.0
-        var blankSeconds = 0.0
-        var frameCost = 0.0
-        var i = 0
-        while i < args.count {
-            switch args[i] {
-            case "--seconds", "--idle", "--blank", "--frame-cost":
-                guard i + 1 < args.count, let v = Double(args[i + 1]), v >= 0, v.isFinite else {
-                    let unit = args[i] == "--frame-cost" ? "milliseconds" : "seconds"
-                    Log.error("display-test: \(args[i]) needs a number of \(unit), e.g. \(args[i]) 5")
-                    return 2
-                }
-                switch args[i] {
-                case "--seconds": seconds = v
-                case "--idle": idleSeconds = v
-                case "--frame-cost": frameCost = v
-                default: blankSeconds = v
-                }
-                i += 2
-            case "--help", "-h":
-                print(usage)
-                return 0
-            default:
-                Log.error("display-test: unknown option '\(args[i])'\n\(usage)")
-                return 2
-            }
-        }
+        let options = parsed.display
+        let (seconds, idleSeconds, blankSeconds, frameCost) = (
+            parsed.seconds, parsed.idle, parsed.blank, parsed.frameCost
+        )
 
         let loop = EventLoop()
         var stopSignal: Int32?

@@ -5,17 +5,6 @@ import KioskSystem
 /// `KioskCards export --data DIR --format csv|json [--since TIME]`: writes the stored
 /// decisions to stdout.
 enum ExportCommand {
-    static let usage = """
-        Usage: KioskCards export [--data DIR] [--format csv|json] [--since TIME]
-
-        Writes every stored decision to stdout, oldest first.
-          --data DIR      the kiosk's data directory (default /var/lib/kioskcards)
-          --format F      csv (RFC 4180, with a header line; the default) or json (an array)
-          --since TIME    only decisions at or after TIME: 2024-05-01, 2024-05-01T12:00Z,
-                          2024-05-01T14:00+02:00, or an age: 90m, 24h, 7d
-        Safe to run while the kiosk is running (the database is in WAL mode).
-        """
-
     enum Format: String, CaseIterable {
         case csv
         case json
@@ -32,63 +21,55 @@ enum ExportCommand {
         var sinceMs: Int64?
     }
 
+    /// `export`'s options; `now` is what an age in `--since` counts back from.
+    static func table(now: Int64) -> OptionTable<Options> {
+        OptionTable(
+            command: "export", summary: "write the stored decisions as CSV or JSON",
+            details: """
+                Writes every stored decision to stdout, oldest first.
+                Safe to run while the kiosk is running (the database is in WAL mode).
+                """,
+            options: [
+                CommandOption(
+                    name: "data", value: "DIR", help: "the kiosk's data directory (default /var/lib/kioskcards)"
+                ) { o, v in
+                    guard !v.isEmpty else { return "a directory" }
+                    o.dataDirectory = v
+                    return nil
+                },
+                CommandOption(
+                    name: "format", value: "csv|json",
+                    help: "csv (RFC 4180, with a header line; the default) or json (an array)"
+                ) { o, v in
+                    guard let f = Format(rawValue: v.lowercased()) else { return "csv or json" }
+                    o.format = f
+                    return nil
+                },
+                CommandOption(
+                    name: "since", value: "TIME",
+                    help:
+                        "only decisions at or after TIME: 2024-05-01, 2024-05-01T12:00Z, 2024-05-01T14:00+02:00, or an age: 90m, 24h, 7d"
+                ) { o, v in
+                    guard let ms = WallClock.parse(v, now: now) else {
+                        return
+                            "a time: 2024-05-01, 2024-05-01T12:00Z, 2024-05-01T14:00+02:00, or an age such as 24h or 7d"
+                    }
+                    o.sinceMs = ms
+                    return nil
+                },
+            ])
+    }
+
     /// Parses the arguments after `export`; the error says what is wrong and what is accepted.
-    static func parse(_ arguments: [String], now: Int64) -> Result<Options, UsageError> {
-        var options = Options()
-        var i = 0
-        let flags = ["--data", "--format", "--since", "--help"]
-        while i < arguments.count {
-            let arg = arguments[i]
-            var name = arg
-            var inlineValue: String?
-            if let eq = arg.firstIndex(of: "="), arg.hasPrefix("--") {
-                name = String(arg[..<eq])
-                inlineValue = String(arg[arg.index(after: eq)...])
-            }
-            func value() -> String? {
-                if let inlineValue { return inlineValue }
-                i += 1
-                return i < arguments.count ? arguments[i] : nil
-            }
-            switch name {
-            case "--help", "-h":
-                return .failure(UsageError(message: "", showUsage: true, status: 0))
-            case "--data":
-                guard let v = value(), !v.isEmpty else { return .failure(UsageError("--data needs a directory")) }
-                options.dataDirectory = v
-            case "--format":
-                guard let v = value(), let f = Format(rawValue: v.lowercased()) else {
-                    return .failure(UsageError("--format must be csv or json"))
-                }
-                options.format = f
-            case "--since":
-                guard let v = value() else { return .failure(UsageError("--since needs a time")) }
-                guard let ms = WallClock.parse(v, now: now) else {
-                    return .failure(
-                        UsageError(
-                            "--since '\(v)' is not a time; use 2024-05-01, 2024-05-01T12:00Z,"
-                                + " 2024-05-01T14:00+02:00, or an age such as 24h or 7d"))
-                }
-                options.sinceMs = ms
-            default:
-                return .failure(UsageError("unknown option '\(name)'; " + ClosestMatch.hint(for: name, among: flags)))
-            }
-            i += 1
-        }
-        return .success(options)
+    static func parse(_ arguments: [String], now: Int64) -> CommandLineParse<Options> {
+        table(now: now).parse(arguments, from: Options())
     }
 
     static func run(arguments: [String]) -> Int32 {
         let options: Options
-        switch parse(arguments, now: WallClock.nowMilliseconds()) {
+        switch table(now: WallClock.nowMilliseconds()).resolve(arguments, from: Options()) {
         case .success(let o): options = o
-        case .failure(let e):
-            if e.status == 0 {
-                print(usage)
-                return 0
-            }
-            Log.error("export: \(e.message)\n\(usage)")
-            return e.status
+        case .failure(let status): return status.code
         }
         var out = OutputBuffer()
         var count = 0
@@ -148,23 +129,6 @@ enum ExportCommand {
             JSONWriter.quoted(key) + ": " + (numeric.contains(key) ? value : JSONWriter.quoted(value))
         }
         return "{" + members.joined(separator: ", ") + "}"
-    }
-}
-
-/// A command-line mistake: the message, and whether to show the usage.
-struct UsageError: Error, Equatable {
-    var message: String
-    var showUsage = true
-    var status: Int32 = 2
-
-    init(_ message: String) {
-        self.message = message
-    }
-
-    init(message: String, showUsage: Bool, status: Int32) {
-        self.message = message
-        self.showUsage = showUsage
-        self.status = status
     }
 }
 

@@ -3,89 +3,130 @@ import Glibc
 import KioskInput
 import KioskSystem
 
-let injectUsage = """
-    Usage: KioskCards inject [--screen WxH] [--settle MS] [--linger MS] COMMAND...
-           KioskCards inject [--screen WxH] --script FILE
-           KioskCards inject --replay RECORDING.evemu
+/// `inject`'s command line: steps given as arguments and `--script` files, in order.
+struct InjectOptions {
+    enum Item: Equatable {
+        case step(String)
+        case script(String)
+    }
 
-    Creates a virtual multitouch touchscreen through /dev/uinput (protocol B, INPUT_PROP_DIRECT,
-    10 slots, ABS_MT_POSITION_X/Y and ABS_X/Y 0..32767, BTN_TOUCH) and plays touches on it, so
-    a KioskCards running on the same machine sees real evdev events. With --replay, clones the
-    recorded device instead and plays the recording with its timing.
-
-      --screen WxH   pixel size the coordinates refer to (default 800x480)
-      --settle MS    wait after creating the device, so the app opens it (default 1000)
-      --linger MS    wait before destroying it at the end (default 300)
-
-    """ + InjectCommand.help + """
-
-        Example: KioskCards inject "tap 400 240" "wait 300" "drag 400 240 750 250 250"
-        Needs write access to /dev/uinput ('modprobe uinput'; root or its group).
-        """
-
-/// `KioskCards inject …`: 0 done, 1 the device could not be made, 2 bad arguments/script.
-func runInjectCommand(arguments: [String]) -> Int32 {
     var screen = TouchReplayOptions.defaultScreen
     var settle = 1000.0
     var linger = 300.0
-    var commands: [InjectCommand] = []
+    var items: [Item] = []
     var replayPath: String?
-    var i = 0
-    func value() -> String? {
-        i += 1
-        return i < arguments.count ? arguments[i] : nil
+
+    static func milliseconds(_ v: String) -> Double? {
+        guard let ms = Double(v), ms >= 0, ms.isFinite else { return nil }
+        return ms
     }
-    do throws(InjectScriptError) {
-        while i < arguments.count {
-            switch arguments[i] {
-            case "--help", "-h":
-                print(injectUsage)
-                return 0
-            case "--screen":
-                guard let v = value(), let s = parseScreenSize(v) else {
-                    throw InjectScriptError(line: 0, message: "--screen needs WIDTHxHEIGHT, e.g. 800x480")
-                }
-                screen = s
-            case "--settle", "--linger":
-                let name = arguments[i]
-                guard let v = value(), let ms = Double(v), ms >= 0 else {
-                    throw InjectScriptError(line: 0, message: "\(name) needs milliseconds")
-                }
-                if name == "--settle" { settle = ms } else { linger = ms }
-            case "--script":
-                guard let path = value() else { throw InjectScriptError(line: 0, message: "--script needs a file") }
+
+    static let table = OptionTable<InjectOptions>(
+        command: "inject", summary: "play touches on a virtual uinput touchscreen",
+        usage: [
+            "inject [--screen WxH] [--settle MS] [--linger MS] COMMAND...",
+            "inject [--screen WxH] --script FILE",
+            "inject --replay RECORDING.evemu",
+        ],
+        details: """
+            Creates a virtual multitouch touchscreen through /dev/uinput (protocol B, INPUT_PROP_DIRECT,
+            10 slots, ABS_MT_POSITION_X/Y and ABS_X/Y 0..32767, BTN_TOUCH) and plays touches on it, so
+            a KioskCards running on the same machine sees real evdev events. With --replay, clones the
+            recorded device instead and plays the recording with its timing.
+            """,
+        options: [
+            CommandOption(name: "screen", value: "WxH", help: "pixel size the coordinates refer to (default 800x480)") {
+                o, v in
+                guard let s = parseScreenSize(v) else { return "WIDTHxHEIGHT, e.g. 800x480" }
+                o.screen = s
+                return nil
+            },
+            CommandOption(
+                name: "settle", value: "MS", help: "wait after creating the device, so the app opens it (default 1000)"
+            ) { o, v in
+                guard let ms = milliseconds(v) else { return "milliseconds, e.g. 1000" }
+                o.settle = ms
+                return nil
+            },
+            CommandOption(name: "linger", value: "MS", help: "wait before destroying it at the end (default 300)") {
+                o, v in
+                guard let ms = milliseconds(v) else { return "milliseconds, e.g. 300" }
+                o.linger = ms
+                return nil
+            },
+            CommandOption(
+                name: "script", value: "FILE", help: "play the commands in FILE, one a line", repeatable: true
+            ) { o, v in
+                guard !v.isEmpty else { return "a file of commands, one a line" }
+                o.items.append(.script(v))
+                return nil
+            },
+            CommandOption(name: "replay", value: "RECORDING", help: "clone the recorded device, play the recording") {
+                o, v in
+                guard !v.isEmpty else { return "an evemu recording" }
+                o.replayPath = v
+                return nil
+            },
+        ],
+        positional: CommandPositional(name: "COMMAND", help: "a touch command, see below", count: .zeroOrMore) {
+            o, v in
+            o.items.append(.step(v))
+            return nil
+        },
+        footer: InjectStep.help + """
+
+            Example: KioskCards inject "tap 400 240" "wait 300" "drag 400 240 750 250 250"
+            Needs write access to /dev/uinput ('modprobe uinput'; root or its group).
+            """)
+
+    /// The steps in order, the scripts read; the error names the file and line.
+    func commands() throws(InjectScriptError) -> [InjectStep] {
+        var commands: [InjectStep] = []
+        for item in items {
+            switch item {
+            case .step(let text):
+                if let c = try InjectStep(parsing: text, lineNumber: commands.count + 1) { commands.append(c) }
+            case .script(let path):
                 let text: String
                 do { text = try FileIO.readText(path) } catch {
                     throw InjectScriptError(line: 0, message: "\(path): \(error)")
                 }
                 for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     do {
-                        if let c = try InjectCommand(parsing: String(line), lineNumber: n + 1) { commands.append(c) }
+                        if let c = try InjectStep(parsing: String(line), lineNumber: n + 1) { commands.append(c) }
                     } catch {
                         throw InjectScriptError(line: error.line, message: "\(path): \(error.message)")
                     }
                 }
-            case "--replay":
-                guard let path = value() else { throw InjectScriptError(line: 0, message: "--replay needs a file") }
-                replayPath = path
-            default:
-                if let c = try InjectCommand(parsing: arguments[i], lineNumber: commands.count + 1) {
-                    commands.append(c)
-                }
             }
-            i += 1
         }
+        return commands
+    }
+}
+
+/// `KioskCards inject …`: 0 done, 1 the device could not be made, 2 bad arguments/script.
+func runInjectCommand(arguments: [String]) -> Int32 {
+    let options: InjectOptions
+    switch InjectOptions.table.resolve(arguments, from: InjectOptions()) {
+    case .success(let o): options = o
+    case .failure(let status): return status.code
+    }
+    let (settle, linger) = (options.settle, options.linger)
+    if let replayPath = options.replayPath {
+        return injectRecording(replayPath, settle: settle, linger: linger)
+    }
+    let commands: [InjectStep]
+    do throws(InjectScriptError) {
+        commands = try options.commands()
     } catch {
         Log.error("inject: \(error.line > 0 ? "\(error)" : error.message)\nRun 'KioskCards inject --help'.")
         return 2
     }
-    if let replayPath {
-        return injectRecording(replayPath, settle: settle, linger: linger)
-    }
     guard !commands.isEmpty else {
-        Log.error("inject: nothing to do; give commands or --script FILE (see 'KioskCards inject --help')")
+        Log.error("inject: nothing to do; give commands or --script FILE. See 'KioskCards inject --help'")
         return 2
     }
+    let screen = options.screen
     var planner = InjectPlanner(screen: screen)
     var device: UInputDevice?
     do {

@@ -3,7 +3,7 @@ import KioskInput
 
 /// One gesture step of `KioskCards inject`. Coordinates are screen pixels of the `--screen`
 /// size (the app maps the injector's full range onto its screen); times in milliseconds.
-enum InjectCommand: Hashable, Sendable {
+enum InjectStep: Hashable, Sendable {
     case tap(Point)
     case drag(from: Point, to: Point, ms: Double)
     case twoFinger(first: Point, second: Point, by: Point, ms: Double)
@@ -135,7 +135,7 @@ struct InjectPlanner {
         return (axis(p.x, screen.width), axis(p.y, screen.height))
     }
 
-    mutating func plan(_ command: InjectCommand) -> [InjectAction] {
+    mutating func plan(_ command: InjectStep) -> [InjectAction] {
         switch command {
         case .tap(let p):
             let f = freeFinger()

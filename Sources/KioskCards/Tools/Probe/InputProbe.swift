@@ -68,66 +68,64 @@ enum InputProbe {
     }
 }
 
-let probeUsage = """
-    Usage: KioskCards probe [--input PATH]... [--screen WxH] [--rotation R] [--touch-matrix M]
-           KioskCards probe --watch PATH [--seconds S] [--screen WxH] [--rotation R] [--touch-matrix M]
-                            [--touch-transform S]
-
-    Lists the DRM and input devices with their kind, axes and the transform the app would apply.
-    With --watch, reads one device live through the app's input path and prints what it decodes
-    as `replay` JSON lines (contact ids numbered from 1), plus {"type":"key","key":…} for keys,
-    for S seconds or until Ctrl-C. Compare with 'KioskCards replay FILE' of what was played.
-    """
-
 /// `KioskCards probe [--input PATH]... [--watch PATH [--seconds S]] [--screen WxH] [--rotation R]
 /// [--touch-matrix M]`.
 func runProbeCommand(arguments: [String]) -> Int32 {
+    let o: ProbeOptions
+    switch ProbeOptions.table.resolve(arguments, from: ProbeOptions()) {
+    case .success(let parsed): o = parsed
+    case .failure(let status): return status.code
+    }
+    if let watch = o.watch {
+        return InputWatch.run(path: watch, seconds: o.seconds, options: o.touch)
+    }
+    var report = DisplayProbe.report()
+    if !report.hasSuffix("\n") { report += "\n" }
+    report += "\n" + InputProbe.report(explicitPaths: o.paths, options: o.touch)
+    if report.hasSuffix("\n") { report.removeLast() }
+    print(report)
+    return 0
+}
+
+/// `probe`'s command line.
+struct ProbeOptions {
     var paths: [String] = []
     var watch: String?
     var seconds: Double?
-    var rest: [String] = []
-    var i = 0
-    while i < arguments.count {
-        if arguments[i] == "--input" || arguments[i] == "--watch" {
-            guard i + 1 < arguments.count else {
-                Log.error("probe: \(arguments[i]) needs a path such as /dev/input/event3")
-                return 2
-            }
-            if arguments[i] == "--input" { paths.append(arguments[i + 1]) } else { watch = arguments[i + 1] }
-            i += 2
-        } else if arguments[i] == "--seconds" {
-            guard i + 1 < arguments.count, let s = Double(arguments[i + 1]), s > 0, s.isFinite else {
-                Log.error("probe: --seconds needs a positive number of seconds")
-                return 2
-            }
-            seconds = s
-            i += 2
-        } else {
-            rest.append(arguments[i])
-            i += 1
-        }
-    }
-    // Reuse replay's option parser with a placeholder file name.
-    switch parseReplayArguments(["<probe>"] + rest) {
-    case .help:
-        print(probeUsage)
-        return 0
-    case .failure(let message):
-        Log.error("probe: \(message)")
-        return 2
-    case .success(_, let options):
-        if let watch {
-            return InputWatch.run(path: watch, seconds: seconds, options: options)
-        }
-        if seconds != nil {
-            Log.error("probe: --seconds goes with --watch PATH")
-            return 2
-        }
-        var report = DisplayProbe.report()
-        if !report.hasSuffix("\n") { report += "\n" }
-        report += "\n" + InputProbe.report(explicitPaths: paths, options: options)
-        if report.hasSuffix("\n") { report.removeLast() }
-        print(report)
-        return 0
-    }
+    var touch = TouchReplayOptions()
+
+    static let table = OptionTable<ProbeOptions>(
+        command: "probe", summary: "list input and DRM devices, their kind, axes, modes and transforms",
+        usage: [
+            "probe [--input DEV]... [--screen WxH] [--rotation R] [--touch-matrix M]",
+            "probe --watch DEV [--seconds S] [--screen WxH] [--rotation R] [--touch-matrix M] [--touch-transform S]",
+        ],
+        details: """
+            Lists the DRM and input devices with their kind, axes and the transform the app would apply.
+            With --watch, reads one device live through the app's input path and prints what it decodes
+            as `replay` JSON lines (contact ids numbered from 1), plus {"type":"key","key":…} for keys,
+            for S seconds or until Ctrl-C. Compare with 'KioskCards replay FILE' of what was played.
+            """,
+        options: [
+            CommandOption(
+                name: "input", value: "DEV", help: "also describe this input device; repeat for several",
+                repeatable: true
+            ) { o, v in
+                guard !v.isEmpty else { return "a path such as /dev/input/event3" }
+                o.paths.append(v)
+                return nil
+            },
+            CommandOption(name: "watch", value: "DEV", help: "print this device's touch frames as they happen") {
+                o, v in
+                guard !v.isEmpty else { return "a path such as /dev/input/event3" }
+                o.watch = v
+                return nil
+            },
+            CommandOption(name: "seconds", value: "N", help: "with --watch: stop after N seconds") { o, v in
+                guard let s = Double(v), s > 0, s.isFinite else { return "a positive number of seconds" }
+                o.seconds = s
+                return nil
+            },
+        ] + ReplayOptions.touchOptions.map { $0.lifted(\ProbeOptions.touch) },
+        validate: { o in o.seconds != nil && o.watch == nil ? "--seconds goes with --watch DEV." : nil })
 }

@@ -33,69 +33,92 @@ struct RenderOptions: Equatable {
     /// `--touch-matrix`: the calibration a `--script` recording was made with.
     var touchMatrix: TouchMatrix?
 
-    static func parse(_ args: [String]) throws(RenderError) -> RenderOptions {
-        var o = RenderOptions()
-        var sawOut = false
-        var i = 0
-        func value() throws(RenderError) -> String {
-            i += 1
-            guard i < args.count else { throw .usage("render: '\(args[i - 1])' needs a value") }
-            return args[i]
-        }
-        while i < args.count {
-            let arg = args[i]
-            switch arg {
-            case "--deck": o.deckPath = try value()
-            case "--size":
-                let v = try value()
+    static let table = OptionTable<RenderOptions>(
+        command: "render", summary: "draw one frame headlessly into a PNG",
+        usage: ["render [--deck FILE] [--size WxH] --out FILE.png [--gesture G | --script FILE] [options]"],
+        details: """
+            The deck goes through the real CardModel deck the kiosk runs (built-in sample cards without
+            --deck). With --rotation 90 or 270 the scene is laid out upright in the swapped (portrait) size
+            and the PNG shows the panel as mounted. Exit status: 0 written, 1 failed, 2 usage or a bad deck.
+            """,
+        options: [
+            CommandOption(name: "deck", value: "FILE", help: "the deck file (default: built-in sample cards)") { o, v in
+                o.deckPath = v
+                return nil
+            },
+            CommandOption(name: "size", value: "WxH", help: "the panel's size in pixels (default 800x480)") { o, v in
                 let parts = v.split(separator: "x").compactMap { Int($0) }
                 guard parts.count == 2, parts[0] > 0, parts[1] > 0, parts[0] <= 8192, parts[1] <= 8192 else {
-                    throw .usage("render: --size '\(v)' is not WIDTHxHEIGHT in pixels, e.g. --size 800x480")
+                    return "WIDTHxHEIGHT in pixels, e.g. 800x480"
                 }
                 (o.width, o.height) = (parts[0], parts[1])
-            case "--out":
-                o.outPath = try value()
-                sawOut = true
-            case "--layout":
-                let layout = try value()
-                o.layout = layout
-                guard DeckLayout(rawValue: layout) != nil else {
-                    throw .usage("render: --layout '\(layout)' is unknown; use stack or list")
-                }
-            case "--gesture": o.gesture = try value()
-            case "--script": o.scriptPath = try value()
-            case "--at":
-                let v = try value()
-                guard let ms = Double(v), ms >= 0 else { throw .usage("render: --at '\(v)' is not milliseconds ≥ 0") }
+                return nil
+            },
+            CommandOption(name: "out", value: "FILE.png", help: "where to write the PNG (required)") { o, v in
+                guard !v.isEmpty else { return "a file path" }
+                o.outPath = v
+                return nil
+            },
+            CommandOption(name: "layout", value: "stack|list", help: "override the deck's layout") { o, v in
+                guard DeckLayout(rawValue: v) != nil else { return "stack or list" }
+                o.layout = v
+                return nil
+            },
+            CommandOption(
+                name: "gesture", value: "G",
+                help: "in points: \"drag DX DY\" (held), \"release DX DY\", \"flick DX DY\", \"tap X Y\""
+            ) { o, v in
+                o.gesture = v
+                return nil
+            },
+            CommandOption(
+                name: "script", value: "FILE", help: "play an evemu recording (e.g. a flight-recorder file) instead"
+            ) { o, v in
+                o.scriptPath = v
+                return nil
+            },
+            CommandOption(name: "at", value: "MS", help: "draw MS milliseconds after the last touch (default 0)") {
+                o, v in
+                guard let ms = Double(v), ms >= 0 else { return "milliseconds ≥ 0" }
                 o.atMs = ms
-            case "--scale":
-                let v = try value()
-                guard let s = Double(v), s > 0.1, s < 10 else {
-                    throw .usage("render: --scale '\(v)' is not pixels per point between 0.1 and 10")
-                }
+                return nil
+            },
+            CommandOption(name: "scale", value: "S", help: "pixels per point (default: from the size)") { o, v in
+                guard let s = Double(v), s > 0.1, s < 10 else { return "pixels per point between 0.1 and 10" }
                 o.scale = s
-            case "--rotation":
-                let v = try value()
-                guard let d = Int(v), d % 90 == 0, let r = Rotation(degrees: d) else {
-                    throw .usage("render: --rotation '\(v)' must be 0, 90, 180 or 270")
-                }
+                return nil
+            },
+            CommandOption(name: "rotation", value: "DEG", help: "panel rotation clockwise: 0, 90, 180 or 270") {
+                o, v in
+                guard let d = Int(v), d % 90 == 0, let r = Rotation(degrees: d) else { return "0, 90, 180 or 270" }
                 o.rotation = r
-            case "--naive": o.naive = true
-            case "--touch-matrix":
-                let v = try value()
-                guard let m = TouchMatrix(parsing: v) else {
-                    throw .usage("render: --touch-matrix '\(v)' needs six numbers \"a b c d e f\" (libinput's format)")
-                }
+                return nil
+            },
+            CommandOption(
+                name: "touch-matrix", value: "\"a b c d e f\"",
+                help: "the calibration a --script recording was made with"
+            ) { o, v in
+                guard let m = TouchMatrix(parsing: v) else { return "six numbers \"a b c d e f\" (libinput's format)" }
                 o.touchMatrix = m
-            default: throw .usage("render: unknown option '\(arg)'. Run 'KioskCards --help'.")
-            }
-            i += 1
+                return nil
+            },
+            .flag("naive", help: "draw with the naive full cairo redraw (the benchmark's baseline)") {
+                $0.naive = true
+            },
+        ],
+        validate: { o in
+            if o.outPath.isEmpty { return "--out FILE.png is required." }
+            if o.gesture != nil && o.scriptPath != nil { return "give either --gesture or --script, not both." }
+            return nil
+        })
+
+    /// The options from `args` (those after `render`); help and version are usage errors here.
+    static func parse(_ args: [String]) throws(RenderError) -> RenderOptions {
+        switch table.parse(args, from: RenderOptions()) {
+        case .success(let o): return o
+        case .help, .version: throw .usage(table.helpText)
+        case .failure(let e): throw .usage(e.description)
         }
-        guard sawOut, !o.outPath.isEmpty else { throw .usage("render: --out FILE.png is required") }
-        guard o.gesture == nil || o.scriptPath == nil else {
-            throw .usage("render: give either --gesture or --script, not both")
-        }
-        return o
     }
 }
 
@@ -250,8 +273,12 @@ func panelImage(_ logical: PixelBuffer, rotation: Rotation) -> PixelBuffer {
 
 /// Runs `render` with the arguments after the subcommand; returns the exit status.
 func runRenderCommand(_ args: [String]) -> Int32 {
+    let o: RenderOptions
+    switch RenderOptions.table.resolve(args, from: RenderOptions()) {
+    case .success(let parsed): o = parsed
+    case .failure(let status): return status.code
+    }
     do {
-        let o = try RenderOptions.parse(args)
         let logical = o.rotation.logicalSize(physical: Size(width: Double(o.width), height: Double(o.height)))
         let pw = Int(logical.width)
         let ph = Int(logical.height)

@@ -4,23 +4,17 @@ import KioskSystem
 
 /// `KioskCards replay FILE [--screen WxH] [--rotation R] [--touch-matrix "a b c d e f"]
 /// [--touch-transform SPEC]`: decodes an evemu recording exactly as the app decodes a live
-/// device and prints one JSON object per line (see `replayUsage`). Returns the exit status:
-/// 0 done, 2 bad arguments or a bad file (message names the line).
+/// device and prints one JSON object per line (see `ReplayOptions.table`). Returns the exit
+/// status: 0 done, 2 bad arguments or a bad file (message names the line).
 func runReplayCommand(arguments: [String]) -> Int32 {
-    let parsed: (path: String, options: TouchReplayOptions)
-    switch parseReplayArguments(arguments) {
-    case .help:
-        print(replayUsage)
-        return 0
-    case .failure(let message):
-        Log.error("replay: \(message)\n\(replayUsage)")
-        return 2
-    case .success(let path, let options):
-        parsed = (path, options)
+    let parsed: ReplayOptions
+    switch ReplayOptions.table.resolve(arguments, from: ReplayOptions()) {
+    case .success(let o): parsed = o
+    case .failure(let status): return status.code
     }
     let replay: TouchReplay
     do {
-        replay = try TouchReplay(try EvemuRecording(contentsOf: parsed.path), options: parsed.options)
+        replay = try TouchReplay(try EvemuRecording(contentsOf: parsed.path), options: parsed.touch)
     } catch let error as EvemuError {
         Log.error("replay: \(error)")
         return 2
@@ -40,23 +34,67 @@ func runReplayCommand(arguments: [String]) -> Int32 {
     return 0
 }
 
-let replayUsage = """
-    Usage: KioskCards replay FILE [--screen WxH] [--rotation 0|90|180|270]
-                                  [--touch-matrix "a b c d e f"] [--touch-transform SPEC]
+/// `replay`'s command line: the recording and how its touches map onto the screen.
+struct ReplayOptions {
+    var path = ""
+    var touch = TouchReplayOptions()
 
-    Decodes an evemu recording (evemu-record output) like a live touchscreen and prints one JSON
-    object per line:
-      {"type":"frame","t":<s>,"contacts":[{"id":N,"x":<pt>,"y":<pt>,"phase":"began|moved|ended|cancelled"}]}
-    for every SYN_REPORT that changed something, and
-      {"type":"gesture","kind":"tap|drag","translation":[dx,dy],"velocity":[vx,vy],"dismiss":"left|right|none"}
-    for every completed primary-contact gesture, judged as the card stack would judge it.
+    /// How device touches map onto the screen; `probe --watch` takes the same options.
+    static let touchOptions: [CommandOption<TouchReplayOptions>] = [
+        CommandOption(name: "screen", value: "WxH", help: "the panel's native size in points (default 800x480)") {
+            o, v in
+            guard let size = parseScreenSize(v) else { return "WIDTHxHEIGHT in points, e.g. 800x480" }
+            o.screen = size
+            return nil
+        },
+        CommandOption(
+            name: "rotation", value: "DEG", help: "display rotation, clockwise (turns picture and touch together)"
+        ) { o, v in
+            guard let degrees = Int(v), degrees % 90 == 0, let r = Rotation(degrees: degrees) else {
+                return "0, 90, 180 or 270"
+            }
+            o.rotation = r
+            return nil
+        },
+        CommandOption(
+            name: "touch-matrix", value: "\"a b c d e f\"",
+            help: "libinput calibration matrix, six numbers (normalised space)"
+        ) { o, v in
+            guard let m = TouchMatrix(parsing: v) else {
+                return "six numbers \"a b c d e f\" (libinput's calibration matrix, not singular)"
+            }
+            o.calibration = m
+            return nil
+        },
+        CommandOption(
+            name: "touch-transform", value: "SPEC",
+            help:
+                "touch-only transform after the matrix: rotate-90|rotate-180|rotate-270|flip-x|flip-y|swap-xy, comma-separated"
+        ) { o, v in
+            guard let m = TouchMatrix(transformSpec: v) else {
+                return "rotate-90, rotate-180, rotate-270, flip-x, flip-y or swap-xy (comma-separated)"
+            }
+            o.touchTransform = m
+            return nil
+        },
+    ]
 
-      --screen WxH          the panel's native size in points (default 800x480)
-      --rotation R          display rotation, clockwise degrees (turns picture and touch together)
-      --touch-matrix M      libinput calibration matrix, six numbers (normalised space)
-      --touch-transform S   touch-only transform: rotate-90|rotate-180|rotate-270|flip-x|flip-y|swap-xy,
-                            comma-separated, applied after the matrix
-    """
+    static let table = OptionTable<ReplayOptions>(
+        command: "replay", summary: "decode an evemu touch recording, print JSON frames and gestures",
+        details: """
+            Decodes an evemu recording (evemu-record output) like a live touchscreen and prints one JSON
+            object per line:
+              {"type":"frame","t":<s>,"contacts":[{"id":N,"x":<pt>,"y":<pt>,"phase":"began|moved|ended|cancelled"}]}
+            for every SYN_REPORT that changed something, and
+              {"type":"gesture","kind":"tap|drag","translation":[dx,dy],"velocity":[vx,vy],"dismiss":"left|right|none"}
+            for every completed primary-contact gesture, judged as the card stack would judge it.
+            """,
+        options: touchOptions.map { $0.lifted(\ReplayOptions.touch) },
+        positional: CommandPositional(name: "FILE", help: "the evemu recording", count: .one) { o, v in
+            o.path = v
+            return nil
+        })
+}
 
 enum ReplayArguments {
     case success(path: String, options: TouchReplayOptions)
@@ -64,51 +102,13 @@ enum ReplayArguments {
     case help
 }
 
+/// `replay`'s arguments through its table, for tests and the flight recorder's header check.
 func parseReplayArguments(_ arguments: [String]) -> ReplayArguments {
-    var options = TouchReplayOptions()
-    var path: String?
-    var i = 0
-    func value() -> String? {
-        i += 1
-        return i < arguments.count ? arguments[i] : nil
+    switch ReplayOptions.table.parse(arguments, from: ReplayOptions()) {
+    case .success(let o): return .success(path: o.path, options: o.touch)
+    case .help, .version: return .help
+    case .failure(let e): return .failure(e.description)
     }
-    while i < arguments.count {
-        let arg = arguments[i]
-        switch arg {
-        case "--help", "-h":
-            return .help
-        case "--screen":
-            guard let v = value(), let size = parseScreenSize(v) else {
-                return .failure("--screen needs WIDTHxHEIGHT in points, e.g. --screen 800x480")
-            }
-            options.screen = size
-        case "--rotation":
-            guard let v = value(), let degrees = Int(v), degrees % 90 == 0, let r = Rotation(degrees: degrees) else {
-                return .failure("--rotation needs 0, 90, 180 or 270")
-            }
-            options.rotation = r
-        case "--touch-matrix":
-            guard let v = value(), let m = TouchMatrix(parsing: v) else {
-                return .failure(
-                    "--touch-matrix needs six numbers \"a b c d e f\" (libinput's calibration matrix, not singular)")
-            }
-            options.calibration = m
-        case "--touch-transform":
-            guard let v = value(), let m = TouchMatrix(transformSpec: v) else {
-                return .failure(
-                    "--touch-transform needs rotate-90, rotate-180, rotate-270, flip-x, flip-y or swap-xy (comma-separated)"
-                )
-            }
-            options.touchTransform = m
-        default:
-            if arg.hasPrefix("-") { return .failure("unknown option '\(arg)'") }
-            if path != nil { return .failure("one recording at a time (got '\(path!)' and '\(arg)')") }
-            path = arg
-        }
-        i += 1
-    }
-    guard let path else { return .failure("which recording? Give the path of an evemu file") }
-    return .success(path: path, options: options)
 }
 
 /// "800x480" → 800×480 points.

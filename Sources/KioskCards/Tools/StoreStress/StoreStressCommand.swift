@@ -8,27 +8,40 @@ import KioskSystem
 /// decision with ticket ≤ N is durable). The durability test kills it with SIGKILL at random
 /// moments and checks the database against what it printed.
 enum StoreStressCommand {
-    static func run(arguments: [String]) -> Int32 {
-        var data: String?
+    struct Options: Equatable {
+        var data = ""
         var runName = "run"
         var count = 100_000
-        var i = 0
-        while i < arguments.count {
-            let value = i + 1 < arguments.count ? arguments[i + 1] : nil
-            switch arguments[i] {
-            case "--data": data = value
-            case "--run": runName = value ?? runName
-            case "--count": count = value.flatMap { Int($0) } ?? count
-            default:
-                Log.error("store-stress: unknown option '\(arguments[i])'")
-                return 2
-            }
-            i += 2
+    }
+
+    static let table = OptionTable<Options>(
+        command: "store-stress", summary: "write decisions through a real store, printing 'stored N' per commit",
+        options: [
+            CommandOption(name: "data", value: "DIR", help: "the data directory (required)") { o, v in
+                guard !v.isEmpty else { return "a directory" }
+                o.data = v
+                return nil
+            },
+            CommandOption(name: "run", value: "NAME", help: "the session id of the decisions (default run)") { o, v in
+                o.runName = v
+                return nil
+            },
+            CommandOption(name: "count", value: "N", help: "how many decisions (default 100000)") { o, v in
+                guard let n = Int(v) else { return "a whole number" }
+                o.count = n
+                return nil
+            },
+        ],
+        hidden: true,
+        validate: { $0.data.isEmpty ? "--data DIR is required." : nil })
+
+    static func run(arguments: [String]) -> Int32 {
+        let options: Options
+        switch table.resolve(arguments, from: Options()) {
+        case .success(let o): options = o
+        case .failure(let status): return status.code
         }
-        guard let data else {
-            Log.error("store-stress: --data DIR is required")
-            return 2
-        }
+        let (data, runName, count) = (options.data, options.runName, options.count)
         let store = DecisionStore(dataDirectory: data, batchLimit: 64) { through in
             // Straight to fd 1, not through stdio's buffer: a short line fits one write(2), so lines never tear.
             try? FileIO.writeAll(fd: 1, bytes: Array("stored \(through)\n".utf8))

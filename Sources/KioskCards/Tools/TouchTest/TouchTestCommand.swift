@@ -9,46 +9,51 @@ import KioskSystem
 /// its raw device coordinates and its mapped screen coordinates, with a trail — for checking
 /// rotation, touch transform and calibration after installing a panel.
 enum TouchTestCommand {
-    static let usage = """
-        Usage: KioskCards touch-test [--config FILE] [--seconds N] [run flags]
+    struct Options: Equatable {
+        var seconds: Double?
+        /// The config keys given as options, and `--config`, for `KioskConfig.parse`.
+        var runFlags: [String] = []
+    }
 
-        Draws every finger as a dot with a trail, labelled "raw X,Y → X,Y pt": the device's own
-        units and where the kiosk maps them (rotation, touch-matrix from the config). A finger
-        should see its dot right under it. Each touch is also printed on stdout.
-
-          --config FILE   the config whose rotation and touch-matrix apply (default \(KioskConfig.defaultPath))
-          --seconds N     exit after N seconds (default: run until Esc or Ctrl-C)
-          run flags       --rotation, --touch-matrix, --input, --drm, --connector, --mode, --scale as for 'run'
-
-        Exit status: 0 done, 1 the display could not be used, 2 usage.
-        """
+    static let table = OptionTable<Options>(
+        command: "touch-test", summary: "draw every touch with raw and mapped coordinates",
+        usage: ["touch-test [--config FILE] [--seconds N] [run options]"],
+        details: """
+            Draws every finger as a dot with a trail, labelled "raw X,Y → X,Y pt": the device's own
+            units and where the kiosk maps them (rotation, touch-matrix from the config). A finger
+            should see its dot right under it. Each touch is also printed on stdout. The run options
+            (--rotation, --touch-matrix, --input, --drm, --connector, --mode, --scale, ...) apply as for 'run'.
+            Exit status: 0 done, 1 the display could not be used, 2 usage.
+            """,
+        options: [
+            CommandOption(
+                name: "config", value: "FILE",
+                help: "the config whose rotation and touch-matrix apply (default \(KioskConfig.defaultPath))"
+            ) { o, v in
+                o.runFlags += ["--config", v]
+                return nil
+            },
+            CommandOption(name: "seconds", value: "N", help: "exit after N seconds (default: run until Esc or Ctrl-C)")
+            {
+                o, v in
+                guard let s = Double(v), s.isFinite, s > 0 else { return "a number of seconds, e.g. 30" }
+                o.seconds = s
+                return nil
+            },
+        ] + KioskConfig.runFlagOptions(\Options.runFlags))
 
     static func run(arguments: [String]) -> Int32 {
-        var seconds: Double?
-        var rest: [String] = []
-        var i = 0
-        while i < arguments.count {
-            switch arguments[i] {
-            case "--help", "-h":
-                print(usage)
-                return 0
-            case "--seconds":
-                guard i + 1 < arguments.count, let s = Double(arguments[i + 1]), s.isFinite, s > 0 else {
-                    Log.error("touch-test: --seconds needs a number of seconds, e.g. --seconds 30")
-                    return 2
-                }
-                seconds = s
-                i += 1
-            default:
-                rest.append(arguments[i])
-            }
-            i += 1
+        let options: Options
+        switch table.resolve(arguments, from: Options()) {
+        case .success(let o): options = o
+        case .failure(let status): return status.code
         }
+        let seconds = options.seconds
         let config: KioskConfig
-        switch KioskConfig.parse(arguments: rest, readFile: KioskConfig.readConfigFile) {
+        switch KioskConfig.parse(arguments: options.runFlags, readFile: KioskConfig.readConfigFile) {
         case .success(.run(let c)): config = c
         case .success(.help), .success(.version):
-            print(usage)
+            print(table.helpText)
             return 0
         case .failure(let error):
             Log.error("touch-test: \(error)")
