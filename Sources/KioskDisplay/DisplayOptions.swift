@@ -1,7 +1,7 @@
 import KioskSystem
 
-/// What the operator asked of the display: `--drm PATH`, `--connector NAME`,
-/// `--mode WxH[@Hz]`, `--rotation 0|90|180|270`, `--fbdev PATH`.
+/// What the operator asked of the display (`run`'s `--drm`, `--connector`, `--mode`,
+/// `--rotation`, `--fbdev`, parsed by the config's option table).
 package struct DisplayOptions: Hashable, Sendable {
     /// A DRM card node; nil: the first device with a connected connector.
     var drmPath: String?
@@ -23,50 +23,6 @@ package struct DisplayOptions: Hashable, Sendable {
         self.mode = mode
         self.rotation = rotation
         self.fbdevPath = fbdevPath
-    }
-
-    /// The flags this type reads, for usage text.
-    package static let usage = """
-          --drm PATH            DRM device (default: the first with a connected display)
-          --connector NAME      connector, e.g. HDMI-A-1, DSI-1 (default: the first connected)
-          --mode WxH[@Hz]       display mode (default: the connector's preferred mode)
-          --rotation DEG        0, 90, 180 or 270 clockwise (default: the panel orientation)
-          --fbdev PATH          draw on this framebuffer device instead of DRM (default when
-                                there is no DRM device: /dev/fb0)
-        """
-
-    /// Takes the display flags out of `arguments`, leaving the others in order.
-    package static func parse(_ arguments: inout [String]) throws(DisplayOptionError) -> DisplayOptions {
-        var options = DisplayOptions()
-        var rest: [String] = []
-        var i = 0
-        func value(_ flag: String) throws(DisplayOptionError) -> String {
-            guard i + 1 < arguments.count else { throw .missingValue(flag: flag) }
-            i += 1
-            return arguments[i]
-        }
-        while i < arguments.count {
-            let arg = arguments[i]
-            switch arg {
-            case "--drm": options.drmPath = try value(arg)
-            case "--connector": options.connector = try value(arg)
-            case "--fbdev": options.fbdevPath = try value(arg)
-            case "--mode":
-                let text = try value(arg)
-                guard let mode = ModeRequest(text) else { throw .badMode(text) }
-                options.mode = mode
-            case "--rotation":
-                let text = try value(arg)
-                guard let degrees = Int(text), degrees % 90 == 0, let rotation = Rotation(degrees: degrees) else {
-                    throw .badRotation(text)
-                }
-                options.rotation = rotation
-            default: rest.append(arg)
-            }
-            i += 1
-        }
-        arguments = rest
-        return options
     }
 }
 
@@ -106,21 +62,5 @@ package struct ModeRequest: Hashable, Sendable, CustomStringConvertible {
 
     package var description: String {
         "\(width)x\(height)" + (refreshHz.map { "@\($0 == $0.rounded() ? String(Int($0)) : String($0))" } ?? "")
-    }
-}
-
-/// A display flag the program cannot use; says the accepted form.
-package enum DisplayOptionError: Error, Hashable, CustomStringConvertible {
-    case missingValue(flag: String)
-    case badMode(String)
-    case badRotation(String)
-
-    package var description: String {
-        switch self {
-        case .missingValue(let flag): "\(flag) needs a value (see 'KioskCards --help')"
-        case .badMode(let text):
-            "--mode '\(text)' is not a mode; write WIDTHxHEIGHT or WIDTHxHEIGHT@HZ, e.g. 800x480@60"
-        case .badRotation(let text): "--rotation '\(text)' is not a rotation; use 0, 90, 180 or 270"
-        }
     }
 }

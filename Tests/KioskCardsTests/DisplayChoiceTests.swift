@@ -178,18 +178,6 @@ enum Snapshots {
         #expect(ModeRequest(text) == nil)
     }
 
-    @Test func optionsTakeTheirFlagsAndLeaveTheRest() throws {
-        var args = ["--seconds", "3", "--drm", "/dev/dri/card1", "--rotation", "270", "--mode", "800x480@60", "-v"]
-        let options = try DisplayOptions.parse(&args)
-        #expect(args == ["--seconds", "3", "-v"])
-        #expect(options.drmPath == "/dev/dri/card1" && options.rotation == .deg270)
-        #expect(options.mode == ModeRequest(width: 800, height: 480, refreshHz: 60))
-        var bad = ["--rotation", "45"]
-        #expect(throws: DisplayOptionError.badRotation("45")) { try DisplayOptions.parse(&bad) }
-        var missing = ["--drm"]
-        #expect(throws: DisplayOptionError.missingValue(flag: "--drm")) { try DisplayOptions.parse(&missing) }
-    }
-
     @Test func refreshFromTimings() {
         // CEA 1080p60: 148.5 MHz over 2200×1125.
         let mode = DrmMode(

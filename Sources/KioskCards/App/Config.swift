@@ -21,7 +21,7 @@ struct KioskConfig: Hashable, Sendable {
     /// nil: the connector's "panel orientation" property, else upright. An explicit 0
     /// overrides a panel orientation.
     var rotation: Rotation?
-    /// libinput-style calibration matrix for the touchscreen (`Input/TouchMapping.swift`);
+    /// libinput-style calibration matrix for the touchscreen (`KioskInput/TouchMapping.swift`);
     /// nil: udev's LIBINPUT_CALIBRATION_MATRIX when present, else identity.
     var touchMatrix: TouchMatrix?
     /// Input device paths (`/dev/input/eventN` or `/dev/input/by-path/…`); empty: every
