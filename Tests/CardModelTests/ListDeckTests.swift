@@ -36,7 +36,8 @@ import Testing
 
     @Test(arguments: [Size(width: 480, height: 800), Size(width: 1920, height: 1080), Size(width: 320, height: 100)])
     func layoutOnOtherScreens(size: Size) throws {
-        var deck = ListDeck(cards: sampleCards(30), metrics: ScreenMetrics(size: size, pointsPerMillimetre: 4), randomSeed: 1)
+        var deck = ListDeck(
+            cards: sampleCards(30), metrics: ScreenMetrics(size: size, pointsPerMillimetre: 4), randomSeed: 1)
         let scene = deck.scene(at: .seconds(1))
         let rows = scene.elements.filter { $0.id.hasPrefix("row:") }
         #expect(!rows.isEmpty || size.height <= 56)

@@ -391,7 +391,8 @@ public struct ListDeck: CardDeck {
         checkInvariants()
         var elements = elements(at: time, offset: offset)
         if attractSince != nil, let line = attractLine(attractText, screen: layout.screen) { elements.append(line) }
-        return Scene(size: layout.screen, background: Self.background, elements: elements, isAnimating: isAnimating(at: time))
+        return Scene(
+            size: layout.screen, background: Self.background, elements: elements, isAnimating: isAnimating(at: time))
     }
 
     private func elements(at t: Instant, offset: Double) -> [SceneElement] {

@@ -93,7 +93,9 @@ enum Bench {
             return nil
         }
         do {
-            return (try ExampleScenes.deck("seed-stack.json", in: dir), try ExampleScenes.deck("seed-list.json", in: dir))
+            return (
+                try ExampleScenes.deck("seed-stack.json", in: dir), try ExampleScenes.deck("seed-list.json", in: dir)
+            )
         } catch {
             Log.error("\(error)")
             return nil
