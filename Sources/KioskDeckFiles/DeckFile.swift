@@ -1,7 +1,7 @@
 import CardModel
 import KioskSystem
 
-/// How a deck is shown: the seed's swipeable card stack or its "Color Cards" list.
+/// How a deck is shown: the SwiftUI design's swipeable card stack or its "Color Cards" list.
 package enum DeckLayout: String, CaseIterable, Hashable, Sendable {
     case stack
     case list

@@ -27,9 +27,9 @@ package struct ElementPainter {
         }
     }
 
-    /// The seed's systemBlue, for plain controls.
+    /// The SwiftUI design's systemBlue, for plain controls.
     static let tint = Color(rgb: 0x007AFF)
-    /// The seed's systemRed, behind a row being deleted.
+    /// The SwiftUI design's systemRed, behind a row being deleted.
     static let destructive = Color(rgb: 0xFF3B30)
 
     package func paint(_ kind: ElementKind, size: Size, cr: OpaquePointer) {
@@ -83,7 +83,7 @@ package struct ElementPainter {
         }
     }
 
-    /// Seed 1's card: rounded gradient, optional photo on top, title and subtitle top-left,
+    /// The stack's card (as in the SwiftUI design): rounded gradient, optional photo on top, title and subtitle top-left,
     /// the faint "</>" watermark near the bottom.
     private func paintCard(_ card: Card, w: Double, h: Double, cr: OpaquePointer) {
         let radius = Self.cornerRadius(.card(card))
@@ -141,7 +141,7 @@ package struct ElementPainter {
         cairo_paint(cr)
     }
 
-    /// Seed 2's row: the theme's main colour, radius 5, headline in the accent colour.
+    /// The list's row (as in the SwiftUI design): the theme's main colour, radius 5, headline in the accent colour.
     private func paintRow(_ card: Card, w: Double, h: Double, cr: OpaquePointer) {
         Draw.setColor(cr, card.color)
         Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: Self.cornerRadius(.row(card)))

@@ -3,7 +3,7 @@ import CardModel
 import Glibc
 import KioskSystem
 
-/// Vector icons in the spirit of the seeds' SF Symbols, drawn with cairo paths into a square
+/// Vector icons in the spirit of the SwiftUI designs' SF Symbols, drawn with cairo paths into a square
 /// box of `size` points centred at (cx, cy), in the current source colour.
 enum Icon {
     case checkSeal, xmark, checkmark, undo, plus, chevronLeft, trash, codeSlash

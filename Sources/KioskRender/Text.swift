@@ -36,7 +36,7 @@ package enum Text {
         }
     }
 
-    /// Title size of the seeds (SwiftUI `.title`, bold).
+    /// Title size of the SwiftUI designs (SwiftUI `.title`, bold).
     static let titleSize = 28.0
     /// Body size (SwiftUI `.body`).
     static let bodySize = 17.0

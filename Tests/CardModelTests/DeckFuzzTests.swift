@@ -95,7 +95,7 @@ import Testing
     @Test(arguments: 1...6 as ClosedRange<UInt64>)
     func listSessions(seed: UInt64) {
         var s = Session(seed: seed)
-        var deck = ListDeck(cards: sampleCards(12), metrics: panel7, seed: seed)
+        var deck = ListDeck(cards: sampleCards(12), metrics: panel7, randomSeed: seed)
         var count = 12
         var actions = 0
         for _ in 0..<600 {

@@ -13,7 +13,7 @@ import Testing
     func rowCentre(_ k: Int) -> Point { Point(x: 400, y: 56 + 64 * Double(k) + 32) }
 
     func list(_ n: Int = 20, seed: UInt64 = 7) -> ListDeck {
-        ListDeck(cards: sampleCards(n), metrics: panel7, seed: seed)
+        ListDeck(cards: sampleCards(n), metrics: panel7, randomSeed: seed)
     }
 
     @Test func layoutOfRowsTitleAndAdd() throws {
@@ -36,7 +36,8 @@ import Testing
 
     @Test(arguments: [Size(width: 480, height: 800), Size(width: 1920, height: 1080), Size(width: 320, height: 100)])
     func layoutOnOtherScreens(size: Size) throws {
-        var deck = ListDeck(cards: sampleCards(30), metrics: ScreenMetrics(size: size, pointsPerMillimetre: 4), seed: 1)
+        var deck = ListDeck(
+            cards: sampleCards(30), metrics: ScreenMetrics(size: size, pointsPerMillimetre: 4), randomSeed: 1)
         let scene = deck.scene(at: .seconds(1))
         let rows = scene.elements.filter { $0.id.hasPrefix("row:") }
         #expect(!rows.isEmpty || size.height <= 56)

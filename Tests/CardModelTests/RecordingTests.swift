@@ -82,7 +82,7 @@ import Testing
         #expect(summaries.first?.dismiss == nil)
 
         var stack = StackDeck(cards: sampleCards(3), metrics: panel7)
-        var list = ListDeck(cards: sampleCards(30), metrics: panel7, seed: 1)
+        var list = ListDeck(cards: sampleCards(30), metrics: panel7, randomSeed: 1)
         var maxOffset = 0.0
         for f in frames {
             stack.handle(f)

@@ -2,10 +2,14 @@ import CardModel
 import Testing
 
 @testable import KioskCards
+@testable import KioskDeckFiles
+@testable import KioskRender
 @testable import KioskSystem
 
-/// The seed designs rendered headlessly and compared with reviewed images in
-/// `Fixtures/golden` (regenerate with KIOSK_WRITE_GOLDEN=1, then look at every image).
+/// The example decks (`examples/`) loaded with the real deck loader, driven through the real
+/// decks by gestures the way `KioskCards render` drives them, rendered headlessly and compared
+/// with reviewed images in `Fixtures/golden` (regenerate with KIOSK_WRITE_GOLDEN=1, then look
+/// at every image).
 @Suite struct GoldenImageTests {
     /// An 800×480 panel at 0.8 pixels per point: 1000×600 points.
     static let width = 800
@@ -18,44 +22,70 @@ import Testing
         RenderFixtures.expectMatchesGolden(image, name, sourceLocation: sourceLocation)
     }
 
-    @Test func stackAtRest() {
-        check(SampleScenes.stack(SampleScenes.germanCards, size: Self.size, buttons: true), "stack-rest")
+    static func example(_ name: String) throws -> DeckFile {
+        try RenderInputs.deck(path: RenderDeckTests.examples + "/" + name, layout: nil)
     }
 
-    @Test func stackMidDragLeft() {
-        check(
-            SampleScenes.stack(SampleScenes.germanCards, size: Self.size, drag: Point(x: -140, y: 36), dragging: true),
-            "stack-drag-left")
+    /// `file` after `gesture` (nil: the attract screen the kiosk starts on), `atMs` later.
+    func scene(_ file: DeckFile, _ gesture: String?, atMs: Double = 0, size: Size = size) throws -> Scene {
+        try RenderInputs.scene(deck: file, size: size, gesture: gesture, scriptPath: nil, atMs: atMs)
     }
 
-    @Test func stackMidDragRight() {
-        check(
-            SampleScenes.stack(SampleScenes.germanCards, size: Self.size, drag: Point(x: 170, y: -24), dragging: true),
-            "stack-drag-right")
+    /// A visitor touched the card and let go: the stack at rest, with its buttons.
+    @Test func stackAtRest() throws {
+        check(try scene(Self.example("seed-stack.json"), "tap 500 300", atMs: 1000), "stack-rest")
     }
 
-    @Test func emptyState() {
-        check(SampleScenes.stack([], size: Self.size), "stack-empty")
+    @Test func stackMidDragLeft() throws {
+        check(try scene(Self.example("quiz-flashcards.json"), "drag -140 36"), "stack-drag-left")
     }
 
-    @Test func list() {
-        check(SampleScenes.list(SampleScenes.themedCards, size: Self.size), "list")
+    @Test func stackMidDragRight() throws {
+        check(try scene(Self.example("seed-stack.json"), "drag 170 -24"), "stack-drag-right")
     }
 
-    @Test func listRowMidDelete() {
-        check(SampleScenes.list(SampleScenes.themedCards, size: Self.size, swipe: (1, -96)), "list-row-delete")
+    /// Between visitors: the attract line and the top card mid-nudge.
+    @Test func attract() throws {
+        let s = try scene(Self.example("seed-stack.json"), nil, atMs: 1850)
+        #expect(s.elements.contains { $0.id == "label:attract" })
+        check(s, "attract")
     }
 
-    @Test func detailPage() {
-        check(SampleScenes.detail(SampleScenes.themedCards[4], size: Self.size), "detail")
+    /// Every card swiped away (by the ✓ key), the departures gone: the empty state.
+    @Test func emptyState() throws {
+        let file = try Self.example("seed-stack.json")
+        let metrics = ScreenMetrics(size: Self.size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
+        let start = Instant.seconds(1)
+        var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: true, at: start)
+        for i in file.cards.indices { deck.perform(.dismissRight, at: start.advanced(bySeconds: 0.1 * Double(i))) }
+        let s = deck.scene(at: start.advanced(bySeconds: 3))
+        #expect(s.elements.contains { if case .emptyState = $0.kind { true } else { false } })
+        check(s, "stack-empty")
     }
 
-    @Test func cardWithImage() {
-        var card = SampleScenes.germanCards[1]
-        card.title = "Frühstücksbox"
-        card.subtitle = "Zwei Brötchen, Butter und Marmelade."
-        card.imagePath = RenderFixtures.images + "/photo.png"
-        check(SampleScenes.stack([card] + SampleScenes.germanCards.suffix(2), size: Self.size), "card-image")
+    /// A visitor tapped the title bar: the list at rest.
+    @Test func list() throws {
+        check(try scene(Self.example("seed-list.json"), "tap 300 20", atMs: 500), "list")
+    }
+
+    /// The first row held mid-swipe to the left, the delete area behind it.
+    @Test func listRowMidDelete() throws {
+        check(try scene(Self.example("seed-list.json"), "drag -96 0"), "list-row-delete")
+    }
+
+    /// The fifth row tapped: its detail page, slid in.
+    @Test func detailPage() throws {
+        let file = try Self.example("seed-list.json")
+        let atRest = try scene(file, "tap 300 20")
+        let row = try #require(atRest.elements.first { $0.id == "row:" + file.cards[4].id })
+        let s = try scene(file, "tap \(row.frame.center.x) \(row.frame.center.y)", atMs: 1500)
+        #expect(s.elements.contains { $0.id == "detail:" + file.cards[4].id })
+        check(s, "detail")
+    }
+
+    /// The product deck at rest: photos on the cards.
+    @Test func cardWithImage() throws {
+        check(try scene(Self.example("products/products.json"), "tap 500 300", atMs: 1000), "card-image")
     }
 
     static let texts: [(name: String, title: String, subtitle: String)] = [
@@ -75,19 +105,19 @@ import Testing
     @Test(arguments: texts.map(\.name))
     func text(_ name: String) throws {
         let t = try #require(Self.texts.first { $0.name == name })
-        let card = Card(id: name, title: t.title, subtitle: t.subtitle, color: Color(rgb: 0x3A3A8C))
-        check(SampleScenes.stack([card], size: Self.size), name)
+        var file = try Self.example("seed-stack.json")
+        file.cards = [Card(id: name, title: t.title, subtitle: t.subtitle, color: Color(rgb: 0x3A3A8C))]
+        check(try scene(file, "tap 500 300", atMs: 1000), name)
     }
 
     /// An 800×480 panel mounted portrait: the scene is laid out in 480×800 pixels (600×1000
     /// points) and the PNG shows the panel as it is scanned out.
-    @Test func rotation90() {
+    @Test func rotation90() throws {
         let rotation = Rotation.deg90
         let logical = rotation.logicalSize(physical: Size(width: 800, height: 480))
-        let scene = SampleScenes.stack(
-            SampleScenes.germanCards,
-            size: Size(width: logical.width / Self.scale, height: logical.height / Self.scale),
-            drag: Point(x: 60, y: 0), dragging: true, buttons: true)
+        let scene = try scene(
+            Self.example("seed-stack.json"), "drag 60 0",
+            size: Size(width: logical.width / Self.scale, height: logical.height / Self.scale))
         let image = RenderFixtures.render(
             scene, width: Int(logical.width), height: Int(logical.height), scale: Self.scale)
         let panel = panelImage(image, rotation: rotation)

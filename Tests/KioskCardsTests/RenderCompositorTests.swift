@@ -11,7 +11,7 @@ import Testing
 /// against the definition rather than against themselves.
 @Suite struct RenderCompositorTests {
     static func cardImage() throws -> ElementImage {
-        let card = SampleScenes.germanCards[2]
+        let card = BuiltInCards.stack[2]
         let painter = ElementPainter(background: .white, images: nil)
         return try #require(
             ElementSurface.render(

@@ -13,14 +13,21 @@ import Testing
     static let scale = 0.8
     static var size: Size { Size(width: Double(width) / scale, height: Double(height) / scale) }
 
-    /// A drag sweep to the right and back to the left, as the app would send it.
+    /// A drag sweep to the right and back to the left through the real stack, one finger at
+    /// 60 Hz, lifted at the end: the scene before the touch and after each frame.
     static func sweep(steps: Int = 24) -> [Scene] {
-        (0...steps).map { i in
-            let t = Double(i) / Double(steps)
-            let dx = sin(t * 2 * Double.pi) * 260
-            return SampleScenes.stack(
-                SampleScenes.germanCards, size: size, drag: Point(x: dx, y: dx * 0.4), dragging: i > 0 && i < steps)
-        }
+        var deck = StackDeck(cards: BuiltInCards.stack, metrics: DeckScenes.metrics(size))
+        let rest = deck.scene(at: DeckScenes.start)
+        let origin = RenderInputs.origin(of: rest, size: size)
+        return [rest]
+            + (1...steps).map { i in
+                let t = DeckScenes.start.advanced(bySeconds: Double(i) / 60)
+                let dx = sin(Double(i - 1) / Double(steps - 1) * 2 * Double.pi) * 260
+                let phase: TouchPhase = i == 1 ? .began : i == steps ? .ended : .moved
+                let p = origin + Point(x: dx, y: dx * 0.4)
+                deck.handle(TouchFrame(time: t, contacts: [TouchContact(id: 1, position: p, phase: phase)]))
+                return deck.scene(at: t)
+            }
     }
 
     @Test func damageLimitedFramesEqualFullRedraws() {
@@ -39,10 +46,8 @@ import Testing
         let incremental = SceneRenderer(pixelWidth: Self.width, pixelHeight: Self.height, scale: Self.scale)
         let buffer = PixelBuffer(width: Self.width, height: Self.height)
         let scenes =
-            (0...10).map { SampleScenes.list(SampleScenes.themedCards, size: Self.size, scroll: Double($0) * 7.3) }
-            + (0...10).map {
-                SampleScenes.list(SampleScenes.themedCards, size: Self.size, swipe: (2, -Double($0) * 9.7))
-            }
+            (0...10).map { DeckScenes.list(BuiltInCards.list, size: Self.size, scroll: Double($0) * 7.3) }
+            + (0...10).map { DeckScenes.list(BuiltInCards.list, size: Self.size, swipe: -Double($0) * 9.7) }
         for (i, scene) in scenes.enumerated() {
             incremental.render(scene, into: buffer)
             let full = RenderFixtures.render(scene, width: Self.width, height: Self.height, scale: Self.scale)
@@ -68,8 +73,7 @@ import Testing
     @Test func unchangedSceneDoesNoWork() {
         let renderer = SceneRenderer(pixelWidth: Self.width, pixelHeight: Self.height, scale: Self.scale)
         let buffer = PixelBuffer(width: Self.width, height: Self.height)
-        let scene = SampleScenes.stack(
-            SampleScenes.germanCards, size: Self.size, drag: Point(x: 40, y: 0), dragging: true)
+        let scene = DeckScenes.stack(BuiltInCards.stack, size: Self.size, drag: Point(x: 40, y: 0))
         #expect(renderer.render(scene, into: buffer) == buffer.bounds)
         let before = renderer.stats
         // A sentinel: any write to the buffer would overwrite it.
@@ -111,12 +115,11 @@ import Testing
         let renderer = SceneRenderer(
             pixelWidth: Self.width, pixelHeight: Self.height, scale: Self.scale, cacheBytes: 4 << 20)
         let buffer = PixelBuffer(width: Self.width, height: Self.height)
-        var deck = SampleScenes.manyCards(10_000)
+        var deck = DeckScenes.manyCards(10_000)
         var peak = 0
         for _ in 0..<40 {
-            renderer.render(SampleScenes.stack(deck, size: Self.size), into: buffer)
-            renderer.render(
-                SampleScenes.stack(deck, size: Self.size, drag: Point(x: 200, y: 0), dragging: true), into: buffer)
+            renderer.render(DeckScenes.stack(deck, size: Self.size), into: buffer)
+            renderer.render(DeckScenes.stack(deck, size: Self.size, drag: Point(x: 200, y: 0)), into: buffer)
             deck.removeFirst()
             peak = max(peak, renderer.cachedBytes)
         }
@@ -127,7 +130,7 @@ import Testing
 
     @Test func anotherTargetBufferIsDrawnWhole() {
         let renderer = SceneRenderer(pixelWidth: Self.width, pixelHeight: Self.height, scale: Self.scale)
-        let scene = SampleScenes.stack(SampleScenes.germanCards, size: Self.size)
+        let scene = DeckScenes.stack(BuiltInCards.stack, size: Self.size)
         let a = PixelBuffer(width: Self.width, height: Self.height)
         let b = PixelBuffer(width: Self.width, height: Self.height)
         #expect(renderer.render(scene, into: a) == a.bounds)

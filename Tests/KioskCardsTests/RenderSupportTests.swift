@@ -80,12 +80,12 @@ import Testing
     /// decoder), once the decode is done the card shows the photo and then rests.
     @Test func cardShowsItsPhotoOnceDecoded() {
         let images = ImageCache()
-        var card = SampleScenes.germanCards[0]
+        var card = BuiltInCards.stack[0]
         card.imagePath = RenderFixtures.images + "/photo.png"
         let size = Size(width: 500, height: 600)
         let renderer = SceneRenderer(pixelWidth: 500, pixelHeight: 600, scale: 1, images: images)
         let buffer = PixelBuffer(width: 500, height: 600)
-        let scene = SampleScenes.stack([card], size: size)
+        let scene = DeckScenes.stack([card], size: size)
         renderer.render(scene, into: buffer)
         images.waitUntilIdle()
         renderer.render(scene, into: buffer)

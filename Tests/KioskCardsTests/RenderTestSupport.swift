@@ -114,3 +114,50 @@ enum RenderFixtures {
         }
     }
 }
+
+/// Scenes of the real decks (`StackDeck`, `ListDeck`) driven by touch frames, for the
+/// renderer's tests: what the kiosk would draw, not a restated layout.
+enum DeckScenes {
+    static let start = Instant.seconds(1)
+
+    static func metrics(_ size: Size) -> ScreenMetrics {
+        ScreenMetrics(size: size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
+    }
+
+    /// `deck` after the `render` gesture `gesture` (e.g. "drag 40 0": moved, then held) from
+    /// the top card's or first row's centre; at rest without one.
+    static func scene(_ deck: inout some CardDeck, size: Size, gesture: String?) -> Scene {
+        let rest = deck.scene(at: start)
+        guard let gesture else { return rest }
+        let origin = RenderInputs.origin(of: rest, size: size)
+        let frames = (try? RenderInputs.gestureFrames(gesture, origin: origin, at: start)) ?? []
+        for f in frames {
+            _ = deck.scene(at: f.time)
+            deck.handle(f)
+        }
+        return deck.scene(at: frames.last?.time ?? start)
+    }
+
+    /// The stack of `cards`, the top card held dragged by `drag` points when given.
+    static func stack(_ cards: [Card], size: Size, drag: Point? = nil, buttons: Bool = false) -> Scene {
+        var deck = StackDeck(cards: cards, metrics: metrics(size), options: StackOptions(showButtons: buttons))
+        return scene(&deck, size: size, gesture: drag.map { "drag \($0.x) \($0.y)" })
+    }
+
+    /// The list of `cards`: held scrolled up by `scroll` points, or its first row held swiped by
+    /// `swipe` points (negative: left).
+    static func list(_ cards: [Card], size: Size, scroll: Double = 0, swipe: Double = 0) -> Scene {
+        var deck = ListDeck(cards: cards, metrics: metrics(size), randomSeed: 1)
+        let gesture = scroll != 0 ? "drag 0 \(-scroll)" : swipe != 0 ? "drag \(swipe) 0" : nil
+        return scene(&deck, size: size, gesture: gesture)
+    }
+
+    /// `count` cards cycling through `BuiltInCards.stack` with distinct ids (big decks).
+    static func manyCards(_ count: Int) -> [Card] {
+        (0..<count).map { i in
+            var c = BuiltInCards.stack[i % BuiltInCards.stack.count]
+            c.id = "\(c.id)-\(i)"
+            return c
+        }
+    }
+}

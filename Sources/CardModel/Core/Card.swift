@@ -3,7 +3,7 @@ public struct Card: Hashable, Sendable, Identifiable {
     /// Unique within the deck; decisions refer to it.
     public var id: String
     public var title: String
-    /// The body line under the title (the seed's subtitle); may be empty.
+    /// The body line under the title (the SwiftUI design's subtitle); may be empty.
     public var subtitle: String
     /// The card's colour: the stack's gradient base, or the list row's background.
     public var color: Color

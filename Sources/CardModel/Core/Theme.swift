@@ -1,5 +1,5 @@
 /// The named colour themes of Apple's Scrumdinger tutorial, which the "Color Cards" list
-/// seed builds on: a main colour and an accent colour that reads on it.
+/// of the SwiftUI design builds on: a main colour and an accent colour that reads on it.
 public enum Theme: String, CaseIterable, Hashable, Sendable {
     case bubblegum, buttercup, indigo, lavender, magenta, navy, orange, oxblood
     case periwinkle, poppy, purple, seafoam, sky, tan, teal, yellow

@@ -21,14 +21,17 @@ public protocol CardDeck {
     mutating func reset(cards: [Card], at time: Instant)
     /// The earliest time the model needs a frame without new input; nil when it may sleep.
     var nextWakeup: Instant? { get }
-    /// Between visitors (`since` the attract screen appeared) the deck may hint at what to do;
-    /// nil ends the hint (a visitor touched).
+    /// Between visitors (`since` the attract screen appeared, as `VisitorSession.attractSince`
+    /// says) the scene carries the attract line and the deck may hint at what to do; nil ends
+    /// both (a visitor touched).
     mutating func setAttract(since: Instant?, at time: Instant)
-}
-
-extension CardDeck {
-    /// Decks without an attract hint ignore it.
-    public mutating func setAttract(since: Instant?, at time: Instant) {}
+    /// The line inviting the next visitor on the attract screen ("Tippen zum Starten"); none
+    /// when empty. Settable, so a reloaded deck file's text shows without a new deck.
+    var attractText: String { get set }
+    /// What the renderer may draw ahead into its cache while nothing moves in `scene` (this
+    /// deck's latest), each element as it will look when the next gesture begins, so that
+    /// gesture's first frames only place cached images. Empty when there is nothing to prepare.
+    func elementsToPrepare(in scene: Scene) -> [SceneElement]
 }
 
 /// Which side a card leaves by.

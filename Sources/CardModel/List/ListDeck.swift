@@ -1,4 +1,4 @@
-/// The "Color Cards" list (seed 2): rows that scroll with momentum and a rubber band, a left
+/// The "Color Cards" list (the SwiftUI design's list): rows that scroll with momentum and a rubber band, a left
 /// swipe deletes a row, a tap opens its detail page, "+" appends a card with a random theme.
 public struct ListDeck: CardDeck {
     struct Row: Hashable, Sendable {
@@ -61,12 +61,23 @@ public struct ListDeck: CardDeck {
     private var addedCount = 0
     private var now: Instant = .zero
 
-    public init(cards: [Card], metrics: ScreenMetrics, title: String = "Color Cards", seed: UInt64) {
+    /// Between visitors, the line inviting the next one (none when empty).
+    public var attractText: String
+    /// When the attract screen appeared; nil while a visitor uses the deck.
+    private(set) var attractSince: Instant?
+
+    /// `randomSeed` seeds the generator that picks the theme of each card "+" adds, so a test
+    /// (or a replay) sees the same themes again.
+    public init(
+        cards: [Card], metrics: ScreenMetrics, title: String = "Color Cards", attractText: String = "",
+        randomSeed: UInt64
+    ) {
         self.metrics = metrics
         self.title = title
+        self.attractText = attractText
         layout = ListLayout(screen: metrics.safeSize)
         intake = GestureIntake(slop: metrics.touchSlop)
-        random = SplitMix64(seed: seed)
+        random = SplitMix64(seed: randomSeed)
         rows = uniquingIDs(cards).map { Row(card: $0) }
         checkInvariants()
     }
@@ -332,6 +343,14 @@ public struct ListDeck: CardDeck {
 
     public var nextWakeup: Instant? { isAnimating(at: now) ? now : nil }
 
+    public mutating func setAttract(since start: Instant?, at time: Instant) {
+        note(time)
+        attractSince = start
+    }
+
+    /// The list has nothing to draw ahead: its rows are drawn as they scroll into view.
+    public func elementsToPrepare(in scene: Scene) -> [SceneElement] { [] }
+
     private mutating func note(_ t: Instant) {
         for i in rows.indices where rows[i].since == nil { rows[i].since = t }
         if t > now { now = t }
@@ -367,9 +386,10 @@ public struct ListDeck: CardDeck {
             rows[i].opacity.settle(at: time)
         }
         checkInvariants()
+        var elements = elements(at: time, offset: offset)
+        if attractSince != nil, let line = attractLine(attractText, screen: layout.screen) { elements.append(line) }
         return Scene(
-            size: layout.screen, background: Self.background, elements: elements(at: time, offset: offset),
-            isAnimating: isAnimating(at: time))
+            size: layout.screen, background: Self.background, elements: elements, isAnimating: isAnimating(at: time))
     }
 
     private func elements(at t: Instant, offset: Double) -> [SceneElement] {

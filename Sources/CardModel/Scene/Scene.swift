@@ -39,9 +39,9 @@ public enum ButtonRole: String, Hashable, Sendable {
 
 /// What an element is; the renderer draws each kind its own way.
 public enum ElementKind: Hashable, Sendable {
-    /// A card of the stack (seed 1).
+    /// A card of the stack.
     case card(Card)
-    /// A row of the list (seed 2).
+    /// A row of the list.
     case row(Card)
     /// The red area with a trash icon behind a row being swiped left.
     case deleteArea

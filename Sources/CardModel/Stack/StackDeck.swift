@@ -4,7 +4,7 @@
     import Darwin
 #endif
 
-/// The swipeable card stack (seed 1): touches and commands in, a scene and decisions out.
+/// The swipeable card stack (the SwiftUI design's stack): touches and commands in, a scene and decisions out.
 ///
 /// Cards are kept top first. Each card carries its own springs (drag translation, depth in the
 /// stack, opacity), so a card grabbed mid-flight, a stack closing up under a flying card and an
@@ -12,7 +12,7 @@
 public struct StackDeck: CardDeck {
     struct Entry: Hashable, Sendable {
         var card: Card
-        /// The seed's drag translation (finger space): the card shows (x, y/12), x/20 degrees.
+        /// The SwiftUI design's drag translation (finger space): the card shows (x, y/12), x/20 degrees.
         var drag: AnimatedPoint
         /// 0 for the top card; springs to the card's index when the stack changes.
         var depth: AnimatedValue
@@ -58,7 +58,7 @@ public struct StackDeck: CardDeck {
     }
 
     public let metrics: ScreenMetrics
-    public let options: StackOptions
+    public private(set) var options: StackOptions
     public let layout: StackLayout
     private(set) var cards: [Entry] = []
     private(set) var departures: [Departure] = []
@@ -303,6 +303,11 @@ public struct StackDeck: CardDeck {
         checkInvariants()
     }
 
+    public var attractText: String {
+        get { options.attractText }
+        set { options.attractText = newValue }
+    }
+
     /// The nudge's horizontal offset at `t`: sin(2πu)·(1−u)·A over the nudge (out to the right,
     /// a smaller swing back to the left, home), 0 between nudges or while anything else moves.
     func hintOffset(at t: Instant) -> Double {
@@ -423,7 +428,22 @@ public struct StackDeck: CardDeck {
             out.append(e)
         }
         if isHoldingCard { out += labels(drag: shownDrag(of: 0, at: t), depth: cards[0].depth.value(at: t)) }
+        if attractSince != nil, let line = attractLine(options.attractText, screen: layout.screen) { out.append(line) }
         return out
+    }
+
+    /// The top card as it looks when grabbed (the larger shadow), so the first frame of the
+    /// next drag only places it, and the card beneath as it will look on top, so the close-up
+    /// after a swipe draws nothing new either. Top first.
+    public func elementsToPrepare(in scene: Scene) -> [SceneElement] {
+        let cards = scene.elements.filter { if case .card = $0.kind { true } else { false } }
+        guard var top = cards.last else { return [] }
+        top.shadowRadius = StackLayout.dragShadow
+        guard cards.count >= 2 else { return [top] }
+        var next = cards[cards.count - 2]
+        next.transform = .identity
+        next.shadowRadius = StackLayout.restShadow
+        return [top, next]
     }
 
     /// "Nein"/"Ja" on the upper part of the card, turning with it, fading in over the first

@@ -1,4 +1,4 @@
-/// Where the stack, its buttons and its hints sit on a screen of any size, and the seed's numbers.
+/// Where the stack, its buttons and its hints sit on a screen of any size, and the SwiftUI design's numbers.
 public struct StackLayout: Hashable, Sendable {
     public static let cardSize = Size(width: 320, height: 440)
     /// Card i below the top sits `depthOffset`·i lower and is scaled 1 − `depthScale`·i.
@@ -77,7 +77,7 @@ public struct StackLayout: Hashable, Sendable {
     public func frame(of role: ButtonRole) -> Rect? { buttons.first(where: { $0.role == role })?.frame }
 
     /// The transform of a card with drag translation `drag` (finger space) at stack depth
-    /// `depth` (0 = top; fractional while the stack closes up): the seed's
+    /// `depth` (0 = top; fractional while the stack closes up): the SwiftUI design's
     /// `.offset(x: dx, y: dy / 12 + 8·i)`, `.rotationEffect(.degrees(dx / 20))`,
     /// `.scaleEffect(1 − 0.04·i)`.
     public func cardTransform(drag: Point, depth: Double) -> Transform {

@@ -1,4 +1,4 @@
-/// How the stack looks beyond the seed: texts, buttons and drag hints.
+/// How the stack looks beyond the SwiftUI design: texts, buttons and drag hints.
 public struct StackOptions: Hashable, Sendable {
     public var emptyText: String = "Alle Karten erledigt!"
     /// ✗ / ✓ / undo buttons next to the stack, hit-tested by taps in the model.
@@ -7,15 +7,18 @@ public struct StackOptions: Hashable, Sendable {
     public var leftLabel: String? = nil
     /// A hint shown on the card while it is dragged right, e.g. "Ja".
     public var rightLabel: String? = nil
+    /// Between visitors, the line inviting the next one, e.g. "Tippen zum Starten"; none when empty.
+    public var attractText: String = ""
 
     public init(
         emptyText: String = "Alle Karten erledigt!", showButtons: Bool = false, leftLabel: String? = nil,
-        rightLabel: String? = nil
+        rightLabel: String? = nil, attractText: String = ""
     ) {
         self.emptyText = emptyText
         self.showButtons = showButtons
         self.leftLabel = leftLabel
         self.rightLabel = rightLabel
+        self.attractText = attractText
     }
 
     static let leftLabelColor = Color(rgb: 0xE5484D)

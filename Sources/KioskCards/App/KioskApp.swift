@@ -99,10 +99,12 @@ final class KioskApp {
                 cards: file.cards, metrics: metrics,
                 options: StackOptions(
                     emptyText: file.emptyText, showButtons: buttons, leftLabel: file.leftLabel,
-                    rightLabel: file.rightLabel))
+                    rightLabel: file.rightLabel, attractText: file.attractText))
         case .list:
             let seed = RandomID.bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            return ListDeck(cards: file.cards, metrics: metrics, title: file.title, seed: seed)
+            return ListDeck(
+                cards: file.cards, metrics: metrics, title: file.title, attractText: file.attractText,
+                randomSeed: seed)
         }
     }
 
@@ -291,8 +293,7 @@ final class KioskApp {
     /// The display is ready for a frame for instant `t`: draw what changed and present it.
     private func drawFrame(at t: Instant) {
         let began = MonotonicClock.now()
-        var scene = deck.scene(at: t)
-        if session.phase == .attract { addAttractLine(to: &scene) }
+        let scene = deck.scene(at: t)
         let damage = surface.renderer.render(scene, into: surface.frame)
         unshownDamage = unshownDamage.union(damage)
         if !unshownDamage.isEmpty {
@@ -308,26 +309,16 @@ final class KioskApp {
             display.requestFrame()
         } else {
             scheduleWakeup()
-            prepareTopCard(of: scene)
+            prepareNextCards(after: scene)
         }
     }
 
-    /// While idle, draws the top card as it looks when grabbed (the larger shadow) into the
-    /// renderer's cache, so the first frame of the next drag only places it.
-    /// The card beneath is drawn too as it will look on top, so the close-up after a swipe
-    /// draws nothing new either.
-    private func prepareTopCard(of scene: Scene) {
-        let cards = scene.elements.filter { if case .card = $0.kind { true } else { false } }
-        guard let top = cards.last, top.id != preparedCardID else { return }
-        var grabbed = top
-        grabbed.shadowRadius = StackLayout.dragShadow
-        surface.renderer.prepare(grabbed, background: scene.background)
-        if cards.count >= 2 {
-            var next = cards[cards.count - 2]
-            next.transform = .identity
-            next.shadowRadius = StackLayout.restShadow
-            surface.renderer.prepare(next, background: scene.background)
-        }
+    /// While idle, draws what the deck says its next gesture will show into the renderer's
+    /// cache (once per top card).
+    private func prepareNextCards(after scene: Scene) {
+        let elements = deck.elementsToPrepare(in: scene)
+        guard let top = elements.first, top.id != preparedCardID else { return }
+        for e in elements { surface.renderer.prepare(e, background: scene.background) }
         preparedCardID = top.id
     }
 
@@ -350,18 +341,6 @@ final class KioskApp {
         attractShownSince = since
         deck.setAttract(since: since, at: time)
         display.requestFrame()
-    }
-
-    /// Between visitors, a line inviting the next one ("Tippen zum Starten").
-    private func addAttractLine(to scene: inout Scene) {
-        guard !deckFile.attractText.isEmpty else { return }
-        let w = scene.size.width
-        let line = SceneElement(
-            id: "label:attract", kind: .label(text: deckFile.attractText, color: Color(rgb: 0x3A3A3C)),
-            frame: Rect(x: 0, y: scene.size.height - 34, width: w, height: 28), zIndex: 1000)
-        scene = Scene(
-            size: scene.size, background: scene.background, elements: scene.elements + [line],
-            isAnimating: scene.isAnimating)
     }
 
     private func collectDecisions() {
@@ -427,6 +406,7 @@ final class KioskApp {
             syncAttract(at: now)
         } else {
             deck.reset(cards: file.cards, at: now)
+            deck.attractText = file.attractText
         }
         deckFile = file
         display.requestFrame()

@@ -1,15 +1,19 @@
 import CardModel
 import Glibc
+import KioskDeckFiles
 import KioskRender
 import KioskSystem
 
 /// `KioskCards bench [--json] [--frames N] [--cpu-time] [--size WxH] [--scene NAME]
 /// [--no-probe]`: frame times of the renderer on this machine.
 ///
-/// Scenes (scale S = height/600 pixels per point, so every size shows 600 points high):
-/// - stack-drag: three cards, the top one dragged from 0 to 300 points (300·S pixels) and
-///   back, turned dx/20 degrees, shadow 18 while dragged;
-/// - list-scroll: the list scrolled 4 points a frame;
+/// Scenes (scale S = height/600 pixels per point, so every size shows 600 points high), the
+/// example decks in `examples/` through the real deck loader and the real decks, a finger
+/// moving at 60 Hz:
+/// - stack-drag: `seed-stack.json`, the top card dragged from 0 to 300 points (300·S pixels)
+///   and back (the deck draws what it draws: the cards beneath, the shadow, the "Verstanden"
+///   hint), with the cards prepared as the app prepares them while idle;
+/// - list-scroll: `seed-list.json`'s rows repeated to 40, the list dragged up 4 points a frame;
 /// - memcpy-floor: copying one whole frame in memory.
 /// Each is timed with the naive full cairo redraw and with the cached pipeline, in one run.
 /// Then a fresh process draws the 1920×1080 sweep with a 50-card deck, reporting the time
@@ -72,19 +76,38 @@ enum Bench {
         }
     }
 
-    static func stackScenes(cards: [Card], size: Size, frames: Int) -> [Scene] {
-        dragOffsets(frames: frames).map {
-            SampleScenes.stack(cards, size: size, drag: Point(x: $0, y: 0), dragging: true)
+    /// The example decks the scenes are made of; nil (and a message) when `examples/` is not found.
+    static func exampleDecks() -> (stack: DeckFile, list: DeckFile)? {
+        guard let dir = ExampleScenes.directory() else {
+            Log.error("bench: cannot find examples/seed-stack.json; run bench from the repository (or /opt/kioskcards)")
+            return nil
+        }
+        do {
+            return (
+                try ExampleScenes.deck("seed-stack.json", in: dir), try ExampleScenes.deck("seed-list.json", in: dir)
+            )
+        } catch {
+            Log.error("\(error)")
+            return nil
         }
     }
 
-    static func listScenes(size: Size, frames: Int) -> [Scene] {
-        let cards = (0..<40).map { i in
-            var c = SampleScenes.themedCards[i % SampleScenes.themedCards.count]
-            c.id = "row\(i)"
-            return c
-        }
-        return (0..<frames).map { SampleScenes.list(cards, size: size, scroll: Double($0) * 4) }
+    /// The stack at rest, what the deck prepares while idle, and the drag there and back.
+    static func stackScenes(_ file: DeckFile, size: Size, frames: Int)
+        -> (rest: Scene, prepare: [SceneElement], drag: [Scene])
+    {
+        var deck = ExampleScenes.makeDeck(file, size: size)
+        let rest = deck.scene(at: ExampleScenes.start)
+        let prepare = deck.elementsToPrepare(in: rest)
+        let offsets = dragOffsets(frames: frames).map { Point(x: $0, y: 0) }
+        return (rest, prepare, ExampleScenes.drag(&deck, from: ExampleScenes.origin(of: rest), offsets: offsets))
+    }
+
+    /// The list of 40 rows dragged up 4 points a frame (the finger starts near the bottom).
+    static func listScenes(_ file: DeckFile, size: Size, frames: Int) -> [Scene] {
+        var deck = ExampleScenes.makeDeck(file, cards: ExampleScenes.cards(of: file, count: 40), size: size)
+        let origin = Point(x: size.width / 2, y: size.height - 40)
+        return ExampleScenes.drag(&deck, from: origin, offsets: (0..<frames).map { Point(x: 0, y: -4 * Double($0)) })
     }
 
     static func timeNaive(_ scenes: [Scene], scale: Double, buffer: PixelBuffer) -> [Double] {
@@ -99,12 +122,12 @@ enum Bench {
 
     /// Times every scene after the first (the screen as it was before the gesture).
     static func timeReal(
-        _ scenes: [Scene], first: Scene, scale: Double, buffer: PixelBuffer
+        _ scenes: [Scene], first: Scene, prepare: [SceneElement] = [], scale: Double, buffer: PixelBuffer
     ) -> [Double] {
         let renderer = SceneRenderer(pixelWidth: buffer.width, pixelHeight: buffer.height, scale: scale)
         renderer.render(first, into: buffer)
-        // As the app does when idle: the top card as it will look dragged.
-        if let top = scenes.first?.elements.last { renderer.prepare(top, background: first.background) }
+        // As the app does when idle: what the deck says its next gesture shows.
+        for e in prepare { renderer.prepare(e, background: first.background) }
         return scenes.map { scene in
             let t = now()
             renderer.render(scene, into: buffer)
@@ -121,16 +144,18 @@ enum Bench {
         }
     }
 
-    static func run(frames: Int, only: String?, scene: String?, progress: (String) -> Void) -> [BenchResult] {
+    static func run(
+        frames: Int, only: String?, scene: String?, decks: (stack: DeckFile, list: DeckFile),
+        progress: (String) -> Void
+    ) -> [BenchResult] {
         var results: [BenchResult] = []
         for (w, h) in sizes where only == nil || only == "\(w)x\(h)" {
             let s = Double(h) / 600
             let size = Size(width: Double(w) / s, height: 600)
             let label = "\(w)x\(h)"
             let buffer = PixelBuffer(width: w, height: h)
-            let rest = SampleScenes.stack(SampleScenes.germanCards, size: size)
-            let drag = stackScenes(cards: SampleScenes.germanCards, size: size, frames: frames)
             if scene == nil || scene == "stack-drag" {
+                let (rest, prepare, drag) = stackScenes(decks.stack, size: size, frames: frames)
                 progress("stack-drag \(label)")
                 results.append(
                     BenchResult(
@@ -139,11 +164,11 @@ enum Bench {
                 results.append(
                     BenchResult(
                         scene: "stack-drag", size: label, pipeline: "real",
-                        times: timeReal(drag, first: rest, scale: s, buffer: buffer)))
+                        times: timeReal(drag, first: rest, prepare: prepare, scale: s, buffer: buffer)))
             }
             if scene == nil || scene == "list-scroll" {
                 progress("list-scroll \(label)")
-                let list = listScenes(size: size, frames: frames)
+                let list = listScenes(decks.list, size: size, frames: frames)
                 results.append(
                     BenchResult(
                         scene: "list-scroll", size: label, pipeline: "naive",
@@ -162,23 +187,23 @@ enum Bench {
 
     /// The child process's part: the 1920×1080 sweep with a 50-card deck, reporting when
     /// its first frame was composed (CLOCK_MONOTONIC) and its peak RSS.
-    static func probe(frames: Int) -> Int32 {
+    static func probe(frames: Int, stack file: DeckFile) -> Int32 {
         let (w, h) = (1920, 1080)
         let s = Double(h) / 600
         let size = Size(width: Double(w) / s, height: 600)
-        let cards = SampleScenes.manyCards(50)
         print("rss-start-kb \(residentKB())")
+        var deck = ExampleScenes.makeDeck(file, cards: ExampleScenes.cards(of: file, count: 50), size: size)
         let buffer = PixelBuffer(width: w, height: h)
         let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s)
-        renderer.render(SampleScenes.stack(cards, size: size), into: buffer)
+        let rest = deck.scene(at: ExampleScenes.start)
+        renderer.render(rest, into: buffer)
         let firstFrame = MonotonicClock.now()
-        if let top = stackScenes(cards: cards, size: size, frames: 2).first?.elements.last {
-            renderer.prepare(top, background: SampleScenes.stackBackground)
-        }
+        for e in deck.elementsToPrepare(in: rest) { renderer.prepare(e, background: rest.background) }
         print("rss-first-frame-kb \(residentKB())")
         print("cache-kb \(renderer.cachedBytes / 1024)")
+        let offsets = dragOffsets(frames: frames).map { Point(x: $0, y: 0) }
         var times: [Double] = []
-        for scene in stackScenes(cards: cards, size: size, frames: frames) {
+        for scene in ExampleScenes.drag(&deck, from: ExampleScenes.origin(of: rest), offsets: offsets) {
             let t = now()
             renderer.render(scene, into: buffer)
             times.append(milliseconds(since: t))
@@ -320,8 +345,11 @@ func runBenchCommand(_ args: [String]) -> Int32 {
     let (json, frames, probe, only, noProbe, scene) = (
         options.json, options.frames, options.probe, options.size, options.noProbe, options.scene
     )
-    if probe { return Bench.probe(frames: frames) }
-    var results = Bench.run(frames: frames, only: only, scene: scene) { if !json { Log.info("bench: \($0)…") } }
+    guard let decks = Bench.exampleDecks() else { return 1 }
+    if probe { return Bench.probe(frames: frames, stack: decks.stack) }
+    var results = Bench.run(frames: frames, only: only, scene: scene, decks: decks) {
+        if !json { Log.info("bench: \($0)…") }
+    }
     let memory = noProbe ? nil : Bench.startupAndMemory(frames: frames)
     if let memory { results.append(memory) }
     if json {

@@ -15,7 +15,7 @@ import KioskSystem
 /// `--size` is the panel's pixel size; with `--rotation 90`/`270` the scene is laid out
 /// upright in the swapped (portrait) size and the PNG shows the panel as mounted.
 /// The deck goes through the real CardModel deck the kiosk runs (built-in sample cards without
-/// `--deck`). Gestures in points: "drag DX DY" (held: mid-drag), "release DX DY", "flick DX DY",
+/// `--deck`), starting on the attract screen as the kiosk does until a touch begins a visit. Gestures in points: "drag DX DY" (held: mid-drag), "release DX DY", "flick DX DY",
 /// "tap X Y"; `--script` plays an evemu recording (e.g. a flight-recorder file) instead.
 struct RenderOptions: Equatable {
     var deckPath: String?
@@ -125,7 +125,7 @@ struct RenderOptions: Equatable {
 /// Where `render` gets its scene: the deck file (or built-in samples) through the real
 /// CardModel deck the kiosk runs, driven by a gesture or a recorded touch script.
 enum RenderInputs {
-    /// The deck to draw: `path` loaded like the kiosk loads it, or built-in sample cards.
+    /// The deck to draw: `path` loaded like the kiosk loads it, or `BuiltInCards`.
     /// Deck problems are usage errors (exit 2) that list every problem with its line and field.
     static func deck(path: String?, layout: DeckLayout?) throws(RenderError) -> DeckFile {
         if let path {
@@ -140,13 +140,15 @@ enum RenderInputs {
         let list = layout == .list
         return DeckFile(
             path: "", id: "sample", version: 1, title: list ? "Color Cards" : "Willkommen",
-            layout: list ? .list : .stack, cards: list ? SampleScenes.themedCards : SampleScenes.germanCards,
+            layout: list ? .list : .stack, cards: list ? BuiltInCards.list : BuiltInCards.stack,
             leftLabel: DeckFile.defaultLeftLabel, rightLabel: DeckFile.defaultRightLabel,
             emptyText: DeckFile.defaultEmptyText, attractText: DeckFile.defaultAttractText, idleTimeoutSeconds: nil)
     }
 
     /// The scene of `deck` laid out in `size` points after `gesture` or the touches of the evemu
     /// recording at `scriptPath`, `atMs` milliseconds after the last touch frame.
+    /// As in the kiosk, the visitor session starts on the attract screen (the deck's attract
+    /// line and hint) and the first touch begins a visit.
     ///
     /// Gestures, in points: `drag DX DY` (moved over 300 ms, then held still: mid-drag),
     /// `release DX DY` (the same, then lifted: no fling), `flick DX DY` (lifted while still
@@ -161,6 +163,9 @@ enum RenderInputs {
         let metrics = ScreenMetrics(size: size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
         let start = Instant.seconds(1)
         var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: buttons, at: start)
+        var session = VisitorSession(policy: VisitorSession.Policy(), now: start) { "render" }
+        var attractShown = session.attractSince
+        deck.setAttract(since: attractShown, at: start)
         var frames: [TouchFrame] = []
         if let scriptPath {
             var options = touch ?? TouchReplayOptions()
@@ -173,7 +178,12 @@ enum RenderInputs {
         for f in frames {
             // The scene is drawn only at the end, but the model advances with each frame, as in the app.
             _ = deck.scene(at: f.time)
-            deck.handle(f)
+            let (deliver, _) = session.handle(f)
+            if session.attractSince != attractShown {
+                attractShown = session.attractSince
+                deck.setAttract(since: attractShown, at: f.time)
+            }
+            if let deliver { deck.handle(deliver) }
             last = f.time
         }
         return deck.scene(at: last.advanced(bySeconds: atMs / 1000))

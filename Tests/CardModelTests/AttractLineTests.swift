@@ -1,0 +1,56 @@
+import Testing
+
+@testable import CardModel
+
+/// The attract screen's line and the cards to draw ahead are the model's, so the kiosk and
+/// headless `render` show the same thing.
+@Suite struct AttractLineTests {
+    let metrics = ScreenMetrics(size: Size(width: 800, height: 480), pointsPerMillimetre: 5)
+    let cards = (0..<3).map { Card(id: "c\($0)", title: "C\($0)", color: .white) }
+
+    func line(_ scene: Scene) -> SceneElement? { scene.elements.first { $0.id == "label:attract" } }
+
+    @Test func stackShowsTheLineOnlyWhileAttracting() throws {
+        var deck = StackDeck(cards: cards, metrics: metrics, options: StackOptions(attractText: "Tippen zum Starten"))
+        let start = Instant.seconds(10)
+        #expect(line(deck.scene(at: start)) == nil)
+        deck.setAttract(since: start, at: start)
+        let shown = try #require(line(deck.scene(at: start)))
+        #expect(shown.kind == .label(text: "Tippen zum Starten", color: Color(rgb: 0x3A3A3C)))
+        #expect(shown.frame == Rect(x: 0, y: 480 - 34, width: 800, height: 28))
+        #expect(deck.scene(at: start).elements.last?.id == "label:attract", "drawn above everything")
+        deck.attractText = "Touch to start"
+        #expect(line(deck.scene(at: start))?.kind == .label(text: "Touch to start", color: Color(rgb: 0x3A3A3C)))
+        deck.setAttract(since: nil, at: start.advanced(bySeconds: 1))
+        #expect(line(deck.scene(at: start.advanced(bySeconds: 1))) == nil)
+    }
+
+    @Test func listShowsTheLineWhileAttractingAndNoneWhenEmpty() {
+        var deck = ListDeck(cards: cards, metrics: metrics, attractText: "Tap to start", randomSeed: 1)
+        let start = Instant.seconds(10)
+        deck.setAttract(since: start, at: start)
+        #expect(line(deck.scene(at: start))?.kind == .label(text: "Tap to start", color: Color(rgb: 0x3A3A3C)))
+        deck.setAttract(since: nil, at: start)
+        #expect(line(deck.scene(at: start)) == nil)
+        var silent = ListDeck(cards: cards, metrics: metrics, randomSeed: 1)
+        silent.setAttract(since: start, at: start)
+        #expect(line(silent.scene(at: start)) == nil)
+    }
+
+    @Test func stackPreparesTheTopCardGrabbedAndTheNextOneOnTop() throws {
+        var deck = StackDeck(cards: cards, metrics: metrics)
+        let scene = deck.scene(at: .seconds(1))
+        let prepared = deck.elementsToPrepare(in: scene)
+        #expect(prepared.map(\.id) == ["card:c0", "card:c1"])
+        #expect(prepared[0].shadowRadius == StackLayout.dragShadow)
+        let top = try #require(scene.elements.first { $0.id == "card:c0" })
+        #expect(prepared[0].transform == top.transform)
+        #expect(prepared[1].transform == .identity && prepared[1].shadowRadius == StackLayout.restShadow)
+        var last = StackDeck(cards: [cards[0]], metrics: metrics)
+        #expect(last.elementsToPrepare(in: last.scene(at: .seconds(1))).map(\.id) == ["card:c0"])
+        var empty = StackDeck(cards: [], metrics: metrics)
+        #expect(empty.elementsToPrepare(in: empty.scene(at: .seconds(1))).isEmpty)
+        var list = ListDeck(cards: cards, metrics: metrics, randomSeed: 1)
+        #expect(list.elementsToPrepare(in: list.scene(at: .seconds(1))).isEmpty)
+    }
+}
