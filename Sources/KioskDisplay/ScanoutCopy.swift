@@ -73,44 +73,45 @@ package enum ScanoutCopy {
         case .deg90:
             // Logical (x, y) lands on (H-1-y, x): destination row x takes source column x, bottom-up.
             let right = logicalHeight - 1
-            var ty = r.y
-            while ty < r.maxY {
-                let ty1 = min(ty + tile, r.maxY)
-                var tx = r.x
-                while tx < r.maxX {
-                    let tx1 = min(tx + tile, r.maxX)
-                    for x in tx..<tx1 {
-                        let d = dst + x * dstPitch + right
-                        var y = ty1 - 1
-                        while y >= ty {
-                            d[-y] = src[y * srcPitch + x]
-                            y &-= 1
-                        }
+            forEachTile(of: r) { columns, rows in
+                for x in columns {
+                    let d = dst + x * dstPitch + right
+                    var y = rows.upperBound - 1
+                    while y >= rows.lowerBound {
+                        d[-y] = src[y * srcPitch + x]
+                        y &-= 1
                     }
-                    tx = tx1
                 }
-                ty = ty1
             }
         case .deg270:
             // Logical (x, y) lands on (y, W-1-x): destination row W-1-x takes source column x, top-down.
-            var ty = r.y
-            while ty < r.maxY {
-                let ty1 = min(ty + tile, r.maxY)
-                var tx = r.x
-                while tx < r.maxX {
-                    let tx1 = min(tx + tile, r.maxX)
-                    for x in tx..<tx1 {
-                        let d = dst + (logicalWidth - 1 - x) * dstPitch
-                        var y = ty
-                        while y < ty1 {
-                            d[y] = src[y * srcPitch + x]
-                            y &+= 1
-                        }
+            forEachTile(of: r) { columns, rows in
+                for x in columns {
+                    let d = dst + (logicalWidth - 1 - x) * dstPitch
+                    var y = rows.lowerBound
+                    while y < rows.upperBound {
+                        d[y] = src[y * srcPitch + x]
+                        y &+= 1
                     }
-                    tx = tx1
                 }
-                ty = ty1
             }
+        }
+    }
+
+    /// Walks `r` in `tile`×`tile` squares, row of tiles by row of tiles: the column and row
+    /// ranges of each square.
+    @inline(__always)
+    private static func forEachTile(of r: PixelRect, _ body: (Range<Int>, Range<Int>) -> Void) {
+        var ty = r.y
+        while ty < r.maxY {
+            let ty1 = min(ty + tile, r.maxY)
+            var tx = r.x
+            while tx < r.maxX {
+                let tx1 = min(tx + tile, r.maxX)
+                body(tx..<tx1, ty..<ty1)
+                tx = tx1
+            }
+            ty = ty1
         }
     }
 }

@@ -35,3 +35,20 @@ public struct GestureIntake: Hashable, Sendable {
         return ready.removeFirst()
     }
 }
+
+/// A deck fed through a `GestureIntake`: touches and cancellations go in, and every
+/// recognizer event that comes out is applied before the deck's invariants are checked.
+protocol IntakeDrivenDeck {
+    var intake: GestureIntake { get set }
+    mutating func apply(_ event: DragRecognizer.Event)
+    func checkInvariants()
+}
+
+extension IntakeDrivenDeck {
+    /// Gives the intake one input (`feed`), then applies the events it produces, in order.
+    mutating func drainIntake(_ feed: (inout GestureIntake) -> Void) {
+        feed(&intake)
+        while let e = intake.nextEvent() { apply(e) }
+        checkInvariants()
+    }
+}

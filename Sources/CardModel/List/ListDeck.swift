@@ -1,6 +1,6 @@
 /// The "Color Cards" list (the SwiftUI design's list): rows that scroll with momentum and a rubber band, a left
 /// swipe deletes a row, a tap opens its detail page, "+" appends a card with a random theme.
-public struct ListDeck: CardDeck {
+public struct ListDeck: CardDeck, IntakeDrivenDeck {
     struct Row: Hashable, Sendable {
         var card: Card
         /// Horizontal swipe translation (≤ 0, rubber-banded when pulled right).
@@ -53,7 +53,7 @@ public struct ListDeck: CardDeck {
     private(set) var departing: [DepartingRow] = []
     private(set) var detail: Detail?
     private var scroll = ListScroll.rest(0)
-    private var intake: GestureIntake
+    var intake: GestureIntake
     var recognizer: DragRecognizer { intake.recognizer }
     private(set) var grab: Grab = .none
     private var decisions: [Decision] = []
@@ -103,16 +103,12 @@ public struct ListDeck: CardDeck {
 
     public mutating func handle(_ frame: TouchFrame) {
         note(frame.time)
-        intake.take(frame)
-        while let e = intake.nextEvent() { apply(e) }
-        checkInvariants()
+        drainIntake { $0.take(frame) }
     }
 
     public mutating func cancelTouches(at time: Instant) {
         note(time)
-        intake.cancel(at: time)
-        while let e = intake.nextEvent() { apply(e) }
-        checkInvariants()
+        drainIntake { $0.cancel(at: time) }
     }
 
     /// The row under `p` at `t`, if any.
@@ -128,7 +124,7 @@ public struct ListDeck: CardDeck {
         layout.rowFrame(contentY: Double(i) * ListLayout.slotHeight + rows[i].shift.value(at: t), offset: offset)
     }
 
-    private mutating func apply(_ event: DragRecognizer.Event) {
+    mutating func apply(_ event: DragRecognizer.Event) {
         switch event {
         case .down(let p, let t):
             if let detail, !detail.closing {

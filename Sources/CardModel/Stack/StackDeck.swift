@@ -9,7 +9,7 @@
 /// Cards are kept top first. Each card carries its own springs (drag translation, depth in the
 /// stack, opacity), so a card grabbed mid-flight, a stack closing up under a flying card and an
 /// undo that catches a card still on its way out all continue from where they are.
-public struct StackDeck: CardDeck {
+public struct StackDeck: CardDeck, IntakeDrivenDeck {
     struct Entry: Hashable, Sendable {
         var card: Card
         /// The SwiftUI design's drag translation (finger space): the card shows (x, y/12), x/20 degrees.
@@ -63,7 +63,7 @@ public struct StackDeck: CardDeck {
     private(set) var cards: [Entry] = []
     private(set) var departures: [Departure] = []
     private var history: [UndoRecord] = []
-    private var intake: GestureIntake
+    var intake: GestureIntake
     var recognizer: DragRecognizer { intake.recognizer }
     private(set) var grab: Grab = .none
     private var decisions: [Decision] = []
@@ -96,19 +96,15 @@ public struct StackDeck: CardDeck {
 
     public mutating func handle(_ frame: TouchFrame) {
         note(frame.time)
-        intake.take(frame)
-        while let e = intake.nextEvent() { apply(e) }
-        checkInvariants()
+        drainIntake { $0.take(frame) }
     }
 
     public mutating func cancelTouches(at time: Instant) {
         note(time)
-        intake.cancel(at: time)
-        while let e = intake.nextEvent() { apply(e) }
-        checkInvariants()
+        drainIntake { $0.cancel(at: time) }
     }
 
-    private mutating func apply(_ event: DragRecognizer.Event) {
+    mutating func apply(_ event: DragRecognizer.Event) {
         switch event {
         case .down(let p, let t):
             if let role = layout.button(at: p) {
