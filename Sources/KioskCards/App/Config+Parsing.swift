@@ -45,9 +45,7 @@ extension KioskConfig {
             return nil
         },
         Option(name: "rotation", value: "DEG", help: "panel rotation clockwise: 0, 90, 180 or 270") { c, v in
-            guard let d = Int(v), [0, 90, 180, 270].contains(d), let r = Rotation(degrees: d) else {
-                return "0, 90, 180 or 270"
-            }
+            guard let r = Rotation(optionValue: v) else { return Rotation.acceptedValues }
             c.rotation = r
             return nil
         },

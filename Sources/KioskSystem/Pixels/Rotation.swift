@@ -13,10 +13,19 @@ package enum Rotation: Int, CaseIterable, Sendable {
     case deg180 = 180
     case deg270 = 270
 
-    /// From "0", "90", "180", "270" (degrees clockwise); nil otherwise.
+    /// Any whole number of quarter turns (degrees clockwise, taken modulo 360); nil otherwise.
     package init?(degrees: Int) {
         self.init(rawValue: ((degrees % 360) + 360) % 360)
     }
+
+    /// From an option or config value: exactly "0", "90", "180" or "270"; nil otherwise.
+    package init?(optionValue text: String) {
+        guard let degrees = Int(text), [0, 90, 180, 270].contains(degrees) else { return nil }
+        self.init(rawValue: degrees)
+    }
+
+    /// What `init(optionValue:)` accepts, for error messages.
+    package static let acceptedValues = "0, 90, 180 or 270"
 
     /// The upright size for a panel of `physical` size.
     package func logicalSize(physical: Size) -> Size {

@@ -59,7 +59,7 @@ enum DisplayTestCommand {
             CommandOption(
                 name: "rotation", value: "DEG", help: "0, 90, 180 or 270 clockwise (default: the panel orientation)"
             ) { o, v in
-                guard let d = Int(v), d % 90 == 0, let r = Rotation(degrees: d) else { return "0, 90, 180 or 270" }
+                guard let r = Rotation(optionValue: v) else { return Rotation.acceptedValues }
                 o.rotation = r
                 return nil
             },

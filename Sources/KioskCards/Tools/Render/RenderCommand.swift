@@ -90,7 +90,7 @@ struct RenderOptions: Equatable {
             },
             CommandOption(name: "rotation", value: "DEG", help: "panel rotation clockwise: 0, 90, 180 or 270") {
                 o, v in
-                guard let d = Int(v), d % 90 == 0, let r = Rotation(degrees: d) else { return "0, 90, 180 or 270" }
+                guard let r = Rotation(optionValue: v) else { return Rotation.acceptedValues }
                 o.rotation = r
                 return nil
             },

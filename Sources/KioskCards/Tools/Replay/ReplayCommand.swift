@@ -50,9 +50,7 @@ struct ReplayOptions {
         CommandOption(
             name: "rotation", value: "DEG", help: "display rotation, clockwise (turns picture and touch together)"
         ) { o, v in
-            guard let degrees = Int(v), degrees % 90 == 0, let r = Rotation(degrees: degrees) else {
-                return "0, 90, 180 or 270"
-            }
+            guard let r = Rotation(optionValue: v) else { return Rotation.acceptedValues }
             o.rotation = r
             return nil
         },
