@@ -29,7 +29,7 @@ let package = Package(
 
         // The pipeline: input → deck files → render → display, and the store.
         .target(name: "KioskInput", dependencies: ["KioskSystem", "CardModel", "CEvdev", "CLinux"]),
-        .target(name: "KioskDeckFiles", dependencies: ["KioskSystem", "CardModel"]),
+        .target(name: "KioskDeckFiles", dependencies: ["KioskSystem", "CardModel", "CTurboJPEG"]),
         .target(name: "KioskRender", dependencies: ["KioskSystem", "CardModel", "CPangoCairo", "CTurboJPEG"]),
         .target(name: "KioskDisplay", dependencies: ["KioskSystem", "CardModel", "CDrm", "CLinux"]),
         .target(name: "KioskStore", dependencies: ["KioskSystem", "CardModel", "CSQLite"]),

@@ -84,6 +84,8 @@ package struct DeckProblem: Hashable, Sendable, CustomStringConvertible {
         case missingImage
         case imageOutsideDeck
         case unsupportedImage
+        case corruptImage
+        case imageTooLarge
         case emptyDeck
     }
 

@@ -1,3 +1,4 @@
+import CTurboJPEG
 import CardModel
 import Glibc
 import KioskSystem
@@ -5,8 +6,8 @@ import KioskSystem
 /// Reads deck files from disk: the file, then `DeckParser`, with image paths checked against
 /// the deck's folder.
 ///
-/// Runs on the caller's thread and reads small files (a deck is a few kilobytes; images are
-/// only probed for their 8-byte PNG signature, not decoded).
+/// Runs on the caller's thread. Images are read whole and verified (`ImageFile.check`: PNG
+/// chunks and CRCs, JPEG markers, the pixel limit) but not decoded.
 package enum DeckLoader {
     /// Reads and checks the deck at `path`.
     package static func load(path: String) -> Result<DeckFile, DeckProblems> {
@@ -36,9 +37,33 @@ package enum DeckLoader {
         guard PathName.isInside(real, realBase) else { return .outsideDeck(real) }
         var st = stat()
         guard stat(real, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return .unsupported(real) }
-        guard let head = try? FileIO.readAll(real, limit: 8), head == pngSignature else { return .unsupported(real) }
-        return .ok(real)
+        guard st.st_size <= maxImageBytes else {
+            let problem = ImageFile.Problem(
+                .tooLarge, "is \(st.st_size >> 20) MB; the limit is \(maxImageBytes >> 20) MB — scale it down")
+            return .invalid(real, problem)
+        }
+        guard let bytes = try? FileIO.readAll(real, limit: maxImageBytes) else { return .unsupported(real) }
+        switch ImageFile.check(bytes, jpegSize: jpegSize) {
+        case .success: return .ok(real)
+        case .failure(let problem) where problem.kind == .unknownFormat: return .unsupported(real)
+        case .failure(let problem): return .invalid(real, problem)
+        }
     }
 
-    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-}
+    /// The largest image file read (the renderer's limit too: a 4K JPEG is a few MB).
+    static let maxImageBytes = 64 << 20
+
+    /// A JPEG's size from its frame header (`tjDecompressHeader3`, which reads markers only).
+    static func jpegSize(_ bytes: [UInt8]) -> Result<(width: Int, height: Int), ImageFile.LibraryError> {
+        guard let tj = tjInitDecompress() else { return .failure(.init("libjpeg-turbo cannot start a decoder")) }
+        defer { tjDestroy(tj) }
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsamp: Int32 = 0
+        var colorspace: Int32 = 0
+        let rc = bytes.withUnsafeBufferPointer {
+            tjDecompressHeader3(tj, $0.baseAddress, UInt(bytes.count), &width, &height, &subsamp, &colorspace)
+        }
+        guard rc == 0 else { return .failure(.init(String(cString: tjGetErrorStr2(tj)))) }
+        return .success((Int(width), Int(height)))
+    }}

@@ -9,8 +9,10 @@ enum DeckImageCheck: Hashable, Sendable {
     case missing(String)
     /// Absolute, or escapes the deck's folder through ".." or a symlink.
     case outsideDeck(String)
-    /// Exists but is not a PNG file (the renderer loads PNG).
+    /// Exists but is neither a PNG nor a JPEG file (or not a regular file).
     case unsupported(String)
+    /// A PNG or JPEG that is corrupt, cut short or over the pixel limit.
+    case invalid(String, ImageFile.Problem)
 }
 
 /// Turns deck-file bytes into a `DeckFile`, collecting every problem instead of stopping at
@@ -285,7 +287,7 @@ struct DeckParser {
 
         var imagePath: String?
         if let im = m["image"] {
-            if let rel = string(m, "image", in: path, at: at, required: false, what: "a PNG path relative to the deck")
+            if let rel = string(m, "image", in: path, at: at, required: false, what: "a PNG or JPEG path relative to the deck")
             {
                 switch checkImage(rel) {
                 case .ok(let resolved): imagePath = resolved
@@ -304,7 +306,11 @@ struct DeckParser {
                 case .unsupported(let resolved):
                     report(
                         .unsupportedImage, "\(path).image", im.value.position,
-                        "image \"\(rel)\" (\(resolved)) is not a PNG file; convert it to PNG")
+                        "image \"\(rel)\" (\(resolved)) is not a PNG or JPEG file; convert it to PNG or JPEG")
+                    valid = false
+                case .invalid(let resolved, let problem):
+                    let kind: DeckProblem.Kind = problem.kind == .tooLarge ? .imageTooLarge : .corruptImage
+                    report(kind, "\(path).image", im.value.position, "\(rel) (\(resolved)) \(problem.reason)")
                     valid = false
                 }
             } else {

@@ -103,8 +103,12 @@ package final class ImageCache: Sendable {
     /// The largest image file read (a 4K JPEG is a few MB).
     static let maxFileBytes = 64 << 20
 
-    /// Decodes a PNG (cairo) or JPEG (libjpeg-turbo) file by its first bytes.
-    static func decode(path: String, maxDimension: Int) -> Result<CairoImage, RenderError> {
+    /// Decodes a PNG (cairo) or JPEG (libjpeg-turbo) file by its first bytes. The file is
+    /// checked first (`ImageFile.check`: whole, uncorrupted, at most `pixelLimit` pixels), so
+    /// a bomb is refused with its size before any pixel memory is allocated.
+    static func decode(
+        path: String, maxDimension: Int, pixelLimit: Int = ImageFile.pixelLimit
+    ) -> Result<CairoImage, RenderError> {
         let bytes: [UInt8]
         do {
             bytes = try FileIO.readAll(path, limit: maxFileBytes + 1)
@@ -114,18 +118,60 @@ package final class ImageCache: Sendable {
         guard bytes.count <= maxFileBytes else {
             return .failure(.io("image '\(path)' is over \(maxFileBytes >> 20) MB — make it smaller"))
         }
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
-            guard let surface = cairo_image_surface_create_from_png(path),
-                let image = CairoImage(adopting: surface)
-            else {
-                return .failure(.io("cannot decode PNG '\(path)'"))
-            }
-            return .success(reduced(image, maxDimension: maxDimension))
+        let info: ImageFile.Info
+        switch ImageFile.check(bytes, pixelLimit: pixelLimit, jpegSize: jpegSize) {
+        case .success(let i): info = i
+        case .failure(let problem): return .failure(.io("image '\(path)' \(problem.reason)"))
         }
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+        switch info.format {
+        case .png:
+            // From the checked bytes, not the path again: the file may be replaced meanwhile.
+            guard let image = decodePNG(bytes) else { return .failure(.io("cannot decode PNG '\(path)'")) }
+            return .success(reduced(image, maxDimension: maxDimension))
+        case .jpeg:
             return decodeJPEG(bytes, path: path, maxDimension: maxDimension)
         }
-        return .failure(.io("image '\(path)' is neither PNG nor JPEG — convert it to one of those"))
+    }
+
+    /// cairo's PNG reader over bytes in memory (`cairo_image_surface_create_from_png_stream`).
+    static func decodePNG(_ bytes: [UInt8]) -> CairoImage? {
+        bytes.withUnsafeBufferPointer { buffer -> CairoImage? in
+            var cursor = PNGStreamCursor(bytes: buffer, offset: 0)
+            let surface = withUnsafeMutablePointer(to: &cursor) { context in
+                cairo_image_surface_create_from_png_stream(
+                    { closure, data, length in
+                        let c = closure!.assumingMemoryBound(to: PNGStreamCursor.self)
+                        let n = Int(length)
+                        guard let data, c.pointee.bytes.count - c.pointee.offset >= n else {
+                            return CAIRO_STATUS_READ_ERROR
+                        }
+                        data.update(from: c.pointee.bytes.baseAddress! + c.pointee.offset, count: n)
+                        c.pointee.offset += n
+                        return CAIRO_STATUS_SUCCESS
+                    }, context)
+            }
+            return surface.flatMap { CairoImage(adopting: $0) }
+        }
+    }
+
+    private struct PNGStreamCursor {
+        var bytes: UnsafeBufferPointer<UInt8>
+        var offset: Int
+    }
+
+    /// A JPEG's size from its frame header (`tjDecompressHeader3` reads markers, not pixels).
+    static func jpegSize(_ bytes: [UInt8]) -> Result<(width: Int, height: Int), ImageFile.LibraryError> {
+        guard let tj = tjInitDecompress() else { return .failure(.init("libjpeg-turbo cannot start a decoder")) }
+        defer { tjDestroy(tj) }
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsamp: Int32 = 0
+        var colorspace: Int32 = 0
+        let rc = bytes.withUnsafeBufferPointer {
+            tjDecompressHeader3(tj, $0.baseAddress, UInt(bytes.count), &width, &height, &subsamp, &colorspace)
+        }
+        guard rc == 0 else { return .failure(.init(String(cString: tjGetErrorStr2(tj)))) }
+        return .success((Int(width), Int(height)))
     }
 
     /// `image` scaled down (cairo's GOOD filter) so its longer side is at most `maxDimension`.
