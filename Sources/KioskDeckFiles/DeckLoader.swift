@@ -66,4 +66,5 @@ package enum DeckLoader {
         }
         guard rc == 0 else { return .failure(.init(String(cString: tjGetErrorStr2(tj)))) }
         return .success((Int(width), Int(height)))
-    }}
+    }
+}

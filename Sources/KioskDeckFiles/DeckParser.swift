@@ -287,7 +287,8 @@ struct DeckParser {
 
         var imagePath: String?
         if let im = m["image"] {
-            if let rel = string(m, "image", in: path, at: at, required: false, what: "a PNG or JPEG path relative to the deck")
+            if let rel = string(
+                m, "image", in: path, at: at, required: false, what: "a PNG or JPEG path relative to the deck")
             {
                 switch checkImage(rel) {
                 case .ok(let resolved): imagePath = resolved

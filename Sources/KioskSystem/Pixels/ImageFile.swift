@@ -112,7 +112,9 @@ package enum ImageFile {
             let length = u32(offset)
             let typeBytes = bytes[(offset + 4)..<(offset + 8)]
             let type = String(decoding: typeBytes.map { (0x21...0x7E).contains($0) ? $0 : 0x3F }, as: UTF8.self)
-            guard length <= 0x7FFF_FFFF else { return corrupt("chunk '\(type)' at byte \(offset) has length \(length)") }
+            guard length <= 0x7FFF_FFFF else {
+                return corrupt("chunk '\(type)' at byte \(offset) has length \(length)")
+            }
             guard bytes.count - offset - 12 >= length else {
                 return corrupt("it ends inside chunk '\(type)' at byte \(offset) (the file is cut short)")
             }
@@ -129,7 +131,9 @@ package enum ImageFile {
                 guard (1...0x7FFF_FFFF).contains(width), (1...0x7FFF_FFFF).contains(height) else {
                     return corrupt("IHDR gives a size of \(width)×\(height)")
                 }
-                let depths: [UInt8: [UInt8]] = [0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16]]
+                let depths: [UInt8: [UInt8]] = [
+                    0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16],
+                ]
                 guard let allowed = depths[colour], allowed.contains(depth) else {
                     return corrupt("IHDR gives colour type \(colour) with bit depth \(depth)")
                 }
@@ -167,7 +171,7 @@ package enum ImageFile {
         case .failure(let why): return corrupt("no readable frame header (SOF): \(why.message)")
         }
         guard header.width > 0, header.height > 0 else {
-            return corrupt("its frame header gives a size of \(header.width)×\(header.height)")
+            return corrupt("no frame header (SOF) gives its size (\(header.width)×\(header.height))")
         }
         let info = Info(format: .jpeg, width: header.width, height: header.height)
         if let tooLarge = checkPixels(info, pixelLimit: pixelLimit) { return .failure(tooLarge) }
