@@ -205,6 +205,21 @@ enum ImageBytes {
         }
     }
 
+    @Test func checkDeckRefusesAnImageFileOverTheByteLimitWithoutReadingIt() throws {
+        let dir = DeckFixtures.temporaryDirectory("imagedeck")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = Self.deck(image: "huge.png", bytes: ImageFile.pngSignature, in: dir)
+        // A sparse file: 65 MB long, no disk used.
+        #expect(truncate(dir + "/huge.png", 65 << 20) == 0)
+        guard case .failure(let problems) = DeckLoader.load(path: path) else {
+            Issue.record("a 65 MB image was accepted")
+            return
+        }
+        let p = try #require(problems.problems.first)
+        #expect(p.kind == .imageTooLarge)
+        #expect(p.message.contains("is 65 MB; the limit is 64 MB"), "\(p.message)")
+    }
+
     // MARK: - render: refused before decoding
 
     @Test func renderRefusesABombWithItsSizeBeforeDecoding() throws {
