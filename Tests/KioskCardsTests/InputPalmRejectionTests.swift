@@ -35,7 +35,10 @@ import Testing
         try #require(replay.frames.lastIndex { f in f.contacts.contains { $0.phase == .began } })
     }
 
-    static let rejectedSwipes = ["palm-tool-type.evemu", "large-contact.evemu", "cloth-wipe.evemu"]
+    /// Rejected mid-gesture (a cancel the model sees), then an ordinary swipe.
+    static let cancelledSwipes = ["palm-tool-type.evemu", "large-contact.evemu", "cloth-wipe.evemu"]
+    /// Also the issue's cloth: eight MT_TOOL_PALM contacts of 40 mm, which never begin at all.
+    static let rejectedSwipes = cancelledSwipes + ["cloth-wipe-palm.evemu"]
 
     @Test(arguments: rejectedSwipes)
     func rejectedSwipeStoresNothingAndTheCardSpringsBack(file: String) throws {
@@ -47,7 +50,7 @@ import Testing
         #expect(play(rejected, into: &deck).isEmpty)
         #expect(deck.remainingCards.first == top)
         // Springs back: well after the wipe the top card is drawn as on an untouched deck.
-        let later = try #require(rejected.last).time.advanced(bySeconds: 2)
+        let later = (rejected.last ?? replay.frames[split]).time.advanced(bySeconds: 2)
         var untouched = StackDeck(cards: BuiltInCards.stack, metrics: Self.metrics)
         let card = try #require(deck.scene(at: later).elements.first { $0.id == "card:\(top.id)" })
         let rest = try #require(untouched.scene(at: later).elements.first { $0.id == "card:\(top.id)" })
@@ -66,7 +69,7 @@ import Testing
         #expect(decisions.first?.action == .swipedRight)
     }
 
-    @Test(arguments: rejectedSwipes)
+    @Test(arguments: cancelledSwipes)
     func replayReportsACancelThenTheSwipe(file: String) throws {
         let lines = gestureLines(try InputFixtures.replay(file))
         #expect(lines.count == 2)
@@ -74,6 +77,15 @@ import Testing
         #expect(lines.first?.contains(#""dismiss":"none""#) == true)
         #expect(lines.last?.contains(#""kind":"drag""#) == true)
         #expect(lines.last?.contains(#""dismiss":"right""#) == true)
+    }
+
+    @Test func palmClothNeverReachesTheModel() throws {
+        let replay = try InputFixtures.replay("cloth-wipe-palm.evemu")
+        #expect(ContactHistory.collect(replay.frames).count == 1, "only the swipe's finger")
+        let lines = gestureLines(replay)
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains(#""kind":"drag""#) == true)
+        #expect(lines.first?.contains(#""dismiss":"right""#) == true)
     }
 
     @Test func palmToolTypeCancelsTheContactAndSilencesIt() throws {

@@ -158,6 +158,23 @@ def cloth_wipe():
     r.write("cloth-wipe.evemu")
 
 
+def cloth_wipe_palm():
+    r = Recording("The issue's cloth: eight 40 mm contacts the panel reports as MT_TOOL_PALM.")
+    xs = [200, 240, 280, 320, 200, 240, 280, 320]
+    ys = [180, 180, 180, 180, 300, 300, 300, 300]
+    r.comment("eight palm contacts land in one frame, sweep 400 units right, then lift")
+    for dx in range(0, 401, 40):
+        for s in range(8):
+            r.contact(s, xs[s] + dx, ys[s], major=200, minor=140, tool=2)
+        r.report()
+    for s in range(8):
+        r.lift(s)
+    r.report()
+    r.pause(0.5)
+    r.swipe_right()
+    r.write("cloth-wipe-palm.evemu")
+
+
 def still_hold():
     r = Recording("A finger held still for 2 s (jittering within 1 unit), then an ordinary tap.")
     r.comment("the finger lands and rests, reporting a jitter every 100 ms")
@@ -179,4 +196,5 @@ def still_hold():
 palm_tool_type()
 large_contact()
 cloth_wipe()
+cloth_wipe_palm()
 still_hold()
