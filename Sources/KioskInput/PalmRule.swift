@@ -21,16 +21,22 @@ package struct PalmRule: Hashable, Sendable {
     /// Touch major (minor) values above this are a palm; nil when the axis is absent.
     package var majorLimit: Int32?
     package var minorLimit: Int32?
+    /// The rule in words, for `probe`.
+    package private(set) var summary = "MT_TOOL_PALM"
 
-    package init(majorLimit: Int32? = nil, minorLimit: Int32? = nil) {
-        self.majorLimit = majorLimit
-        self.minorLimit = minorLimit
-    }
-
-    /// The limits for a device with these touch major and minor axes.
-    package init(major: AbsInfo?, minor: AbsInfo?) {
+    /// The limits for a device with these touch major and minor axes (none: MT_TOOL_PALM only).
+    package init(major: AbsInfo? = nil, minor: AbsInfo? = nil) {
         majorLimit = major.flatMap { Self.limit($0, millimetres: Self.majorMillimetres) }
         minorLimit = minor.flatMap { Self.limit($0, millimetres: Self.minorMillimetres) }
+        func basis(_ axis: AbsInfo?, _ mm: Double) -> String {
+            axis.map { $0.resolution > 0 } == true ? "(\(Int(mm)) mm)" : "(a quarter of its range: no resolution)"
+        }
+        if let majorLimit {
+            summary += "; ABS_MT_TOUCH_MAJOR > \(majorLimit) \(basis(major, Self.majorMillimetres))"
+        }
+        if let minorLimit {
+            summary += "; ABS_MT_TOUCH_MINOR > \(minorLimit) \(basis(minor, Self.minorMillimetres))"
+        }
     }
 
     private static func limit(_ axis: AbsInfo, millimetres: Double) -> Int32? {

@@ -200,7 +200,7 @@ import Testing
     /// the contact it continues, and the palm stays silent until it lifts.
     @Test func protocolAPalmCancelsTheContactItContinues() {
         var profile = InputDecoderTests.anonymous
-        profile.palm = PalmRule(majorLimit: 150)
+        profile.palm = PalmRule(major: AbsInfo(minimum: 0, maximum: 255, resolution: 5))  // > 150: palm
         var s = EventScript()
         for (x, major): (Int32, Int32) in [(100, 40), (200, 40), (300, 200), (400, 40)] {
             s.abs(ABS_MT_POSITION_X, x)
