@@ -35,6 +35,8 @@ package struct TouchProfile: Hashable, Sendable {
     var hasTouchButton: Bool
     /// Human-readable notes on quirks applied, for `probe` and logs.
     package var notes: [String] = []
+    /// Which contacts are palms, not fingers (multitouch only).
+    package var palm = PalmRule()
 
     /// The panel's size in millimetres when both axes report a resolution.
     package var physicalSizeMillimetres: (width: Double, height: Double)? {
@@ -145,7 +147,9 @@ extension DeviceDescription {
                 TouchProfile(
                     touchProtocol: proto, xCode: EvdevCode.absMTPositionX, yCode: EvdevCode.absMTPositionY,
                     x: absInfo[EvdevCode.absMTPositionX]!, y: absInfo[EvdevCode.absMTPositionY]!,
-                    hasTouchButton: has(key: EvdevCode.btnTouch), notes: notes))
+                    hasTouchButton: has(key: EvdevCode.btnTouch), notes: notes,
+                    palm: PalmRule(
+                        major: absInfo[EvdevCode.absMTTouchMajor], minor: absInfo[EvdevCode.absMTTouchMinor])))
         }
 
         var xCode = EvdevCode.absX

@@ -56,6 +56,10 @@ package enum EvdevCode {
     package static let absMTPositionY = UInt16(ABS_MT_POSITION_Y)
     package static let absMTTrackingID = UInt16(ABS_MT_TRACKING_ID)
     static let absMTPressure = UInt16(ABS_MT_PRESSURE)
+    static let absMTToolType = UInt16(ABS_MT_TOOL_TYPE)
+    static let absMTTouchMajor = UInt16(ABS_MT_TOUCH_MAJOR)
+    static let absMTTouchMinor = UInt16(ABS_MT_TOUCH_MINOR)
+    static let mtToolPalm = Int32(MT_TOOL_PALM)
 
     package static let btnTouch = UInt16(BTN_TOUCH)
     static let btnLeft = UInt16(BTN_LEFT)

@@ -47,6 +47,9 @@ package struct DeviceTouchFrame: Hashable, Sendable {
 ///   derives BTN_TOUCH from all slots, so a lost −1 cannot keep a finger down past it); slot
 ///   reuse with a new tracking id ends the old contact; protocol A and single touch restate the
 ///   whole state every frame. No timeout: a finger resting still sends nothing, and must stay down.
+/// - Palms (protocols A and B, see `PalmRule`): a contact whose ABS_MT_TOOL_TYPE is MT_TOOL_PALM or
+///   whose ABS_MT_TOUCH_MAJOR/MINOR is too large is `.cancelled` in the frame that shows it (or
+///   never begins, if it lands that way) and is then left out of every frame until it lifts.
 struct TouchDecoder {
     let profile: TouchProfile
     private var nextID: Int
@@ -72,11 +75,11 @@ struct TouchDecoder {
         }
     }
 
-    /// Contacts down after the last applied frame.
+    /// Contacts down after the last applied frame (palms left out: no frame shows them).
     var activeContactCount: Int {
         switch state {
-        case .slotted(let s): s.applied.filter { $0.contactID != nil }.count
-        case .anonymous(let a): a.applied.count
+        case .slotted(let s): s.applied.filter { $0.contactID != nil && !$0.isPalm }.count
+        case .anonymous(let a): a.applied.filter { !$0.isPalm }.count
         case .single(let s): s.contactID == nil ? 0 : 1
         }
     }
@@ -149,10 +152,11 @@ struct TouchDecoder {
         switch state {
         case .slotted(var s):
             for i in s.applied.indices {
-                if let id = s.applied[i].contactID {
+                if let id = s.applied[i].contactID, !s.applied[i].isPalm {
                     contacts.append(DeviceContact(id: id, position: s.applied[i].point, phase: .cancelled))
                 }
                 s.applied[i].contactID = nil
+                s.applied[i].isPalm = false
                 s.applied[i].trackingID = -1
             }
             s.pending = s.applied
@@ -161,7 +165,9 @@ struct TouchDecoder {
             s.discarding = false
             state = .slotted(s)
         case .anonymous(var a):
-            contacts = a.applied.map { DeviceContact(id: $0.id, position: $0.position, phase: .cancelled) }
+            contacts = a.applied.filter { !$0.isPalm }.map {
+                DeviceContact(id: $0.id, position: $0.position, phase: .cancelled)
+            }
             a = Anonymous()
             state = .anonymous(a)
         case .single(var s):
@@ -184,8 +190,15 @@ private struct Slot {
     var trackingID: Int32 = -1
     var x: Int32?
     var y: Int32?
+    /// ABS_MT_TOOL_TYPE, ABS_MT_TOUCH_MAJOR/MINOR: kept per slot across contacts, as the
+    /// kernel does (it sends a value only when it changes).
+    var toolType: Int32 = 0
+    var major: Int32?
+    var minor: Int32?
     /// The contact id while a contact is applied as down (only meaningful in `applied`).
     var contactID: Int?
+    /// The applied contact was judged a palm: cancelled, and silent until it lifts.
+    var isPalm = false
 
     var hasPosition: Bool { x != nil && y != nil }
     var point: DevicePoint { DevicePoint(x: Double(x ?? 0), y: Double(y ?? 0)) }
@@ -197,12 +210,12 @@ private struct Slot {
 private protocol FrameAssembler {
     var discarding: Bool { get set }
     mutating func dropPending()
-    mutating func flush(time: Instant, nextID: inout Int) -> DeviceTouchFrame?
+    mutating func flush(time: Instant, profile: TouchProfile, nextID: inout Int) -> DeviceTouchFrame?
 }
 
 extension FrameAssembler {
     /// Handles one EV_SYN event: the frame it completes, if any.
-    mutating func synchronize(_ e: InputEvent, nextID: inout Int) -> DeviceTouchFrame? {
+    mutating func synchronize(_ e: InputEvent, profile: TouchProfile, nextID: inout Int) -> DeviceTouchFrame? {
         if e.code == EvdevCode.synDropped {
             discarding = true
             dropPending()
@@ -213,7 +226,7 @@ extension FrameAssembler {
             discarding = false
             return nil
         }
-        return flush(time: e.time, nextID: &nextID)
+        return flush(time: e.time, profile: profile, nextID: &nextID)
     }
 }
 
@@ -233,7 +246,7 @@ private struct Slotted: FrameAssembler {
     }
 
     mutating func process(_ e: InputEvent, profile: TouchProfile, nextID: inout Int) -> DeviceTouchFrame? {
-        if e.type == EvdevCode.evSyn { return synchronize(e, nextID: &nextID) }
+        if e.type == EvdevCode.evSyn { return synchronize(e, profile: profile, nextID: &nextID) }
         if discarding { return nil }
         if e.type == EvdevCode.evKey && e.code == EvdevCode.btnTouch {
             touchButtonReleased = e.value == 0
@@ -254,6 +267,12 @@ private struct Slotted: FrameAssembler {
             pending[current].x = e.value
         case profile.yCode where pending.indices.contains(current):
             pending[current].y = e.value
+        case EvdevCode.absMTToolType where pending.indices.contains(current):
+            pending[current].toolType = e.value
+        case EvdevCode.absMTTouchMajor where pending.indices.contains(current):
+            pending[current].major = e.value
+        case EvdevCode.absMTTouchMinor where pending.indices.contains(current):
+            pending[current].minor = e.value
         default:
             break
         }
@@ -267,7 +286,7 @@ private struct Slotted: FrameAssembler {
         touchButtonReleased = false
     }
 
-    mutating func flush(time: Instant, nextID: inout Int) -> DeviceTouchFrame? {
+    mutating func flush(time: Instant, profile: TouchProfile, nextID: inout Int) -> DeviceTouchFrame? {
         var contacts: [DeviceContact] = []
         var changed = false
         if touchButtonReleased {
@@ -284,8 +303,10 @@ private struct Slotted: FrameAssembler {
             let restarted =
                 was.contactID != nil && now.trackingID >= 0
                 && (released[i] || now.trackingID != was.trackingID)
+            let palm = profile.palm.rejects(toolType: now.toolType, major: now.major, minor: now.minor)
             now.contactID = nil
-            if let id = was.contactID, !nowDown || restarted {
+            now.isPalm = false
+            if let id = was.contactID, !nowDown || restarted, !was.isPalm {
                 let at = restarted ? was.point : now.point
                 contacts.append(DeviceContact(id: id, position: at, phase: .ended))
                 changed = true
@@ -293,13 +314,19 @@ private struct Slotted: FrameAssembler {
             if nowDown {
                 if let id = was.contactID, !restarted {
                     now.contactID = id
-                    contacts.append(DeviceContact(id: id, position: now.point, phase: .moved))
-                    if now.x != was.x || now.y != was.y { changed = true }
+                    now.isPalm = was.isPalm || palm
+                    if !was.isPalm {
+                        contacts.append(DeviceContact(id: id, position: now.point, phase: palm ? .cancelled : .moved))
+                        if palm || now.x != was.x || now.y != was.y { changed = true }
+                    }
                 } else {
                     now.contactID = nextID
                     nextID += 1
-                    contacts.append(DeviceContact(id: now.contactID!, position: now.point, phase: .began))
-                    changed = true
+                    now.isPalm = palm
+                    if !palm {
+                        contacts.append(DeviceContact(id: now.contactID!, position: now.point, phase: .began))
+                        changed = true
+                    }
                 }
             }
             applied[i] = now
@@ -317,13 +344,31 @@ private struct Anonymous {
     struct Contact {
         var id: Int
         var position: DevicePoint
+        /// Judged a palm: cancelled, and silent until it lifts.
+        var isPalm = false
+    }
+    struct Report {
+        var position: DevicePoint
+        var isPalm: Bool
     }
     var applied: [Contact] = []
-    /// Positions closed by SYN_MT_REPORT in the unfinished frame.
-    var reports: [DevicePoint] = []
+    /// Contacts closed by SYN_MT_REPORT in the unfinished frame.
+    var reports: [Report] = []
     var x: Int32?
     var y: Int32?
+    /// Protocol A restates every value in every report, so these start afresh for each.
+    var toolType: Int32 = 0
+    var major: Int32?
+    var minor: Int32?
     var discarding = false
+
+    mutating func clearReport() {
+        x = nil
+        y = nil
+        toolType = 0
+        major = nil
+        minor = nil
+    }
 
     mutating func process(_ e: InputEvent, profile: TouchProfile, nextID: inout Int) -> DeviceTouchFrame? {
         if e.type == EvdevCode.evSyn {
@@ -331,12 +376,13 @@ private struct Anonymous {
             case EvdevCode.synDropped:
                 discarding = true
                 reports = []
-                x = nil
-                y = nil
+                clearReport()
             case EvdevCode.synMTReport where !discarding:
-                if let x, let y { reports.append(DevicePoint(x: Double(x), y: Double(y))) }
-                x = nil
-                y = nil
+                if let x, let y {
+                    let palm = profile.palm.rejects(toolType: toolType, major: major, minor: minor)
+                    reports.append(Report(position: DevicePoint(x: Double(x), y: Double(y)), isPalm: palm))
+                }
+                clearReport()
             case EvdevCode.synReport:
                 if discarding {
                     discarding = false
@@ -349,22 +395,27 @@ private struct Anonymous {
             return nil
         }
         if discarding || e.type != EvdevCode.evAbs { return nil }
-        if e.code == profile.xCode { x = e.value }
-        if e.code == profile.yCode { y = e.value }
+        switch e.code {
+        case profile.xCode: x = e.value
+        case profile.yCode: y = e.value
+        case EvdevCode.absMTToolType: toolType = e.value
+        case EvdevCode.absMTTouchMajor: major = e.value
+        case EvdevCode.absMTTouchMinor: minor = e.value
+        default: break
+        }
         return nil
     }
 
     mutating func flush(time: Instant, profile: TouchProfile, nextID: inout Int) -> DeviceTouchFrame? {
         let now = reports
         reports = []
-        x = nil
-        y = nil
+        clearReport()
         // Nearest pairs first: every (previous, current) pair by squared distance.
         var pairs: [(d: Double, old: Int, new: Int)] = []
         for (i, old) in applied.enumerated() {
-            for (j, p) in now.enumerated() {
-                let dx = old.position.x - p.x
-                let dy = old.position.y - p.y
+            for (j, r) in now.enumerated() {
+                let dx = old.position.x - r.position.x
+                let dy = old.position.y - r.position.y
                 pairs.append((dx * dx + dy * dy, i, j))
             }
         }
@@ -380,22 +431,26 @@ private struct Anonymous {
         }
         var contacts: [DeviceContact] = []
         var changed = false
-        for (i, old) in applied.enumerated() where !oldTaken[i] {
+        for (i, old) in applied.enumerated() where !oldTaken[i] && !old.isPalm {
             contacts.append(DeviceContact(id: old.id, position: old.position, phase: .ended))
             changed = true
         }
         var next: [Contact] = []
-        for (j, p) in now.enumerated() {
+        for (j, r) in now.enumerated() {
+            let p = r.position
             if let i = newOwner[j] {
                 let old = applied[i]
-                if old.position != p { changed = true }
-                next.append(Contact(id: old.id, position: p))
-                contacts.append(DeviceContact(id: old.id, position: p, phase: .moved))
+                next.append(Contact(id: old.id, position: p, isPalm: old.isPalm || r.isPalm))
+                if old.isPalm { continue }
+                if old.position != p || r.isPalm { changed = true }
+                contacts.append(DeviceContact(id: old.id, position: p, phase: r.isPalm ? .cancelled : .moved))
             } else {
-                next.append(Contact(id: nextID, position: p))
-                contacts.append(DeviceContact(id: nextID, position: p, phase: .began))
+                next.append(Contact(id: nextID, position: p, isPalm: r.isPalm))
+                if !r.isPalm {
+                    contacts.append(DeviceContact(id: nextID, position: p, phase: .began))
+                    changed = true
+                }
                 nextID += 1
-                changed = true
             }
         }
         applied = next
@@ -423,7 +478,7 @@ private struct Single: FrameAssembler {
 
     mutating func process(_ e: InputEvent, profile: TouchProfile, nextID: inout Int) -> DeviceTouchFrame? {
         guard case .single(let signal) = profile.touchProtocol else { return nil }
-        if e.type == EvdevCode.evSyn { return synchronize(e, nextID: &nextID) }
+        if e.type == EvdevCode.evSyn { return synchronize(e, profile: profile, nextID: &nextID) }
         if discarding { return nil }
         switch (e.type, signal) {
         case (EvdevCode.evKey, .touchButton) where e.code == EvdevCode.btnTouch,
@@ -448,7 +503,7 @@ private struct Single: FrameAssembler {
         pendingDown = appliedDown
     }
 
-    mutating func flush(time: Instant, nextID: inout Int) -> DeviceTouchFrame? {
+    mutating func flush(time: Instant, profile: TouchProfile, nextID: inout Int) -> DeviceTouchFrame? {
         let moved = pendingX != appliedX || pendingY != appliedY
         appliedX = pendingX
         appliedY = pendingY

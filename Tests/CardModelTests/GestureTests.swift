@@ -104,7 +104,9 @@ import Testing
         #expect(summary.dismiss == .right, "a 60 pt flick at 600 pt/s is predicted to end beyond 120")
     }
 
-    @Test func summariesOnlyForThePrimaryAndNotOnCancel() {
+    /// A cancel (unplug, SYN_DROPPED, a palm, too many contacts) is summarised as such, acting
+    /// as nothing, so `replay` shows why a gesture did not act.
+    @Test func summariesOnlyForThePrimaryAndACancelSaysSo() {
         var g = PrimaryGestureTracker(metrics: panel7)
         var s = TouchScript()
         s.down(Point(x: 100, y: 100), id: 1)
@@ -116,7 +118,67 @@ import Testing
         s.move(to: Point(x: 300, y: 100), over: 100, id: 3)
         s.cancel(id: 3)
         let summaries = s.frames.compactMap { g.handle($0) }
-        #expect(summaries.map(\.kind) == [.tap])
+        #expect(summaries.map(\.kind) == [.tap, .cancelled])
         #expect(summaries.first?.translation == .zero)
+        #expect(summaries.last?.dismiss == nil)
+    }
+
+    // MARK: Holds and too many contacts
+
+    @Test func aHoldPastTheLongPressLimitIsNotATap() {
+        func kind(holdingMs ms: Double) -> GestureSummary.Kind? {
+            var g = PrimaryGestureTracker(metrics: panel7)
+            var s = TouchScript()
+            s.down(Point(x: 400, y: 240))
+            s.move(to: Point(x: 401, y: 240), over: 20)  // a jitter within the slop
+            s.up(afterMs: ms)
+            return s.frames.compactMap { g.handle($0) }.first?.kind
+        }
+        let limit = DragRecognizer.longPressSeconds * 1000
+        #expect(kind(holdingMs: limit - 100) == .tap)
+        #expect(kind(holdingMs: limit + 100) == .hold)
+        #expect(kind(holdingMs: 3_600_000) == .hold, "a finger held still for an hour")
+    }
+
+    @Test func aHoldEndsWithoutTapOrAxis() {
+        var r = DragRecognizer(slop: 10)
+        _ = r.handle(.down(Point(x: 10, y: 10), .seconds(1)))
+        guard case .ended(let end) = r.handle(.up(Point(x: 10, y: 10), .seconds(3))).first else {
+            Issue.record("no end")
+            return
+        }
+        #expect(!end.isTap && end.isHold && end.axis == nil)
+    }
+
+    @Test func aSixthContactCancelsTheDragUntilEveryContactLifts() {
+        var g = PrimaryGestureTracker(metrics: panel7)
+        var s = TouchScript()
+        s.down(Point(x: 100, y: 100), id: 1)
+        s.move(to: Point(x: 200, y: 100), over: 50, id: 1)
+        for id in 2...6 { s.down(Point(x: 100, y: 100 + Double(id) * 40), id: id) }
+        s.move(to: Point(x: 600, y: 100), over: 100, id: 1)
+        for id in 2...5 { s.up(id: id) }
+        s.down(Point(x: 300, y: 300), id: 7)  // lands while the cloth is still on the glass
+        s.move(to: Point(x: 700, y: 300), over: 100, id: 7)
+        s.up(id: 7)
+        s.up(id: 6)
+        s.up(id: 1)
+        #expect(s.frames.compactMap { g.handle($0) }.map(\.kind) == [.cancelled])
+        // Once the glass is clear, an ordinary swipe works again.
+        var after = TouchScript(at: s.now.advanced(bySeconds: 0.5))
+        after.drag(from: Point(x: 200, y: 240), by: Point(x: 400, y: 0), over: 100)
+        let swipe = after.frames.compactMap { g.handle($0) }
+        #expect(swipe.map(\.kind) == [.drag])
+        #expect(swipe.first?.dismiss == .right)
+    }
+
+    @Test func fiveContactsAreAHandAndKeepTheDrag() {
+        var g = PrimaryGestureTracker(metrics: panel7)
+        var s = TouchScript()
+        s.down(Point(x: 100, y: 100), id: 1)
+        for id in 2...5 { s.down(Point(x: 100, y: 100 + Double(id) * 40), id: id) }
+        s.move(to: Point(x: 600, y: 100), over: 100, id: 1)
+        for id in 1...5 { s.up(id: id) }
+        #expect(s.frames.compactMap { g.handle($0) }.map(\.dismiss) == [.right])
     }
 }

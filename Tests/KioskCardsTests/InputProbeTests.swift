@@ -32,6 +32,19 @@ import Testing
             InputProbe.describe(path: "p", mouse, options: TouchReplayOptions()).contains("ignored (relative pointer"))
     }
 
+    @Test func palmRuleIsShownWithItsBasis() throws {
+        let fixture = try EvemuRecording(contentsOf: InputFixtures.directory + "/large-contact.evemu")
+        let measured = InputProbe.describe(path: "p", fixture.device, options: TouchReplayOptions())
+        #expect(
+            measured.contains(
+                "palm: MT_TOOL_PALM; ABS_MT_TOUCH_MAJOR > 150 (30 mm); ABS_MT_TOUCH_MINOR > 100 (20 mm)"))
+        let threeM = try TouchTestData.load("3m-microtouch-22in-up-to-5-fingers.trimmed.evemu")
+        let unmeasured = InputProbe.describe(path: "p", threeM.device, options: TouchReplayOptions())
+        #expect(unmeasured.contains("ABS_MT_TOUCH_MAJOR > 8192 (a quarter of its range: no resolution)"))
+        let egalax = try TouchTestData.load("egalax-0eef-0001-singletouch-z-rx-axes.evemu")
+        #expect(!InputProbe.describe(path: "p", egalax.device, options: TouchReplayOptions()).contains("palm:"))
+    }
+
     @Test func missingNodesAreReportedNotFatal() {
         let text = InputProbe.report(explicitPaths: ["/nonexistent/event9"])
         #expect(text.contains("/nonexistent/event9: cannot open"))

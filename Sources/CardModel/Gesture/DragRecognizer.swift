@@ -15,9 +15,14 @@ public struct DragEnd: Hashable, Sendable {
     /// Where the drag would end if the content kept moving and slowed down, like SwiftUI's
     /// `DragGesture.Value.predictedEndTranslation`: translation + velocity · `projectionTime`.
     public var predictedEndTranslation: Point
-    /// True when the finger never left the touch slop.
+    /// True when the finger never left the touch slop and lifted within
+    /// `DragRecognizer.longPressSeconds`.
     public var isTap: Bool
     public var axis: DragAxis?
+
+    /// The finger never left the slop but stayed down past `DragRecognizer.longPressSeconds`:
+    /// neither a tap nor a drag (a resting hand, a finger held still for an hour).
+    public var isHold: Bool { !isTap && axis == nil }
 }
 
 /// Turns the primary contact's events into a tap or a drag: touch slop in points (from
@@ -35,6 +40,11 @@ public struct DragRecognizer: Hashable, Sendable {
     /// SwiftUI's predicted end: its `DragGesture` reports velocity = 4 × (predicted − location),
     /// i.e. a projection over 0.25 s.
     public static let projectionTime = 0.25
+
+    /// A touch that stays within the slop longer than this is a hold, not a tap (Android's
+    /// long-press timeout is 0.4–0.5 s, libinput's tap timeout 180 ms; the kiosk's visitors
+    /// are slower than a phone's, so the limit sits well above a deliberate tap).
+    public static let longPressSeconds = 0.8
 
     public let slop: Double
     public private(set) var start: Point = .zero
@@ -99,7 +109,8 @@ public struct DragRecognizer: Hashable, Sendable {
                 .ended(
                     DragEnd(
                         location: p, time: t, translation: tr, velocity: v,
-                        predictedEndTranslation: tr + v * Self.projectionTime, isTap: axis == nil, axis: axis))
+                        predictedEndTranslation: tr + v * Self.projectionTime,
+                        isTap: axis == nil && t.seconds(since: startTime) <= Self.longPressSeconds, axis: axis))
             ]
         case .cancel(let t):
             guard isActive else { return [] }

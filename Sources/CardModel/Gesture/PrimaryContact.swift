@@ -9,9 +9,19 @@ public enum PrimaryContactEvent: Hashable, Sendable {
 
 /// Picks the primary contact out of touch frames: the first finger down while no other is
 /// tracked. Further fingers are ignored for their whole life, so they never disturb a drag.
+///
+/// More than `maximumContacts` down at once is not a visitor's hand but a cleaning cloth, a
+/// sleeve or a leaning body (libinput likewise stops tracking touches beyond what a hand
+/// makes): the gesture is cancelled without acting, and nothing starts again until every
+/// contact has lifted.
 public struct PrimaryContactFilter: Hashable, Sendable {
+    /// Five fingers is a hand; a sixth contact is something else.
+    public static let maximumContacts = 5
+
     public private(set) var primaryID: Int?
     private var lastPosition: Point = .zero
+    /// Too many contacts came down; ignoring everything until none is down.
+    public private(set) var isLockedOut = false
 
     public init() {}
 
@@ -19,6 +29,17 @@ public struct PrimaryContactFilter: Hashable, Sendable {
 
     /// The primary contact's events in `frame`, in order (at most an end and a new start).
     public mutating func events(in frame: TouchFrame) -> [PrimaryContactEvent] {
+        let down = frame.contacts.reduce(0) { $0 + ($1.phase == .began || $1.phase == .moved ? 1 : 0) }
+        if isLockedOut {
+            if down == 0 { isLockedOut = false }
+            return []
+        }
+        if down > Self.maximumContacts {
+            isLockedOut = true
+            guard primaryID != nil else { return [] }
+            primaryID = nil
+            return [.cancel(frame.time)]
+        }
         var out: [PrimaryContactEvent] = []
         var endedID: Int?
         if let id = primaryID, let c = frame.contacts.first(where: { $0.id == id }) {

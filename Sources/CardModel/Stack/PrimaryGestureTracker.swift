@@ -2,10 +2,14 @@
 public struct GestureSummary: Hashable, Sendable {
     public enum Kind: String, Sendable {
         case tap, drag
+        /// Stayed within the slop past the long-press limit: acts as nothing.
+        case hold
+        /// Ended without a lift (palm, too many contacts, unplug, SYN_DROPPED): acts as nothing.
+        case cancelled
     }
 
     public var kind: Kind
-    /// From touch-down to lift, in points.
+    /// From touch-down to lift, in points (zero for a cancel).
     public var translation: Point
     /// Points per second at the lift.
     public var velocity: Point
@@ -33,19 +37,27 @@ public struct PrimaryGestureTracker {
         intake = GestureIntake(slop: metrics.touchSlop)
     }
 
-    /// Non-nil when the primary contact lifts in `frame`; nil otherwise (and on a cancel).
+    /// Non-nil when the primary contact's gesture ends in `frame` (a lift or a cancel).
     public mutating func handle(_ frame: TouchFrame) -> GestureSummary? {
         var summary: GestureSummary?
         intake.take(frame)
         while let e = intake.nextEvent() {
-            guard case .ended(let end) = e else { continue }
-            summary = GestureSummary(
-                kind: end.isTap ? .tap : .drag, translation: end.translation, velocity: end.velocity,
-                predictedEndTranslation: end.predictedEndTranslation,
-                dismiss: end.isTap
-                    ? nil
-                    : StackLayout.dismissDirection(
-                        translation: end.translation, predictedEnd: end.predictedEndTranslation))
+            switch e {
+            case .ended(let end):
+                let kind: GestureSummary.Kind = end.isTap ? .tap : end.isHold ? .hold : .drag
+                summary = GestureSummary(
+                    kind: kind, translation: end.translation, velocity: end.velocity,
+                    predictedEndTranslation: end.predictedEndTranslation,
+                    dismiss: kind == .drag
+                        ? StackLayout.dismissDirection(
+                            translation: end.translation, predictedEnd: end.predictedEndTranslation)
+                        : nil)
+            case .cancelled:
+                summary = GestureSummary(
+                    kind: .cancelled, translation: .zero, velocity: .zero, predictedEndTranslation: .zero, dismiss: nil)
+            default:
+                break
+            }
         }
         return summary
     }

@@ -53,7 +53,11 @@ enum InputProbe {
                 return "\(label) \(info.minimum)…\(info.maximum)\(info.fuzz > 0 ? " fuzz \(info.fuzz)" : "")\(res)"
             }
             out += "    axes: \(axis("x", profile.x)); \(axis("y", profile.y))\n"
-            if case .slotted(let n) = profile.touchProtocol { out += "    slots: \(n)\n" }
+            switch profile.touchProtocol {
+            case .slotted(let n): out += "    slots: \(n)\n    palm: \(profile.palm.summary)\n"
+            case .anonymous: out += "    palm: \(profile.palm.summary)\n"
+            case .single: break
+            }
             if let mm = profile.physicalSizeMillimetres {
                 out += "    size: \(jsonNumber(mm.width, decimals: 1))×\(jsonNumber(mm.height, decimals: 1)) mm\n"
             }

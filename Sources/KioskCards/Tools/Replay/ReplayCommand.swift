@@ -84,8 +84,10 @@ struct ReplayOptions {
             object per line:
               {"type":"frame","t":<s>,"contacts":[{"id":N,"x":<pt>,"y":<pt>,"phase":"began|moved|ended|cancelled"}]}
             for every SYN_REPORT that changed something, and
-              {"type":"gesture","kind":"tap|drag","translation":[dx,dy],"velocity":[vx,vy],"dismiss":"left|right|none"}
-            for every completed primary-contact gesture, judged as the card stack would judge it.
+              {"type":"gesture","kind":"tap|drag|hold|cancelled","translation":[dx,dy],"velocity":[vx,vy],"dismiss":"left|right|none"}
+            for every primary-contact gesture that ends, judged as the card stack would judge it: a hold
+            stayed within the slop past 0.8 s; cancelled means it ended without a lift (a palm, more than
+            five contacts at once, an unplug, a SYN_DROPPED). Neither acts.
             """,
         options: touchOptions.map { $0.lifted(\ReplayOptions.touch) },
         positional: CommandPositional(name: "FILE", help: "the evemu recording", count: .one) { o, v in
@@ -128,7 +130,7 @@ func replayFrameJSON(_ frame: TouchFrame) -> String {
 
 // MARK: - Gesture lines
 
-/// Turns replayed frames into one line per completed primary-contact gesture, judged as
+/// Turns replayed frames into one line per ended primary-contact gesture, judged as
 /// the stack layout would judge it (CardModel's `PrimaryGestureTracker`).
 struct ReplayGestureHook {
     private var tracker: PrimaryGestureTracker
