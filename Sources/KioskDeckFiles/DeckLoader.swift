@@ -12,9 +12,9 @@ package enum DeckLoader {
     package static func load(path: String) -> Result<DeckFile, DeckProblems> {
         let bytes: [UInt8]
         do {
-            bytes = try FileIO.readAll(path, limit: 16 << 20)
+            bytes = try FileIO.readAll(path, limit: maxDeckBytes, what: PathName.baseName(of: path))
         } catch {
-            var message = "cannot read the deck file: \(error.errno.message)"
+            var message = "cannot read the deck file: \(error.reason)"
             if error.errno == .noEntry { message += "; check the path (config key 'deck' or --deck)" }
             if error.errno == .permissionDenied { message += "; make it readable by the kiosk user" }
             let problem = DeckProblem(kind: .unreadableFile, path: "", position: nil, message: message)
@@ -36,9 +36,12 @@ package enum DeckLoader {
         guard PathName.isInside(real, realBase) else { return .outsideDeck(real) }
         var st = stat()
         guard stat(real, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return .unsupported(real) }
-        guard let head = try? FileIO.readAll(real, limit: 8), head == pngSignature else { return .unsupported(real) }
+        guard let head = try? FileIO.readPrefix(real, count: 8), head == pngSignature else { return .unsupported(real) }
         return .ok(real)
     }
+
+    /// The largest deck file read (a deck is a few kilobytes; this is a guard, not a budget).
+    package static let maxDeckBytes = 16 << 20
 
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 }

@@ -34,13 +34,16 @@ package struct EvemuRecording: Sendable {
         events = parser.events
     }
 
+    /// The largest recording read (about 8 million events; a long field session is far less).
+    package static let maxFileBytes = 256 << 20
+
     /// Reads and parses the file at `path`.
     package init(contentsOf path: String) throws(EvemuError) {
         let text: String
         do {
-            text = try FileIO.readText(path)
+            text = try FileIO.readText(path, limit: Self.maxFileBytes, what: "the recording")
         } catch {
-            throw EvemuError(source: path, line: 0, message: "cannot read the file: \(error)")
+            throw EvemuError(source: path, line: 0, message: "cannot read the file: \(error.reason)")
         }
         try self.init(parsing: text, source: path)
     }
@@ -99,9 +102,15 @@ private struct EvemuParser {
             // LED and switch states of newer evemu versions: nothing the touch path uses.
             return
         default:
-            throw fail(number, "unknown line type '\(kind):' (expected 'N:', 'I:', 'P:', 'B:', 'A:' or 'E:')")
+            throw fail(
+                number, "unknown line type '\(Excerpt.of(String(kind))):' (expected 'N:', 'I:', 'P:', 'B:', 'A:' or 'E:')")
         }
     }
+
+    /// The largest event or property code a mask may set (codes are 16-bit).
+    static let maxCode = Int(UInt16.max)
+    /// The latest timestamp whose nanoseconds fit an Int64 with a whole second to spare.
+    static let maxSeconds: Int64 = Int64.max / 1_000_000_000 - 1
 
     private func fail(_ line: Int, _ message: String) -> EvemuError {
         EvemuError(source: source, line: line, message: message)
@@ -109,13 +118,13 @@ private struct EvemuParser {
 
     private func hex<T: FixedWidthInteger>(_ s: Substring, _ what: String, _ line: Int) throws(EvemuError) -> T {
         guard let v = T(s, radix: 16) else {
-            throw fail(line, "\(what) '\(s)' is not a hexadecimal number of at most \(T.bitWidth) bits")
+            throw fail(line, "\(what) '\(Excerpt.of(s))' is not a hexadecimal number of at most \(T.bitWidth) bits")
         }
         return v
     }
 
     private func decimal(_ s: Substring, _ what: String, _ line: Int) throws(EvemuError) -> Int32 {
-        guard let v = Int32(s) else { throw fail(line, "\(what) '\(s)' is not a 32-bit decimal number") }
+        guard let v = Int32(s) else { throw fail(line, "\(what) '\(Excerpt.of(s))' is not a 32-bit decimal number") }
         return v
     }
 
@@ -131,7 +140,15 @@ private struct EvemuParser {
         for (i, s) in f.enumerated() {
             let byte: UInt8 = try hex(s, "property byte", line)
             for bit in 0..<8 where byte & (1 << bit) != 0 {
-                device.properties.insert(UInt16((propertyOffset + i) * 8 + bit))
+                let property = (propertyOffset + i) * 8 + bit
+                // INPUT_PROP_MAX is 0x1f; a longer mask is not a recording of a real device.
+                guard property <= Self.maxCode else {
+                    throw fail(
+                        line,
+                        "'P:' byte \(i + 1) sets property \(property), beyond \(Self.maxCode) (the 'P:' lines are too long)"
+                    )
+                }
+                device.properties.insert(UInt16(property))
             }
         }
         propertyOffset += f.count
@@ -147,6 +164,13 @@ private struct EvemuParser {
             let byte: UInt8 = try hex(s, "mask byte", line)
             for bit in 0..<8 where byte & (1 << bit) != 0 {
                 let code = (offset + i) * 8 + bit
+                // KEY_MAX is 0x2ff; a mask past 0xffff (8 KiB of bits) is not from a device.
+                guard code <= Self.maxCode else {
+                    throw fail(
+                        line,
+                        "'B:' byte \(i + 1) sets code \(code) of type 0x\(first), beyond \(Self.maxCode) (the 'B:' lines are too long)"
+                    )
+                }
                 if type == EvdevCode.evSyn {
                     // The EV_SYN mask lists the supported event *types*.
                     device.eventTypes.insert(UInt16(code))
@@ -182,7 +206,14 @@ private struct EvemuParser {
         let parts = f[0].split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let sec = Int64(parts[0]), sec >= 0, parts[1].count <= 6,
             let usec = Int64(parts[1]), usec >= 0
-        else { throw fail(line, "time '\(f[0])' is not seconds.microseconds") }
+        else { throw fail(line, "time '\(Excerpt.of(f[0]))' is not seconds.microseconds") }
+        // Nanoseconds in an Int64 end at 9223372036 s (year 2262); later is not a real clock.
+        guard sec <= Self.maxSeconds else {
+            throw fail(
+                line,
+                "time '\(Excerpt.of(f[0]))' is beyond \(Self.maxSeconds) seconds; timestamps are CLOCK_MONOTONIC seconds"
+            )
+        }
         let type: UInt16 = try hex(f[1], "event type", line)
         let code: UInt16 = try hex(f[2], "event code", line)
         let value = try decimal(f[3], "value", line)

@@ -182,7 +182,8 @@ extension KioskConfig {
         _ config: inout KioskConfig, _ option: Option, _ value: String, source: String
     ) -> ConfigError? {
         guard let accepted = option.apply(&config, value) else { return nil }
-        return ConfigError(source: source, message: "bad value '\(value)' for \(option.name); expected \(accepted)")
+        return ConfigError(
+            source: source, message: "bad value '\(Excerpt.of(value))' for \(option.name); expected \(accepted)")
     }
 
     /// Applies a config file's `key = value` lines to `config`.
@@ -200,7 +201,7 @@ extension KioskConfig {
             let trimmed = line.trimmingSpaces
             if trimmed.isEmpty { continue }
             guard let eq = trimmed.firstIndex(of: "=") else {
-                return ConfigError(source: source, message: "expected 'key = value', found '\(trimmed)'")
+                return ConfigError(source: source, message: "expected 'key = value', found '\(Excerpt.of(trimmed))'")
             }
             let key = String(trimmed[..<eq].trimmingSpaces)
             var value = trimmed[trimmed.index(after: eq)...].trimmingSpaces
@@ -210,7 +211,7 @@ extension KioskConfig {
             guard let option = option(named: key) else {
                 return ConfigError(
                     source: source,
-                    message: "unknown key '\(key)'; " + ClosestMatch.hint(for: key, among: optionNames))
+                    message: "unknown key '\(Excerpt.of(key))'; " + ClosestMatch.hint(for: key, among: optionNames))
             }
             if !option.repeatable, let first = seen[key] {
                 return ConfigError(source: source, message: "'\(key)' is already set on line \(first); keep one")
@@ -328,7 +329,7 @@ extension KioskConfig {
             return .text(text)
         } catch {
             if error.errno == .noEntry { return .missing }
-            return .unreadable(error.errno.message)
+            return .unreadable(error.reason)
         }
     }
 

@@ -24,7 +24,7 @@ enum InputProbe {
                 if calibration == nil {
                     let n = device.deviceNumber
                     let entry = UdevDatabase.entryPath(major: n.major, minor: n.minor)
-                    if let text = try? FileIO.readText(entry),
+                    if let text = try? FileIO.readText(entry, limit: 1 << 20),
                         let m = UdevDatabase.calibrationMatrix(fromEntry: text)
                     {
                         calibration = m

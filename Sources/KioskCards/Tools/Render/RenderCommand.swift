@@ -254,20 +254,11 @@ enum RenderInputs {
     }
 }
 
-/// Reads a whole text file; errors name the file.
+/// Reads a whole text file (at most 1 MiB, regular files only); errors name the file.
 func readTextFile(_ path: String) throws(RenderError) -> String {
-    guard let f = fopen(path, "rb") else {
-        throw .io("cannot open '\(path)': \(String(cString: strerror(errno)))")
+    do { return try FileIO.readText(path, limit: 1 << 20) } catch {
+        throw .io("cannot read '\(path)': \(error.reason)")
     }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = fread(&chunk, 1, chunk.count, f)
-        if n <= 0 { break }
-        bytes.append(contentsOf: chunk[0..<n])
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 /// The panel picture of a logical (upright) frame turned by `rotation` (headless output; the

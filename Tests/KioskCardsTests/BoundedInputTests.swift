@@ -1,0 +1,175 @@
+import Glibc
+import Testing
+
+@testable import KioskCards
+@testable import KioskDeckFiles
+@testable import KioskInput
+@testable import KioskSystem
+
+/// Every file a user names is read bounded: opened without blocking, checked to be a regular
+/// file, refused with both sizes when too large — never a hang, a memory run-out or a silent cut.
+@Suite struct BoundedInputTests {
+    /// A FIFO with no writer: a blocking open would wait for ever.
+    func fifo(_ dir: String, _ name: String) throws -> String {
+        let path = dir + "/" + name
+        try #require(mkfifo(path, 0o644) == 0)
+        return path
+    }
+
+    @Test func fifoIsRefusedAtOnceByName() throws {
+        let dir = DeckFixtures.temporaryDirectory("bounded-fifo")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = try fifo(dir, "deck.json")
+        #expect {
+            try FileIO.readAll(path, limit: 1 << 20, what: "deck.json")
+        } throws: { error in
+            "\(error)" == "deck.json is a FIFO, not a regular file — give the path of a file"
+        }
+    }
+
+    @Test(arguments: [("/dev/zero", "a character device"), ("/tmp", "a directory")])
+    func devicesAndDirectoriesAreRefused(path: String, kind: String) {
+        #expect {
+            try FileIO.readAll(path, limit: 1 << 20)
+        } throws: { error in
+            "\(error)" == "\(path) is \(kind), not a regular file — give the path of a file"
+        }
+    }
+
+    @Test func aDeviceReadOnPurposeIsStillBounded() throws {
+        #expect {
+            try FileIO.readAll("/dev/zero", limit: 4096, accept: .anyFileType)
+        } throws: { error in
+            "\(error)" == "/dev/zero is over the limit of 4 KB"
+        }
+    }
+
+    @Test func procFilesAreRegularAndReadToTheEnd() throws {
+        // /proc files state size 0; they are read to EOF, not refused as empty or odd.
+        let text = try FileIO.readText("/proc/self/status", limit: 1 << 20)
+        #expect(text.contains("VmRSS:"))
+    }
+
+    @Test func overTheLimitIsAnErrorWithBothSizesAndExactlyAtItIsRead() throws {
+        let dir = DeckFixtures.temporaryDirectory("bounded-size")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/x"
+        DeckFixtures.writeBytes([UInt8](repeating: 65, count: 4096), to: path)
+        #expect(try FileIO.readAll(path, limit: 4096).count == 4096)
+        #expect {
+            try FileIO.readAll(path, limit: 4095)
+        } throws: { error in
+            "\(error)" == "\(path) is 4 KB; the limit is 3 KB"
+        }
+    }
+
+    @Test func deckOverSixteenMegabytesSaysSoInsteadOfAnUnclosedString() throws {
+        let dir = DeckFixtures.temporaryDirectory("bounded-deck")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/deck.json"
+        // A string that would be cut at 16 MiB, as the old silent cut did.
+        let big = Array("{\"title\": \"".utf8) + [UInt8](repeating: 0x61, count: (17 << 20) - 100) + Array("\"}".utf8)
+        DeckFixtures.writeBytes(big, to: path)
+        guard case .failure(let problems) = DeckLoader.load(path: path) else {
+            Issue.record("a 17 MB deck loaded")
+            return
+        }
+        let message = problems.problems.first?.message ?? ""
+        #expect(message == "cannot read the deck file: it is 17 MB; the limit is 16 MB", "\(message)")
+    }
+
+    @Test func deckGivenAsAFifoFailsAtOnce() throws {
+        let dir = DeckFixtures.temporaryDirectory("bounded-deck-fifo")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = try fifo(dir, "deck.json")
+        guard case .failure(let problems) = DeckLoader.load(path: path) else {
+            Issue.record("a FIFO loaded as a deck")
+            return
+        }
+        #expect(problems.problems.first?.message.contains("is a FIFO, not a regular file") == true)
+    }
+
+    @Test func configFromDevZeroOrAFifoIsAClearError() throws {
+        let dir = DeckFixtures.temporaryDirectory("bounded-config")
+        defer { DeckFixtures.removeTree(dir) }
+        for path in ["/dev/zero", try fifo(dir, "kiosk.conf")] {
+            guard case .unreadable(let reason) = KioskConfig.readConfigFile(path) else {
+                Issue.record("\(path) read as a config")
+                continue
+            }
+            #expect(reason.contains("not a regular file — give the path of a file"), "\(reason)")
+        }
+    }
+
+    @Test func configOverOneMebibyteIsAnErrorNotACut() throws {
+        let dir = DeckFixtures.temporaryDirectory("bounded-config-size")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/kiosk.conf"
+        // Valid lines up to past the limit, then a bad one the old cut silently dropped.
+        let line = "# " + String(repeating: "x", count: 1000) + "\n"
+        DeckFixtures.write(String(repeating: line, count: 1100) + "no-such-key = 1\n", to: path)
+        guard case .unreadable(let reason) = KioskConfig.readConfigFile(path) else {
+            Issue.record("a config over 1 MiB was used")
+            return
+        }
+        #expect(reason == "it is 2 MB; the limit is 1 MB", "\(reason)")
+    }
+
+    @Test func configErrorQuotesAShortEscapedExcerptOfTheLine() throws {
+        let nuls = String(repeating: "\u{0}", count: 100_000)
+        var config = KioskConfig()
+        let error = try #require(KioskConfig.apply(file: nuls, name: "kiosk.conf", to: &config))
+        #expect(error.message.utf8.count < 400, "\(error.message.utf8.count) bytes")
+        #expect(error.message.contains("\\u{0}\\u{0}"))
+        #expect(error.message.contains("… (100000 bytes)"))
+        #expect(!error.message.contains("\u{0}"))
+    }
+
+    @Test func recordingFromDevZeroOrAFifoIsAClearError() throws {
+        let dir = DeckFixtures.temporaryDirectory("bounded-evemu")
+        defer { DeckFixtures.removeTree(dir) }
+        for path in ["/dev/zero", try fifo(dir, "r.evemu")] {
+            #expect {
+                try EvemuRecording(contentsOf: path)
+            } throws: { error in
+                "\(error)".contains("not a regular file — give the path of a file")
+            }
+        }
+    }
+
+    @Test func injectScriptFromDevZeroIsAClearError() throws {
+        var options = InjectOptions()
+        options.items = [.script("/dev/zero")]
+        #expect {
+            try options.commands()
+        } throws: { error in
+            "\(error)".contains("/dev/zero: it is a character device, not a regular file")
+        }
+    }
+
+    @Test func evemuTimestampBeyondInt64NanosecondsIsAnErrorNotATrap() {
+        let text = "N: x\nB: 03 03\nE: 9223372037.000000 0003 0000 1\n"
+        #expect {
+            try EvemuRecording(parsing: text, source: "late.evemu")
+        } throws: { error in
+            "\(error)".hasPrefix("late.evemu:3: time '9223372037.000000' is beyond")
+        }
+        // The last second that fits still parses.
+        #expect(throws: Never.self) {
+            try EvemuRecording(parsing: "N: x\nB: 03 03\nE: 9223372035.999999 0003 0000 1\n")
+        }
+    }
+
+    @Test(arguments: ["B: 01", "P:"])
+    func evemuMaskLongerThanSixteenBitCodesIsAnErrorNotATrap(prefix: String) {
+        // 8193 bytes of bits: the last sets code 65536, past UInt16.
+        let line = prefix + String(repeating: " 00", count: 8192) + " 01"
+        let text = "N: x\n" + line + "\nB: 03 03\n"
+        #expect {
+            try EvemuRecording(parsing: text, source: "long.evemu")
+        } throws: { error in
+            "\(error)".hasPrefix("long.evemu:2: '\(prefix.prefix(2))' byte 8193 sets")
+                && "\(error)".contains("65536")
+        }
+    }
+}
