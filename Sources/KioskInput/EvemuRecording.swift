@@ -102,8 +102,8 @@ private struct EvemuParser {
             // LED and switch states of newer evemu versions: nothing the touch path uses.
             return
         default:
-            throw fail(
-                number, "unknown line type '\(Excerpt.of(String(kind))):' (expected 'N:', 'I:', 'P:', 'B:', 'A:' or 'E:')")
+            let shown = Excerpt.of(String(kind))
+            throw fail(number, "unknown line type '\(shown):' (expected 'N:', 'I:', 'P:', 'B:', 'A:' or 'E:')")
         }
     }
 
