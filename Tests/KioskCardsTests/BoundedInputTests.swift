@@ -173,3 +173,38 @@ import Testing
         }
     }
 }
+
+/// Numbers a user types are range-checked before any arithmetic: no trap is reachable.
+@Suite struct BoundedNumberTests {
+    @Test(arguments: ["1e30", "inf", "nan", "9223372036854", "-1"])
+    func renderAtOutOfRangeIsAUsageError(value: String) {
+        #expect {
+            try RenderOptions.parse(["--deck", "d.json", "--out", "o.png", "--at", value])
+        } throws: { error in
+            "\(error)".contains("milliseconds from 0 to 86400000 (a day)")
+        }
+    }
+
+    @Test func renderAtADayIsAccepted() throws {
+        let o = try RenderOptions.parse(["--deck", "d.json", "--out", "o.png", "--at", "86400000"])
+        #expect(o.atMs == 86_400_000)
+    }
+
+    @Test(arguments: ["99999999999999d", "9223372036854775807s", "106751991167301d"])
+    func exportSinceAnAgePastInt64IsAUsageError(value: String) {
+        guard case .failure(let e) = ExportCommand.parse(["--since", value], now: 1_714_521_600_000) else {
+            Issue.record("\(value) accepted")
+            return
+        }
+        #expect(e.message.contains("24h"))
+    }
+
+    @Test func wallClockFormatsTheExtremesWithoutATrap() {
+        #expect(WallClock.iso8601(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
+        // Near ±2^63 ms: glibc cannot name the year; the text says the milliseconds instead.
+        for ms in [Int64.min, Int64.min + 1, Int64.max, Int64.max - 1] {
+            let text = WallClock.iso8601(milliseconds: ms)
+            #expect(!text.isEmpty)
+        }
+    }
+}

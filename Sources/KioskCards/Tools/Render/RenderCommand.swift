@@ -27,6 +27,8 @@ struct RenderOptions: Equatable {
     var gesture: String?
     var scriptPath: String?
     var atMs: Double = 0
+    /// The latest `--at`: a day after the last touch is long past every animation.
+    static let maxAtMs: Double = 86_400_000
     var scale: Double?
     var rotation = Rotation.deg0
     var naive = false
@@ -79,7 +81,10 @@ struct RenderOptions: Equatable {
             },
             CommandOption(name: "at", value: "MS", help: "draw MS milliseconds after the last touch (default 0)") {
                 o, v in
-                guard let ms = Double(v), ms >= 0 else { return "milliseconds ≥ 0" }
+                // Bounded before any arithmetic: 1e30, inf and nan would trap converting to nanoseconds.
+                guard let ms = Double(v), ms >= 0, ms <= RenderOptions.maxAtMs else {
+                    return "milliseconds from 0 to \(Int(RenderOptions.maxAtMs)) (a day)"
+                }
                 o.atMs = ms
                 return nil
             },
