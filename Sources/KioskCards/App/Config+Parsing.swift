@@ -74,6 +74,14 @@ extension KioskConfig {
             return nil
         },
         Option(
+            name: "fbdev", value: "DEV",
+            help: "draw on this framebuffer (/dev/fbN) instead of DRM, for a framebuffer-only panel"
+        ) { c, v in
+            guard v.hasPrefix("/") else { return "an absolute device path such as /dev/fb0" }
+            c.fbdevDevice = v
+            return nil
+        },
+        Option(
             name: "connector", value: "NAME",
             help: "display connector, e.g. HDMI-A-1 or DSI-1 (default: first connected)"
         ) { c, v in
