@@ -42,9 +42,12 @@ package enum DecisionDatabase {
     static var schemaVersion: Int { migrations.count }
 
     /// Opens the database for writing: WAL, synchronous=FULL, migrated to `schemaVersion`.
+    /// The connection holds the data directory's writer lock (`lockWriter`), so two writers
+    /// never migrate at once ("table decisions already exists").
     static func openForWriting(dataDirectory: String) throws(SQLiteError) -> SQLiteDatabase {
         let path = path(dataDirectory: dataDirectory)
-        let db = try SQLiteDatabase(path: path)
+        let lock = try lockWriter(dataDirectory: dataDirectory)
+        let db = try SQLiteDatabase(path: path, heldLock: lock)
         db.setBusyTimeout(milliseconds: 2000)
         let mode = try db.scalarText("PRAGMA journal_mode=WAL")
         guard mode?.lowercased() == "wal" else {
@@ -55,6 +58,48 @@ package enum DecisionDatabase {
         try db.execute("PRAGMA synchronous=FULL")
         try migrate(db)
         return db
+    }
+
+    /// The lock file beside the database; it holds the pid of the writer that has it locked.
+    static func lockPath(dataDirectory: String) -> String { dataDirectory + "/decisions.lock" }
+
+    /// Takes the data directory's exclusive writer lock (`flock(LOCK_EX | LOCK_NB)` on
+    /// `decisions.lock`) and writes this process's pid into it; returns the fd, which holds the
+    /// lock until it is closed (the kernel releases it when the process dies, even by kill -9).
+    /// Throws SQLITE_BUSY naming the holder's pid when another writer has it.
+    static func lockWriter(dataDirectory: String) throws(SQLiteError) -> Int32 {
+        let lockPath = lockPath(dataDirectory: dataDirectory)
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else {
+            let e = errno
+            throw SQLiteError(
+                call: "open", code: SQLITE_CANTOPEN, message: "cannot open the writer lock file", path: lockPath,
+                systemErrno: e)
+        }
+        var rc: Int32
+        repeat { rc = flock(fd, LOCK_EX | LOCK_NB) } while rc != 0 && errno == EINTR
+        guard rc == 0 else {
+            let e = errno
+            var text = [UInt8](repeating: 0, count: 32)
+            let n = pread(fd, &text, text.count, 0)
+            close(fd)
+            let holder = n > 0 ? Int32(String(decoding: text[0..<n], as: UTF8.self).filter(\.isNumber)) : nil
+            guard e == EWOULDBLOCK else {
+                throw SQLiteError(
+                    call: "flock", code: SQLITE_IOERR, message: "cannot lock the data directory", path: lockPath,
+                    systemErrno: e)
+            }
+            let who = holder.map { "another process (pid \($0))" } ?? "another process"
+            throw SQLiteError(
+                call: "flock", code: SQLITE_BUSY,
+                message:
+                    "\(who) is already writing decisions in \(dataDirectory); stop it, "
+                    + "or give this one its own data directory (--data)",
+                path: lockPath)
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        if ftruncate(fd, 0) == 0 { _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
+        return fd
     }
 
     /// Applies the missing migrations, each in its own transaction with its version bump.

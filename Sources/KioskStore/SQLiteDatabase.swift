@@ -53,9 +53,12 @@ package struct SQLiteError: Error, CustomStringConvertible {
 struct SQLiteDatabase: ~Copyable {
     let handle: OpaquePointer
     let path: String
+    /// A lock file descriptor closed with the connection (the data directory's writer lock); -1: none.
+    private let heldLock: Int32
 
-    /// Opens (and with `create`, creates) the database file at `path`.
-    init(path: String, readOnly: Bool = false, create: Bool = true) throws(SQLiteError) {
+    /// Opens (and with `create`, creates) the database file at `path`. `heldLock` is an fd the
+    /// connection takes over and closes when it closes (also when opening fails).
+    init(path: String, readOnly: Bool = false, create: Bool = true, heldLock: Int32 = -1) throws(SQLiteError) {
         var db: OpaquePointer?
         var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
@@ -66,15 +69,18 @@ struct SQLiteDatabase: ~Copyable {
             let code = db.map { sqlite3_extended_errcode($0) } ?? rc
             let system = db.map { sqlite3_system_errno($0) } ?? 0
             if let db { sqlite3_close_v2(db) }
+            if heldLock >= 0 { close(heldLock) }
             throw SQLiteError(call: "sqlite3_open_v2", code: code, message: message, path: path, systemErrno: system)
         }
         sqlite3_extended_result_codes(db, 1)
         handle = db
         self.path = path
+        self.heldLock = heldLock
     }
 
     deinit {
         sqlite3_close_v2(handle)
+        if heldLock >= 0 { close(heldLock) }
     }
 
     func error(_ call: String, _ rc: Int32) -> SQLiteError {
