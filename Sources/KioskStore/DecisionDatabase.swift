@@ -179,7 +179,92 @@ package enum DecisionDatabase {
                 call: "open", code: SQLITE_CANTOPEN,
                 message: "no decisions database here; check --data (the kiosk's data directory)", path: path)
         }
+        // A rescue from a dying SD card: a read-only file system (or a file this process may
+        // not write) cannot take the -shm file a WAL reader needs.
+        if !canWriteBeside(path) {
+            try forEachRowReadOnlyMedium(path: path, sinceMs: sinceMs, body)
+            return
+        }
         let db = try SQLiteDatabase(path: path, readOnly: true, create: false)
+        try forEachRow(in: db, path: path, sinceMs: sinceMs, body)
+    }
+
+    /// Whether SQLite may create and write the -shm/-wal files beside `path` (a writable
+    /// file system, and the directory and file writable for this process).
+    static func canWriteBeside(_ path: String) -> Bool {
+        var fs = statvfs()
+        if statvfs(path, &fs) == 0 && fs.f_flag & UInt(ST_RDONLY) != 0 { return false }
+        return access(PathName.directory(of: path), W_OK) == 0 && access(path, W_OK) == 0
+    }
+
+    /// Reads a database that cannot be written beside. Without a -wal file (or an empty one)
+    /// every committed row is in the main file: open it `immutable`. With one, committed rows
+    /// may be only in the WAL, which `immutable` would ignore: copy both files to a fresh
+    /// directory under /tmp and read the copy (SQLite replays the WAL there), then remove it.
+    static func forEachRowReadOnlyMedium(
+        path: String, sinceMs: Int64?, _ body: (Row) -> Void
+    ) throws(SQLiteError) {
+        var st = stat()
+        let walHasData = stat(path + "-wal", &st) == 0 && st.st_size > 0
+        guard walHasData else {
+            let db = try SQLiteDatabase(path: path, immutable: true)
+            try forEachRow(in: db, path: path, sinceMs: sinceMs, body)
+            return
+        }
+        var template = Array("/tmp/kioskcards-export-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw SQLiteError(
+                call: "mkdtemp", code: SQLITE_CANTOPEN,
+                message: "cannot make a directory under /tmp to read a copy of the database and its WAL", path: path,
+                systemErrno: errno)
+        }
+        let scratch = String(cString: made)
+        let copy = scratch + "/decisions.sqlite3"
+        defer {
+            unlink(copy + "-wal")
+            unlink(copy + "-shm")
+            unlink(copy)
+            rmdir(scratch)
+        }
+        try copyFile(path, to: copy)
+        try copyFile(path + "-wal", to: copy + "-wal")
+        let db = try SQLiteDatabase(path: copy, readOnly: true, create: false)
+        try forEachRow(in: db, path: path, sinceMs: sinceMs, body)
+    }
+
+    /// Copies a file byte for byte (for the read-only rescue); errors name the file.
+    private static func copyFile(_ from: String, to: String) throws(SQLiteError) {
+        let input = open(from, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else {
+            throw SQLiteError(
+                call: "open", code: SQLITE_CANTOPEN, message: "cannot read", path: from, systemErrno: errno)
+        }
+        defer { close(input) }
+        let output = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else {
+            throw SQLiteError(
+                call: "open", code: SQLITE_CANTOPEN, message: "cannot write", path: to, systemErrno: errno)
+        }
+        defer { close(output) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                throw SQLiteError(
+                    call: "read", code: SQLITE_IOERR, message: "cannot read", path: from, systemErrno: errno)
+            }
+            if n == 0 { return }
+            do { try FileIO.writeAll(fd: output, bytes: Array(chunk[0..<n]), detail: to) } catch {
+                throw SQLiteError(
+                    call: "write", code: SQLITE_IOERR, message: "cannot copy the database to /tmp: \(error)", path: to)
+            }
+        }
+    }
+
+    private static func forEachRow(
+        in db: borrowing SQLiteDatabase, path: String, sinceMs: Int64?, _ body: (Row) -> Void
+    ) throws(SQLiteError) {
         db.setBusyTimeout(milliseconds: 5000)
         let version = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
         guard version >= 1 else {

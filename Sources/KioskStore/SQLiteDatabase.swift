@@ -58,12 +58,22 @@ struct SQLiteDatabase: ~Copyable {
 
     /// Opens (and with `create`, creates) the database file at `path`. `heldLock` is an fd the
     /// connection takes over and closes when it closes (also when opening fails).
-    init(path: String, readOnly: Bool = false, create: Bool = true, heldLock: Int32 = -1) throws(SQLiteError) {
+    /// With `immutable`, the file is opened read-only through a `file:` URI with
+    /// `immutable=1`: SQLite takes no locks and writes nothing beside it (no -shm), so a
+    /// database on a read-only file system opens. Only for a file no one can be writing.
+    init(
+        path: String, readOnly: Bool = false, create: Bool = true, immutable: Bool = false, heldLock: Int32 = -1
+    ) throws(SQLiteError) {
         var db: OpaquePointer?
-        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        var flags = readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly && !immutable { flags |= SQLITE_OPEN_CREATE }
         flags |= SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        var name = path
+        if immutable {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + Self.uriEscaped(path) + "?immutable=1"
+        }
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             let code = db.map { sqlite3_extended_errcode($0) } ?? rc
@@ -76,6 +86,20 @@ struct SQLiteDatabase: ~Copyable {
         handle = db
         self.path = path
         self.heldLock = heldLock
+    }
+
+    /// `path` for a `file:` URI: '%', '?' and '#' (and anything outside printable ASCII) as %XX.
+    static func uriEscaped(_ path: String) -> String {
+        var out = ""
+        for b in path.utf8 {
+            if b > 0x20 && b < 0x7f && b != UInt8(ascii: "%") && b != UInt8(ascii: "?") && b != UInt8(ascii: "#") {
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            } else {
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%" + String(decoding: [hex[Int(b >> 4)], hex[Int(b & 0xF)]], as: UTF8.self)
+            }
+        }
+        return out
     }
 
     deinit {
