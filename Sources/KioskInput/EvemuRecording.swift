@@ -1,4 +1,5 @@
 import CardModel
+import Glibc
 import KioskSystem
 
 /// A device description and its events, read from the text `evemu-record` and
@@ -23,6 +24,10 @@ package struct EvemuRecording: Sendable {
             lineNumber += 1
             try parser.parse(line: line, number: lineNumber)
         }
+        try self.init(finishing: parser, source: source)
+    }
+
+    private init(finishing parser: EvemuParser, source: String) throws(EvemuError) {
         guard parser.sawDescription else {
             throw EvemuError(
                 source: source, line: max(1, parser.firstEventLine ?? 1),
@@ -34,18 +39,59 @@ package struct EvemuRecording: Sendable {
         events = parser.events
     }
 
-    /// The largest recording read (about 8 million events; a long field session is far less).
-    package static let maxFileBytes = 256 << 20
+    /// The longest line read; evemu lines are short (a `B:` line of a keyboard is ~100 bytes).
+    package static let maxLineBytes = 64 << 10
 
-    /// Reads and parses the file at `path`.
+    /// Reads and parses the file at `path` line by line, 64 KiB at a time: the file's text is
+    /// never held whole (only the decoded events are). Regular files only (`replay /dev/zero`
+    /// is refused at once), and a line over `maxLineBytes` is an error naming it.
     package init(contentsOf path: String) throws(EvemuError) {
-        let text: String
-        do {
-            text = try FileIO.readText(path, limit: Self.maxFileBytes, what: "the recording")
-        } catch {
+        let fd: Int32
+        do { fd = try FileIO.openRegularFile(path, what: "the recording") } catch {
             throw EvemuError(source: path, line: 0, message: "cannot read the file: \(error.reason)")
         }
-        try self.init(parsing: text, source: path)
+        defer { close(fd) }
+        var parser = EvemuParser(source: path)
+        var lineNumber = 0
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        func checkLength(_ count: Int) throws(EvemuError) {
+            guard count <= Self.maxLineBytes else {
+                throw EvemuError(
+                    source: path, line: lineNumber + 1,
+                    message: "line is longer than \(FileIO.sizeText(Self.maxLineBytes)); this is not an evemu recording"
+                )
+            }
+        }
+        func parse(_ bytes: ArraySlice<UInt8>) throws(EvemuError) {
+            try checkLength(bytes.count)
+            lineNumber += 1
+            try parser.parse(line: Substring(String(decoding: bytes, as: UTF8.self)), number: lineNumber)
+        }
+        while true {
+            let n: Int
+            do {
+                n = try retryingOnInterrupt("read", detail: path) {
+                    chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                }
+            } catch { throw EvemuError(source: path, line: 0, message: "cannot read the file: \(error)") }
+            if n == 0 { break }
+            var start = 0
+            for i in 0..<n where chunk[i] == UInt8(ascii: "\n") {
+                if pending.isEmpty {
+                    try parse(chunk[start..<i])
+                } else {
+                    pending += chunk[start..<i]
+                    try parse(pending[...])
+                    pending.removeAll(keepingCapacity: true)
+                }
+                start = i + 1
+            }
+            pending += chunk[start..<n]
+            try checkLength(pending.count)
+        }
+        try parse(pending[...])  // the last line (empty after a final newline, as in `parsing:`)
+        try self.init(finishing: parser, source: path)
     }
 }
 

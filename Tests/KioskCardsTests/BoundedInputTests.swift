@@ -147,6 +147,29 @@ import Testing
         }
     }
 
+    /// A recording is read in 64 KiB chunks: lines across chunk boundaries decode exactly as
+    /// the whole text does.
+    @Test func streamedRecordingEqualsTheWholeText() throws {
+        let path = try TouchTestData.requireDirectory() + "/dell-canvas-cooltouch-hid-win8-up-to-5-fingers.evemu"
+        let streamed = try EvemuRecording(contentsOf: path)
+        let whole = try EvemuRecording(parsing: try FileIO.readText(path, limit: 1 << 20), source: path)
+        #expect(streamed.events.count > 5000)
+        #expect(streamed.events == whole.events)
+        #expect(streamed.device == whole.device)
+    }
+
+    @Test func recordingLineOverTheLimitIsAnError() throws {
+        let dir = DeckFixtures.temporaryDirectory("bounded-evemu-line")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/long.evemu"
+        DeckFixtures.write("N: x\n# " + String(repeating: "y", count: 100_000) + "\n", to: path)
+        #expect {
+            try EvemuRecording(contentsOf: path)
+        } throws: { error in
+            "\(error)" == "\(path):2: line is longer than 64 KB; this is not an evemu recording"
+        }
+    }
+
     @Test func evemuTimestampBeyondInt64NanosecondsIsAnErrorNotATrap() {
         let text = "N: x\nB: 03 03\nE: 9223372037.000000 0003 0000 1\n"
         #expect {

@@ -98,9 +98,9 @@ package enum FileIO {
         return "\(unit(30)) GB"
     }
 
-    /// The first `count` bytes of a regular file (fewer if it is shorter), for a signature
-    /// check; the same open and file-type checks as `readAll`.
-    package static func readPrefix(_ path: String, count: Int) throws(FileReadError) -> [UInt8] {
+    /// Opens a regular file for reading without blocking (a FIFO cannot hang the caller) and
+    /// returns the fd, which the caller closes; anything else is refused by name.
+    package static func openRegularFile(_ path: String, what: String? = nil) throws(FileReadError) -> Int32 {
         let fd: Int32
         do {
             fd = Int32(
@@ -108,10 +108,24 @@ package enum FileIO {
                     Int(open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC))
                 })
         } catch { throw .system(error) }
-        defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw .system(SystemCallError(call: "fstat", errno: .current, detail: path)) }
-        guard st.st_mode & S_IFMT == S_IFREG else { throw .notRegular(name: path, kind: fileKind(st.st_mode & S_IFMT)) }
+        guard fstat(fd, &st) == 0 else {
+            let error = SystemCallError(call: "fstat", errno: .current, detail: path)
+            close(fd)
+            throw .system(error)
+        }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw .notRegular(name: what ?? path, kind: fileKind(st.st_mode & S_IFMT))
+        }
+        return fd
+    }
+
+    /// The first `count` bytes of a regular file (fewer if it is shorter), for a signature
+    /// check; the same open and file-type checks as `readAll`.
+    package static func readPrefix(_ path: String, count: Int) throws(FileReadError) -> [UInt8] {
+        let fd = try openRegularFile(path)
+        defer { close(fd) }
         var out = [UInt8](repeating: 0, count: count)
         let n: Int
         do {
