@@ -125,6 +125,21 @@ import Testing
         #expect(!error.message.contains("\u{0}"))
     }
 
+    @Test func deckErrorQuotesAShortExcerptOfAHugeKey() throws {
+        let dir = DeckFixtures.temporaryDirectory("bounded-deck-key")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/deck.json"
+        let key = String(repeating: "k", count: 100_000)
+        DeckFixtures.write("{\"\(key)\": 1}", to: path)
+        guard case .failure(let problems) = DeckLoader.load(path: path) else {
+            Issue.record("a deck with a 100 KB key loaded")
+            return
+        }
+        let message = try #require(problems.problems.first { $0.message.contains("unknown key") }?.message)
+        #expect(message.utf8.count < 400, "\(message.utf8.count) bytes")
+        #expect(message.contains("… (100000 bytes)"))
+    }
+
     @Test func recordingFromDevZeroOrAFifoIsAClearError() throws {
         let dir = DeckFixtures.temporaryDirectory("bounded-evemu")
         defer { DeckFixtures.removeTree(dir) }
