@@ -246,3 +246,31 @@ import Testing
         }
     }
 }
+
+/// Durations a user types into a tool become nanoseconds or frame counts: each is bounded in
+/// its option or script line, so 1e30 is a usage error, not a trap.
+@Suite struct BoundedDurationTests {
+    @Test(arguments: [
+        ["probe", "--watch", "/dev/null", "--seconds", "1e30"],
+        ["touch-test", "--seconds", "1e30"],
+        ["display-test", "--seconds", "1e30"],
+        ["calibrate", "--timeout", "1e30"],
+        ["inject", "--settle", "1e30", "tap 1 1"],
+    ])
+    func hugeDurationIsAUsageError(arguments: [String]) {
+        #expect(CommandLine.runKiosk(arguments: arguments) == 2)
+    }
+
+    @Test(arguments: ["wait 1e300", "drag 0 0 1 1 1e30", "move 0 1 1 1e30", "flick 0 0 1 1 1e20"])
+    func hugeScriptDurationNamesTheLimit(line: String) {
+        #expect {
+            try InjectStep(parsing: line, lineNumber: 3)
+        } throws: { error in
+            "\(error)".hasPrefix("line 3: ") && "\(error)".contains("MS is at most 86400000 (a day)")
+        }
+    }
+
+    @Test func aDayIsAccepted() throws {
+        #expect(try InjectStep(parsing: "wait 86400000", lineNumber: 1) == .wait(ms: 86_400_000))
+    }
+}

@@ -17,7 +17,7 @@ struct InjectOptions {
     var replayPath: String?
 
     static func milliseconds(_ v: String) -> Double? {
-        guard let ms = Double(v), ms >= 0, ms.isFinite else { return nil }
+        guard let ms = Double(v), ms >= 0, ms <= InjectPlanner.maxMilliseconds else { return nil }
         return ms
     }
 

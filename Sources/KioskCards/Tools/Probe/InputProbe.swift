@@ -122,7 +122,9 @@ struct ProbeOptions {
                 return nil
             },
             CommandOption(name: "seconds", value: "N", help: "with --watch: stop after N seconds") { o, v in
-                guard let s = Double(v), s > 0, s.isFinite else { return "a positive number of seconds" }
+                guard let s = Double(v), s > 0, s <= maxOptionSeconds else {
+                    return "a positive number of seconds (at most 2592000, 30 days)"
+                }
                 o.seconds = s
                 return nil
             },
