@@ -13,9 +13,9 @@ package enum DeckLoader {
     package static func load(path: String) -> Result<DeckFile, DeckProblems> {
         let bytes: [UInt8]
         do {
-            bytes = try FileIO.readAll(path, limit: 16 << 20)
+            bytes = try FileIO.readAll(path, limit: maxDeckBytes, what: PathName.baseName(of: path))
         } catch {
-            var message = "cannot read the deck file: \(error.errno.message)"
+            var message = "cannot read the deck file: \(error.reason)"
             if error.errno == .noEntry { message += "; check the path (config key 'deck' or --deck)" }
             if error.errno == .permissionDenied { message += "; make it readable by the kiosk user" }
             let problem = DeckProblem(kind: .unreadableFile, path: "", position: nil, message: message)
@@ -67,4 +67,7 @@ package enum DeckLoader {
         guard rc == 0 else { return .failure(.init(String(cString: tjGetErrorStr2(tj)))) }
         return .success((Int(width), Int(height)))
     }
+
+    /// The largest deck file read (a deck is a few kilobytes; this is a guard, not a budget).
+    package static let maxDeckBytes = 16 << 20
 }

@@ -81,14 +81,14 @@ struct DeckParser {
             guard keys.contains(m.key) else {
                 report(
                     .unknownKey, memberPath, m.keyPosition,
-                    "unknown key \"\(m.key)\" in \(what); "
+                    "unknown key \"\(Excerpt.of(m.key))\" in \(what); "
                         + ClosestMatch.hint(for: m.key, among: keys.filter { $0 != "$schema" }, quote: "\""))
                 continue
             }
             if let first = byKey[m.key] {
                 report(
                     .duplicateKey, memberPath, m.keyPosition,
-                    "key \"\(m.key)\" appears twice (first at line \(first.keyPosition.line)); remove one")
+                    "key \"\(Excerpt.of(m.key))\" appears twice (first at line \(first.keyPosition.line)); remove one")
                 continue
             }
             byKey[m.key] = m
@@ -133,7 +133,7 @@ struct DeckParser {
         if let id, !id.unicodeScalars.allSatisfy(Self.isIdentifierScalar) || id.count > 64 {
             report(
                 .invalidValue, "id", m["id"]!.value.position,
-                "deck id \"\(id)\" may use only letters, digits, '-', '_' and '.', at most 64 characters")
+                "deck id \"\(Excerpt.of(id))\" may use only letters, digits, '-', '_' and '.', at most 64 characters")
         }
         let version = integer(m, "version", in: "", at: at, range: 1...Int(Int32.max), what: "the deck's version")
         let title = string(m, "title", in: "", at: at, required: true, what: "the deck's title")
@@ -146,7 +146,7 @@ struct DeckParser {
                     let names = DeckLayout.allCases.map(\.rawValue)
                     report(
                         .invalidValue, "layout", l.value.position,
-                        "unknown layout \"\(s)\"; use \"stack\" or \"list\""
+                        "unknown layout \"\(Excerpt.of(s))\"; use \"stack\" or \"list\""
                             + (ClosestMatch.suggestion(for: s, among: names).map { " (did you mean \"\($0)\"?)" } ?? "")
                     )
                 }
@@ -198,7 +198,7 @@ struct DeckParser {
                         if let first = seen[cardID] {
                             report(
                                 .duplicateCardID, "cards[\(i)].id", idNode.position,
-                                "card id \"\(cardID)\" is already used by the card at line \(first.line);"
+                                "card id \"\(Excerpt.of(cardID))\" is already used by the card at line \(first.line);"
                                     + " card ids must be unique (decisions refer to them)")
                             duplicate = true
                         } else {
@@ -367,7 +367,8 @@ struct DeckParser {
                 return nil
             }
             guard let color = Self.hexColour(s) else {
-                var message = "unknown colour \"\(s)\"; write \"#RRGGBB\" with six hex digits (e.g. \"#2E7D32\")"
+                var message =
+                    "unknown colour \"\(Excerpt.of(s))\"; write \"#RRGGBB\" with six hex digits (e.g. \"#2E7D32\")"
                 if let t = Theme(rawValue: s.lowercased()) {
                     message += " or use \"theme\": \"\(t.rawValue)\""
                 }
@@ -383,7 +384,7 @@ struct DeckParser {
             guard let theme = Theme(rawValue: s) else {
                 report(
                     .unknownTheme, "\(path).theme", t.value.position,
-                    "unknown theme \"\(s)\"; " + ClosestMatch.hint(for: s, among: themeNames, quote: "\""))
+                    "unknown theme \"\(Excerpt.of(s))\"; " + ClosestMatch.hint(for: s, among: themeNames, quote: "\""))
                 return nil
             }
             return (theme.mainColor, theme.accentColor)

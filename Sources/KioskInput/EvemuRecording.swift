@@ -1,4 +1,5 @@
 import CardModel
+import Glibc
 import KioskSystem
 
 /// A device description and its events, read from the text `evemu-record` and
@@ -23,6 +24,10 @@ package struct EvemuRecording: Sendable {
             lineNumber += 1
             try parser.parse(line: line, number: lineNumber)
         }
+        try self.init(finishing: parser, source: source)
+    }
+
+    private init(finishing parser: EvemuParser, source: String) throws(EvemuError) {
         guard parser.sawDescription else {
             throw EvemuError(
                 source: source, line: max(1, parser.firstEventLine ?? 1),
@@ -34,15 +39,59 @@ package struct EvemuRecording: Sendable {
         events = parser.events
     }
 
-    /// Reads and parses the file at `path`.
+    /// The longest line read; evemu lines are short (a `B:` line of a keyboard is ~100 bytes).
+    package static let maxLineBytes = 64 << 10
+
+    /// Reads and parses the file at `path` line by line, 64 KiB at a time: the file's text is
+    /// never held whole (only the decoded events are). Regular files only (`replay /dev/zero`
+    /// is refused at once), and a line over `maxLineBytes` is an error naming it.
     package init(contentsOf path: String) throws(EvemuError) {
-        let text: String
-        do {
-            text = try FileIO.readText(path)
-        } catch {
-            throw EvemuError(source: path, line: 0, message: "cannot read the file: \(error)")
+        let fd: Int32
+        do { fd = try FileIO.openRegularFile(path, what: "the recording") } catch {
+            throw EvemuError(source: path, line: 0, message: "cannot read the file: \(error.reason)")
         }
-        try self.init(parsing: text, source: path)
+        defer { close(fd) }
+        var parser = EvemuParser(source: path)
+        var lineNumber = 0
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        func checkLength(_ count: Int) throws(EvemuError) {
+            guard count <= Self.maxLineBytes else {
+                throw EvemuError(
+                    source: path, line: lineNumber + 1,
+                    message: "line is longer than \(FileIO.sizeText(Self.maxLineBytes)); this is not an evemu recording"
+                )
+            }
+        }
+        func parse(_ bytes: ArraySlice<UInt8>) throws(EvemuError) {
+            try checkLength(bytes.count)
+            lineNumber += 1
+            try parser.parse(line: Substring(String(decoding: bytes, as: UTF8.self)), number: lineNumber)
+        }
+        while true {
+            let n: Int
+            do {
+                n = try retryingOnInterrupt("read", detail: path) {
+                    chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                }
+            } catch { throw EvemuError(source: path, line: 0, message: "cannot read the file: \(error)") }
+            if n == 0 { break }
+            var start = 0
+            for i in 0..<n where chunk[i] == UInt8(ascii: "\n") {
+                if pending.isEmpty {
+                    try parse(chunk[start..<i])
+                } else {
+                    pending += chunk[start..<i]
+                    try parse(pending[...])
+                    pending.removeAll(keepingCapacity: true)
+                }
+                start = i + 1
+            }
+            pending += chunk[start..<n]
+            try checkLength(pending.count)
+        }
+        try parse(pending[...])  // the last line (empty after a final newline, as in `parsing:`)
+        try self.init(finishing: parser, source: path)
     }
 }
 
@@ -99,9 +148,15 @@ private struct EvemuParser {
             // LED and switch states of newer evemu versions: nothing the touch path uses.
             return
         default:
-            throw fail(number, "unknown line type '\(kind):' (expected 'N:', 'I:', 'P:', 'B:', 'A:' or 'E:')")
+            let shown = Excerpt.of(String(kind))
+            throw fail(number, "unknown line type '\(shown):' (expected 'N:', 'I:', 'P:', 'B:', 'A:' or 'E:')")
         }
     }
+
+    /// The largest event or property code a mask may set (codes are 16-bit).
+    static let maxCode = Int(UInt16.max)
+    /// The latest timestamp whose nanoseconds fit an Int64 with a whole second to spare.
+    static let maxSeconds: Int64 = Int64.max / 1_000_000_000 - 1
 
     private func fail(_ line: Int, _ message: String) -> EvemuError {
         EvemuError(source: source, line: line, message: message)
@@ -109,13 +164,13 @@ private struct EvemuParser {
 
     private func hex<T: FixedWidthInteger>(_ s: Substring, _ what: String, _ line: Int) throws(EvemuError) -> T {
         guard let v = T(s, radix: 16) else {
-            throw fail(line, "\(what) '\(s)' is not a hexadecimal number of at most \(T.bitWidth) bits")
+            throw fail(line, "\(what) '\(Excerpt.of(s))' is not a hexadecimal number of at most \(T.bitWidth) bits")
         }
         return v
     }
 
     private func decimal(_ s: Substring, _ what: String, _ line: Int) throws(EvemuError) -> Int32 {
-        guard let v = Int32(s) else { throw fail(line, "\(what) '\(s)' is not a 32-bit decimal number") }
+        guard let v = Int32(s) else { throw fail(line, "\(what) '\(Excerpt.of(s))' is not a 32-bit decimal number") }
         return v
     }
 
@@ -131,7 +186,15 @@ private struct EvemuParser {
         for (i, s) in f.enumerated() {
             let byte: UInt8 = try hex(s, "property byte", line)
             for bit in 0..<8 where byte & (1 << bit) != 0 {
-                device.properties.insert(UInt16((propertyOffset + i) * 8 + bit))
+                let property = (propertyOffset + i) * 8 + bit
+                // INPUT_PROP_MAX is 0x1f; a longer mask is not a recording of a real device.
+                guard property <= Self.maxCode else {
+                    throw fail(
+                        line,
+                        "'P:' byte \(i + 1) sets property \(property), beyond \(Self.maxCode) (the 'P:' lines are too long)"
+                    )
+                }
+                device.properties.insert(UInt16(property))
             }
         }
         propertyOffset += f.count
@@ -147,6 +210,13 @@ private struct EvemuParser {
             let byte: UInt8 = try hex(s, "mask byte", line)
             for bit in 0..<8 where byte & (1 << bit) != 0 {
                 let code = (offset + i) * 8 + bit
+                // KEY_MAX is 0x2ff; a mask past 0xffff (8 KiB of bits) is not from a device.
+                guard code <= Self.maxCode else {
+                    throw fail(
+                        line,
+                        "'B:' byte \(i + 1) sets code \(code) of type 0x\(first), beyond \(Self.maxCode) (the 'B:' lines are too long)"
+                    )
+                }
                 if type == EvdevCode.evSyn {
                     // The EV_SYN mask lists the supported event *types*.
                     device.eventTypes.insert(UInt16(code))
@@ -182,7 +252,14 @@ private struct EvemuParser {
         let parts = f[0].split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let sec = Int64(parts[0]), sec >= 0, parts[1].count <= 6,
             let usec = Int64(parts[1]), usec >= 0
-        else { throw fail(line, "time '\(f[0])' is not seconds.microseconds") }
+        else { throw fail(line, "time '\(Excerpt.of(f[0]))' is not seconds.microseconds") }
+        // Nanoseconds in an Int64 end at 9223372036 s (year 2262); later is not a real clock.
+        guard sec <= Self.maxSeconds else {
+            throw fail(
+                line,
+                "time '\(Excerpt.of(f[0]))' is beyond \(Self.maxSeconds) seconds; timestamps are CLOCK_MONOTONIC seconds"
+            )
+        }
         let type: UInt16 = try hex(f[1], "event type", line)
         let code: UInt16 = try hex(f[2], "event code", line)
         let value = try decimal(f[3], "value", line)

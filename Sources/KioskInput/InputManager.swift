@@ -288,7 +288,7 @@ package final class InputManager {
     private func udevCalibration(_ entry: OpenDevice) -> TouchMatrix? {
         let n = entry.device.deviceNumber
         let path = UdevDatabase.entryPath(major: n.major, minor: n.minor)
-        guard FileIO.exists(path), let text = try? FileIO.readText(path) else { return nil }
+        guard FileIO.exists(path), let text = try? FileIO.readText(path, limit: 1 << 20) else { return nil }
         return UdevDatabase.calibrationMatrix(fromEntry: text)
     }
 

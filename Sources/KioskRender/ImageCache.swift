@@ -113,7 +113,7 @@ package final class ImageCache: Sendable {
         do {
             bytes = try FileIO.readAll(path, limit: maxFileBytes + 1)
         } catch {
-            return .failure(.io("cannot open image '\(path)': \(error.errno.message) — check the deck's image path"))
+            return .failure(.io("cannot open image '\(path)': \(error.reason) — check the deck's image path"))
         }
         guard bytes.count <= maxFileBytes else {
             return .failure(.io("image '\(path)' is over \(maxFileBytes >> 20) MB — make it smaller"))

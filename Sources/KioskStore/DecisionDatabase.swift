@@ -42,9 +42,12 @@ package enum DecisionDatabase {
     static var schemaVersion: Int { migrations.count }
 
     /// Opens the database for writing: WAL, synchronous=FULL, migrated to `schemaVersion`.
+    /// The connection holds the data directory's writer lock (`lockWriter`), so two writers
+    /// never migrate at once ("table decisions already exists").
     static func openForWriting(dataDirectory: String) throws(SQLiteError) -> SQLiteDatabase {
         let path = path(dataDirectory: dataDirectory)
-        let db = try SQLiteDatabase(path: path)
+        let lock = try lockWriter(dataDirectory: dataDirectory)
+        let db = try SQLiteDatabase(path: path, heldLock: lock)
         db.setBusyTimeout(milliseconds: 2000)
         let mode = try db.scalarText("PRAGMA journal_mode=WAL")
         guard mode?.lowercased() == "wal" else {
@@ -55,6 +58,48 @@ package enum DecisionDatabase {
         try db.execute("PRAGMA synchronous=FULL")
         try migrate(db)
         return db
+    }
+
+    /// The lock file beside the database; it holds the pid of the writer that has it locked.
+    static func lockPath(dataDirectory: String) -> String { dataDirectory + "/decisions.lock" }
+
+    /// Takes the data directory's exclusive writer lock (`flock(LOCK_EX | LOCK_NB)` on
+    /// `decisions.lock`) and writes this process's pid into it; returns the fd, which holds the
+    /// lock until it is closed (the kernel releases it when the process dies, even by kill -9).
+    /// Throws SQLITE_BUSY naming the holder's pid when another writer has it.
+    static func lockWriter(dataDirectory: String) throws(SQLiteError) -> Int32 {
+        let lockPath = lockPath(dataDirectory: dataDirectory)
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else {
+            let e = errno
+            throw SQLiteError(
+                call: "open", code: SQLITE_CANTOPEN, message: "cannot open the writer lock file", path: lockPath,
+                systemErrno: e)
+        }
+        var rc: Int32
+        repeat { rc = flock(fd, LOCK_EX | LOCK_NB) } while rc != 0 && errno == EINTR
+        guard rc == 0 else {
+            let e = errno
+            var text = [UInt8](repeating: 0, count: 32)
+            let n = pread(fd, &text, text.count, 0)
+            close(fd)
+            let holder = n > 0 ? Int32(String(decoding: text[0..<n], as: UTF8.self).filter(\.isNumber)) : nil
+            guard e == EWOULDBLOCK else {
+                throw SQLiteError(
+                    call: "flock", code: SQLITE_IOERR, message: "cannot lock the data directory", path: lockPath,
+                    systemErrno: e)
+            }
+            let who = holder.map { "another process (pid \($0))" } ?? "another process"
+            throw SQLiteError(
+                call: "flock", code: SQLITE_BUSY,
+                message:
+                    "\(who) is already writing decisions in \(dataDirectory); stop it, "
+                    + "or give this one its own data directory (--data)",
+                path: lockPath)
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        if ftruncate(fd, 0) == 0 { _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
+        return fd
     }
 
     /// Applies the missing migrations, each in its own transaction with its version bump.
@@ -134,7 +179,92 @@ package enum DecisionDatabase {
                 call: "open", code: SQLITE_CANTOPEN,
                 message: "no decisions database here; check --data (the kiosk's data directory)", path: path)
         }
+        // A rescue from a dying SD card: a read-only file system (or a file this process may
+        // not write) cannot take the -shm file a WAL reader needs.
+        if !canWriteBeside(path) {
+            try forEachRowReadOnlyMedium(path: path, sinceMs: sinceMs, body)
+            return
+        }
         let db = try SQLiteDatabase(path: path, readOnly: true, create: false)
+        try forEachRow(in: db, path: path, sinceMs: sinceMs, body)
+    }
+
+    /// Whether SQLite may create and write the -shm/-wal files beside `path` (a writable
+    /// file system, and the directory and file writable for this process).
+    static func canWriteBeside(_ path: String) -> Bool {
+        var fs = statvfs()
+        if statvfs(path, &fs) == 0 && fs.f_flag & UInt(ST_RDONLY) != 0 { return false }
+        return access(PathName.directory(of: path), W_OK) == 0 && access(path, W_OK) == 0
+    }
+
+    /// Reads a database that cannot be written beside. Without a -wal file (or an empty one)
+    /// every committed row is in the main file: open it `immutable`. With one, committed rows
+    /// may be only in the WAL, which `immutable` would ignore: copy both files to a fresh
+    /// directory under /tmp and read the copy (SQLite replays the WAL there), then remove it.
+    static func forEachRowReadOnlyMedium(
+        path: String, sinceMs: Int64?, _ body: (Row) -> Void
+    ) throws(SQLiteError) {
+        var st = stat()
+        let walHasData = stat(path + "-wal", &st) == 0 && st.st_size > 0
+        guard walHasData else {
+            let db = try SQLiteDatabase(path: path, immutable: true)
+            try forEachRow(in: db, path: path, sinceMs: sinceMs, body)
+            return
+        }
+        var template = Array("/tmp/kioskcards-export-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw SQLiteError(
+                call: "mkdtemp", code: SQLITE_CANTOPEN,
+                message: "cannot make a directory under /tmp to read a copy of the database and its WAL", path: path,
+                systemErrno: errno)
+        }
+        let scratch = String(cString: made)
+        let copy = scratch + "/decisions.sqlite3"
+        defer {
+            unlink(copy + "-wal")
+            unlink(copy + "-shm")
+            unlink(copy)
+            rmdir(scratch)
+        }
+        try copyFile(path, to: copy)
+        try copyFile(path + "-wal", to: copy + "-wal")
+        let db = try SQLiteDatabase(path: copy, readOnly: true, create: false)
+        try forEachRow(in: db, path: path, sinceMs: sinceMs, body)
+    }
+
+    /// Copies a file byte for byte (for the read-only rescue); errors name the file.
+    private static func copyFile(_ from: String, to: String) throws(SQLiteError) {
+        let input = open(from, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else {
+            throw SQLiteError(
+                call: "open", code: SQLITE_CANTOPEN, message: "cannot read", path: from, systemErrno: errno)
+        }
+        defer { close(input) }
+        let output = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else {
+            throw SQLiteError(
+                call: "open", code: SQLITE_CANTOPEN, message: "cannot write", path: to, systemErrno: errno)
+        }
+        defer { close(output) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                throw SQLiteError(
+                    call: "read", code: SQLITE_IOERR, message: "cannot read", path: from, systemErrno: errno)
+            }
+            if n == 0 { return }
+            do { try FileIO.writeAll(fd: output, bytes: Array(chunk[0..<n]), detail: to) } catch {
+                throw SQLiteError(
+                    call: "write", code: SQLITE_IOERR, message: "cannot copy the database to /tmp: \(error)", path: to)
+            }
+        }
+    }
+
+    private static func forEachRow(
+        in db: borrowing SQLiteDatabase, path: String, sinceMs: Int64?, _ body: (Row) -> Void
+    ) throws(SQLiteError) {
         db.setBusyTimeout(milliseconds: 5000)
         let version = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
         guard version >= 1 else {

@@ -359,6 +359,8 @@ package final class DecisionStore: @unchecked Sendable {
             fix =
                 "cannot open \(path) — create \(dataDirectory) and make it writable by the service user"
                 + " (install-rpi.sh does), or point --data / 'data' elsewhere"
+        case .busy where error.call == "flock":
+            fix = error.message  // names the other writer's pid and the fix
         case .busy:
             fix = "\(path) is locked by another program — stop it (fuser -v \(path))"
         case .ioError:

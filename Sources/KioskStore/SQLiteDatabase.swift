@@ -53,28 +53,58 @@ package struct SQLiteError: Error, CustomStringConvertible {
 struct SQLiteDatabase: ~Copyable {
     let handle: OpaquePointer
     let path: String
+    /// A lock file descriptor closed with the connection (the data directory's writer lock); -1: none.
+    private let heldLock: Int32
 
-    /// Opens (and with `create`, creates) the database file at `path`.
-    init(path: String, readOnly: Bool = false, create: Bool = true) throws(SQLiteError) {
+    /// Opens (and with `create`, creates) the database file at `path`. `heldLock` is an fd the
+    /// connection takes over and closes when it closes (also when opening fails).
+    /// With `immutable`, the file is opened read-only through a `file:` URI with
+    /// `immutable=1`: SQLite takes no locks and writes nothing beside it (no -shm), so a
+    /// database on a read-only file system opens. Only for a file no one can be writing.
+    init(
+        path: String, readOnly: Bool = false, create: Bool = true, immutable: Bool = false, heldLock: Int32 = -1
+    ) throws(SQLiteError) {
         var db: OpaquePointer?
-        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        var flags = readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly && !immutable { flags |= SQLITE_OPEN_CREATE }
         flags |= SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        var name = path
+        if immutable {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + Self.uriEscaped(path) + "?immutable=1"
+        }
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             let code = db.map { sqlite3_extended_errcode($0) } ?? rc
             let system = db.map { sqlite3_system_errno($0) } ?? 0
             if let db { sqlite3_close_v2(db) }
+            if heldLock >= 0 { close(heldLock) }
             throw SQLiteError(call: "sqlite3_open_v2", code: code, message: message, path: path, systemErrno: system)
         }
         sqlite3_extended_result_codes(db, 1)
         handle = db
         self.path = path
+        self.heldLock = heldLock
+    }
+
+    /// `path` for a `file:` URI: '%', '?' and '#' (and anything outside printable ASCII) as %XX.
+    static func uriEscaped(_ path: String) -> String {
+        var out = ""
+        for b in path.utf8 {
+            if b > 0x20 && b < 0x7f && b != UInt8(ascii: "%") && b != UInt8(ascii: "?") && b != UInt8(ascii: "#") {
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            } else {
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%" + String(decoding: [hex[Int(b >> 4)], hex[Int(b & 0xF)]], as: UTF8.self)
+            }
+        }
+        return out
     }
 
     deinit {
         sqlite3_close_v2(handle)
+        if heldLock >= 0 { close(heldLock) }
     }
 
     func error(_ call: String, _ rc: Int32) -> SQLiteError {

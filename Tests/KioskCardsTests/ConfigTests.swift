@@ -171,6 +171,16 @@ import Testing
         }
     }
 
+    /// The "no DRM display device" advice offers `--fbdev /dev/fbN`: `run` takes it (flag and key).
+    @Test func fbdevReachesTheDisplayOptions() throws {
+        #expect(DisplayError.noDevice(searched: []).description.contains("--fbdev /dev/fbN"))
+        #expect(try config(["--fbdev", "/dev/fb1"]).displayOptions.fbdevPath == "/dev/fb1")
+        let fromFile = try config([], files: [KioskConfig.defaultPath: "fbdev = /dev/fb2\n"])
+        #expect(fromFile.displayOptions.fbdevPath == "/dev/fb2")
+        #expect(try config([]).displayOptions.fbdevPath == nil)
+        #expect(error(["--fbdev", "fb0"])?.message.contains("/dev/fb0") == true)
+    }
+
     @Test func idleTimeoutPrecedence() throws {
         let deck = try DeckLoader.load(path: DeckFixtures.good("list-themes.json")).get()
         #expect(try config([]).effectiveIdleTimeout(deck: deck) == 90.5)

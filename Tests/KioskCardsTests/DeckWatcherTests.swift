@@ -68,6 +68,27 @@ import Testing
         #expect(watcher.lastProblems == nil)
     }
 
+    /// The deck replaced by a FIFO with no writer: the reload runs on the loop, so a blocking
+    /// open would freeze the kiosk; it is refused at once and the old deck stays.
+    @Test func deckReplacedByAFifoIsAProblemNotAFrozenLoop() throws {
+        let dir = DeckFixtures.temporaryDirectory("watch-fifo")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/deck.json"
+        DeckFixtures.write(deckText(title: "Erste"), to: path)
+        let first = try DeckLoader.load(path: path).get()
+        let loop = EventLoop()
+        var received: [DeckFile] = []
+        let watcher = try DeckWatcher(path: path, current: first, loop: loop, debounce: 0.05) { received.append($0) }
+        defer { watcher.stop() }
+        try #require(mkfifo(dir + "/deck.fifo", 0o644) == 0)
+        try #require(rename(dir + "/deck.fifo", path) == 0)
+        drive(loop, seconds: 5) { watcher.lastProblems != nil }
+        #expect(received.isEmpty)
+        #expect(watcher.current?.title == "Erste")
+        let message = watcher.lastProblems?.problems.first?.message ?? ""
+        #expect(message == "cannot read the deck file: it is a FIFO, not a regular file — give the path of a file")
+    }
+
     @Test func burstsAreDebouncedAndOtherFilesIgnored() throws {
         let dir = DeckFixtures.temporaryDirectory("watch-burst")
         defer { DeckFixtures.removeTree(dir) }

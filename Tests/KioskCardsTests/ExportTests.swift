@@ -195,3 +195,58 @@ import Testing
         }
     }
 }
+
+/// `export` rescues data from a read-only file system (a dying SD card remounted ro by the
+/// kernel): a real tmpfs of our own, remounted read-only.
+@Suite(.serialized) struct ExportReadOnlyTests {
+    /// A tmpfs at a fresh directory; `data` inside it.
+    func mountedDataDirectory(_ label: String) throws -> (dir: String, data: String) {
+        let dir = DeckFixtures.temporaryDirectory(label)
+        try #require(StoreTestSupport.mountTmpfs(dir, kilobytes: 8192))
+        return (dir, dir + "/data")
+    }
+
+    @Test(.enabled(if: StoreTestSupport.canMount, "needs CAP_SYS_ADMIN to remount a tmpfs read-only"))
+    func exportReadsACleanDatabaseOnAReadOnlyFileSystem() throws {
+        let (dir, data) = try mountedDataDirectory("export-ro")
+        defer {
+            StoreTestSupport.unmount(dir)
+            DeckFixtures.removeTree(dir)
+        }
+        let store = DecisionStore(dataDirectory: data)
+        for n in 0..<5 { store.enqueue(StoreTestSupport.record(n)) }
+        #expect(store.flush(timeout: 30))
+        store.close()
+        try #require(StoreTestSupport.remount(dir, readOnly: true, kilobytes: 8192))
+        #expect(try StoreTestSupport.rows(data).map(\.record) == (0..<5).map { StoreTestSupport.record($0) })
+        #expect(access(data + "/decisions.sqlite3-shm", F_OK) != 0, "nothing written beside it")
+    }
+
+    /// A power cut before a checkpoint: the newest rows are only in the -wal file, which an
+    /// `immutable` open would miss; export reads a copy with its WAL instead.
+    @Test(.enabled(if: StoreTestSupport.canMount, "needs CAP_SYS_ADMIN to remount a tmpfs read-only"))
+    func exportReadsRowsThatAreOnlyInTheWALOnAReadOnlyFileSystem() throws {
+        let (dir, data) = try mountedDataDirectory("export-ro-wal")
+        defer {
+            StoreTestSupport.unmount(dir)
+            DeckFixtures.removeTree(dir)
+        }
+        try #require(mkdir(data, 0o755) == 0)
+        let live = DeckFixtures.temporaryDirectory("export-ro-wal-live")
+        defer { DeckFixtures.removeTree(live) }
+        do {
+            let db = try DecisionDatabase.openForWriting(dataDirectory: live)
+            try db.execute("PRAGMA wal_autocheckpoint=0")
+            try DecisionDatabase.insert(
+                (0..<4).map { (uid: "rescue-\($0)", record: StoreTestSupport.record($0)) }, into: db)
+            // The files as a power cut would leave them, copied while the writer is open.
+            let from = DecisionDatabase.path(dataDirectory: live)
+            let to = DecisionDatabase.path(dataDirectory: data)
+            #expect(system("cp '\(from)' '\(to)' && cp '\(from)-wal' '\(to)-wal'") == 0)
+        }
+        var st = stat()
+        try #require(stat(DecisionDatabase.path(dataDirectory: data) + "-wal", &st) == 0 && st.st_size > 0)
+        try #require(StoreTestSupport.remount(dir, readOnly: true, kilobytes: 8192))
+        #expect(try StoreTestSupport.rows(data).map(\.record) == (0..<4).map { StoreTestSupport.record($0) })
+    }
+}

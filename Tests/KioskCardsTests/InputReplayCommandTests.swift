@@ -59,4 +59,9 @@ import Testing
         #expect(CommandLine.runKiosk(arguments: ["replay", "/nonexistent.evemu"]) == 2)
         #expect(CommandLine.runKiosk(arguments: ["replay", path, "--rotation", "33"]) == 2)
     }
+
+    /// `replay /dev/zero` read until memory ran out; now it is refused at once.
+    @Test func deviceAsARecordingExitsTwo() {
+        #expect(CommandLine.runKiosk(arguments: ["replay", "/dev/zero"]) == 2)
+    }
 }

@@ -80,4 +80,9 @@ import Testing
     @Test func watchingANonDeviceFails() {
         #expect(runProbeCommand(arguments: ["--watch", "/dev/null", "--seconds", "0.2"]) == 1)
     }
+
+    /// A path that does not exist: an error naming the fix, not a silent wait and exit 0.
+    @Test func watchingAMissingDeviceFails() {
+        #expect(runProbeCommand(arguments: ["--watch", "/nonexistent/event99", "--seconds", "0.2"]) == 1)
+    }
 }

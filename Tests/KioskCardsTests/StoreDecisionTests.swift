@@ -89,6 +89,38 @@ import Testing
         store.close()
     }
 
+    /// Two writers on one data directory: the second waits, with the first's pid in its error,
+    /// instead of both migrating at once ("table decisions already exists"); it writes once the
+    /// first closes. (flock locks are per open file, so two stores in one process contend too.)
+    @Test func secondWriterIsLockedOutNamingThePidAndWritesOnceTheFirstCloses() throws {
+        let dir = DeckFixtures.temporaryDirectory("store-two-writers")
+        defer { DeckFixtures.removeTree(dir) }
+        let first = DecisionStore(dataDirectory: dir)
+        first.enqueue(StoreTestSupport.record(0))
+        #expect(first.flush(timeout: 30))
+        let second = DecisionStore(dataDirectory: dir, retryInterval: 0.05)
+        second.enqueue(StoreTestSupport.record(1))
+        #expect(StoreTestSupport.waitFor(seconds: 10) { second.currentStatus.failing })
+        let error = second.currentStatus.lastError ?? ""
+        #expect(error.contains("another process (pid \(getpid())) is already writing decisions in \(dir)"), "\(error)")
+        #expect(second.currentStatus.stored == 0)
+        first.close()
+        #expect(second.flush(timeout: 30))
+        second.close()
+        #expect(try StoreTestSupport.rows(dir).count == 2)
+    }
+
+    @Test func writerLockIsReleasedWithTheConnection() throws {
+        let dir = DeckFixtures.temporaryDirectory("store-lock")
+        defer { DeckFixtures.removeTree(dir) }
+        do {
+            let db = try DecisionDatabase.openForWriting(dataDirectory: dir)
+            #expect(throws: SQLiteError.self) { _ = try DecisionDatabase.openForWriting(dataDirectory: dir) }
+            _ = db
+        }
+        _ = try DecisionDatabase.openForWriting(dataDirectory: dir)
+    }
+
     @Test func unopenableDirectoryKeepsDecisionsAndRecovers() throws {
         let dir = DeckFixtures.temporaryDirectory("store-unopenable")
         defer { DeckFixtures.removeTree(dir) }

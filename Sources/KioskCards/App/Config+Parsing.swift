@@ -74,6 +74,14 @@ extension KioskConfig {
             return nil
         },
         Option(
+            name: "fbdev", value: "DEV",
+            help: "draw on this framebuffer (/dev/fbN) instead of DRM, for a framebuffer-only panel"
+        ) { c, v in
+            guard v.hasPrefix("/") else { return "an absolute device path such as /dev/fb0" }
+            c.fbdevDevice = v
+            return nil
+        },
+        Option(
             name: "connector", value: "NAME",
             help: "display connector, e.g. HDMI-A-1 or DSI-1 (default: first connected)"
         ) { c, v in
@@ -182,7 +190,8 @@ extension KioskConfig {
         _ config: inout KioskConfig, _ option: Option, _ value: String, source: String
     ) -> ConfigError? {
         guard let accepted = option.apply(&config, value) else { return nil }
-        return ConfigError(source: source, message: "bad value '\(value)' for \(option.name); expected \(accepted)")
+        return ConfigError(
+            source: source, message: "bad value '\(Excerpt.of(value))' for \(option.name); expected \(accepted)")
     }
 
     /// Applies a config file's `key = value` lines to `config`.
@@ -200,7 +209,7 @@ extension KioskConfig {
             let trimmed = line.trimmingSpaces
             if trimmed.isEmpty { continue }
             guard let eq = trimmed.firstIndex(of: "=") else {
-                return ConfigError(source: source, message: "expected 'key = value', found '\(trimmed)'")
+                return ConfigError(source: source, message: "expected 'key = value', found '\(Excerpt.of(trimmed))'")
             }
             let key = String(trimmed[..<eq].trimmingSpaces)
             var value = trimmed[trimmed.index(after: eq)...].trimmingSpaces
@@ -210,7 +219,7 @@ extension KioskConfig {
             guard let option = option(named: key) else {
                 return ConfigError(
                     source: source,
-                    message: "unknown key '\(key)'; " + ClosestMatch.hint(for: key, among: optionNames))
+                    message: "unknown key '\(Excerpt.of(key))'; " + ClosestMatch.hint(for: key, among: optionNames))
             }
             if !option.repeatable, let first = seen[key] {
                 return ConfigError(source: source, message: "'\(key)' is already set on line \(first); keep one")
@@ -328,7 +337,7 @@ extension KioskConfig {
             return .text(text)
         } catch {
             if error.errno == .noEntry { return .missing }
-            return .unreadable(error.errno.message)
+            return .unreadable(error.reason)
         }
     }
 

@@ -29,6 +29,9 @@ struct KioskConfig: Hashable, Sendable {
     var inputs: [String] = []
     /// DRM device (`/dev/dri/card0`); nil: the first with a connected display.
     var drmDevice: String?
+    /// Framebuffer device (`/dev/fb0`) to draw on instead of DRM; nil: DRM (fbdev only when
+    /// there is no DRM device at all).
+    var fbdevDevice: String?
     /// Connector name (`HDMI-A-1`, `DSI-1`); nil: the first connected one.
     var connector: String?
     /// Display mode; nil: the connector's preferred mode.

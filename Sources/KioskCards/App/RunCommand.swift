@@ -61,6 +61,6 @@ extension KioskConfig {
         DisplayOptions(
             drmPath: drmDevice, connector: connector,
             mode: mode,
-            rotation: rotation)
+            rotation: rotation, fbdevPath: fbdevDevice)
     }
 }

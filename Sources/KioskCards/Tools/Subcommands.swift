@@ -17,6 +17,10 @@ struct Subcommand: Sendable {
     var summary: String { syntax.summary }
 }
 
+/// The longest `--seconds` a tool accepts (30 days): a number checked before it becomes
+/// nanoseconds, so `--seconds 1e30` is a usage error, not a trap.
+let maxOptionSeconds = 2_592_000.0
+
 /// A process exit status, as an `Error` so it can travel in a `Result`.
 struct ExitStatus: Error, Hashable {
     var code: Int32

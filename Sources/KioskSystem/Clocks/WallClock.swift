@@ -14,7 +14,9 @@ package enum WallClock {
     /// "2024-05-01T12:34:56.789Z" (the calendar is glibc's: `gmtime_r`, `strftime`).
     package static func iso8601(milliseconds ms: Int64) -> String {
         let seconds = ms.floorDiv(1000)
-        let millis = String(ms - seconds * 1000)
+        // From the remainder: `seconds * 1000` overflows for ms near Int64.min.
+        let rest = ms % 1000
+        let millis = String(rest < 0 ? rest + 1000 : rest)
         var time = time_t(seconds)
         var parts = tm()
         guard gmtime_r(&time, &parts) != nil else { return "\(ms) ms since 1970" }
@@ -44,7 +46,11 @@ package enum WallClock {
     package static func parse(_ text: String, now: Int64) -> Int64? {
         if let last = text.last, "smhd".contains(last), let n = Int64(text.dropLast()), n >= 0 {
             let unit: Int64 = ["s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000][String(last)]!
-            return now - n * unit
+            // An age past the range of Int64 milliseconds (99999999999999d) is not a time.
+            let (age, overflow) = n.multipliedReportingOverflow(by: unit)
+            guard !overflow else { return nil }
+            let (since, underflow) = now.subtractingReportingOverflow(age)
+            return underflow ? nil : since
         }
         let u = Array(text.utf8)
         var i = 0

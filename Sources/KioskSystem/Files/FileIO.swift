@@ -1,30 +1,124 @@
 import Glibc
 
 /// File plumbing without Foundation, for every layer: whole-file reads (deck files,
-/// recordings, config, udev database entries), complete writes and atomic replacement. Each
-/// read stops at `limit` bytes so a huge file or a device such as /dev/zero cannot use up
-/// memory.
+/// recordings, config, udev database entries), complete writes and atomic replacement.
+///
+/// Every read is bounded: the file is opened without blocking (a FIFO with no writer cannot
+/// hang the caller, nor the event loop during a hot reload), checked to be a regular file
+/// (a FIFO, a device such as /dev/zero, a directory or a socket is refused by name), and a
+/// file over `limit` is an error that states both sizes — never a silent cut.
 package enum FileIO {
-    /// The file's bytes, at most `limit` of them.
-    package static func readAll(_ path: String, limit: Int) throws(SystemCallError) -> [UInt8] {
-        let fd = Int32(try retryingOnInterrupt("open", detail: path) { Int(open(path, O_RDONLY | O_CLOEXEC)) })
+    /// Which kinds of file a read accepts.
+    package enum Accept: Sendable {
+        /// Regular files only (everything a user names: decks, config, recordings, images).
+        /// /proc, /sys and udev database entries are regular files too.
+        case regularFiles
+        /// Any file a read(2) works on (a device or FIFO read on purpose); still bounded by
+        /// `limit`.
+        case anyFileType
+    }
+
+    /// The file's bytes; throws if it is not a regular file (unless `accept` says otherwise)
+    /// or holds more than `limit` bytes. `what` names the file in messages ("deck.json",
+    /// "the config file"); the path by default.
+    package static func readAll(
+        _ path: String, limit: Int, accept: Accept = .regularFiles, what: String? = nil
+    ) throws(FileReadError) -> [UInt8] {
+        let name = what ?? path
+        let fd: Int32
+        do {
+            fd = Int32(
+                try retryingOnInterrupt("open", detail: path) {
+                    Int(open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC))
+                })
+        } catch { throw .system(error) }
         defer { close(fd) }
+        var st = stat()
+        do {
+            try retryingOnInterrupt("fstat", detail: path) { Int(fstat(fd, &st)) }
+        } catch { throw .system(error) }
+        let type = st.st_mode & S_IFMT
+        if accept == .regularFiles && type != S_IFREG {
+            throw .notRegular(name: name, kind: fileKind(type))
+        }
+        // A regular file states its size; /proc and /sys files say 0 and are read to EOF.
+        if type == S_IFREG && Int(st.st_size) > limit {
+            throw .tooLarge(name: name, size: Int(st.st_size), limit: limit)
+        }
+        if type != S_IFREG {
+            // A device or FIFO read on purpose: back to blocking reads.
+            let flags = fcntl(fd, F_GETFL)
+            if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        }
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while out.count < limit {
-            let want = min(chunk.count, limit - out.count)
-            let n = try retryingOnInterrupt("read", detail: path) {
-                chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, want) }
-            }
+        while true {
+            // One byte past the limit tells "exactly at the limit" from "over it".
+            let want = min(chunk.count, limit - out.count + 1)
+            let n: Int
+            do {
+                n = try retryingOnInterrupt("read", detail: path) {
+                    chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, want) }
+                }
+            } catch { throw .system(error) }
             if n == 0 { break }
             out.append(contentsOf: chunk[0..<n])
+            if out.count > limit { throw .tooLarge(name: name, size: nil, limit: limit) }
         }
         return out
     }
 
-    /// The file as UTF-8 text (invalid bytes become U+FFFD), at most `limit` bytes of it.
-    package static func readText(_ path: String, limit: Int = .max) throws(SystemCallError) -> String {
-        String(decoding: try readAll(path, limit: limit), as: UTF8.self)
+    /// The file as UTF-8 text (invalid bytes become U+FFFD); the same checks as `readAll`.
+    package static func readText(
+        _ path: String, limit: Int, accept: Accept = .regularFiles, what: String? = nil
+    ) throws(FileReadError) -> String {
+        String(decoding: try readAll(path, limit: limit, accept: accept, what: what), as: UTF8.self)
+    }
+
+    /// "a FIFO", "a directory"… for `st_mode & S_IFMT`.
+    static func fileKind(_ type: mode_t) -> String {
+        switch type {
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFDIR: "a directory"
+        case S_IFSOCK: "a socket"
+        case S_IFLNK: "a symbolic link"
+        default: "not a regular file"
+        }
+    }
+
+    /// A size in words: "512 bytes", "17 KB", "17 MB" (binary units). A file's size rounds
+    /// up and a limit down, so that a file just over its limit never reads as equal to it.
+    package static func sizeText(_ bytes: Int, roundingUp: Bool = true) -> String {
+        func unit(_ shift: Int) -> Int { roundingUp ? (bytes + (1 << shift) - 1) >> shift : bytes >> shift }
+        if bytes < 1024 { return "\(bytes) bytes" }
+        if bytes < 1 << 20 { return "\(unit(10)) KB" }
+        if bytes < 1 << 30 { return "\(unit(20)) MB" }
+        return "\(unit(30)) GB"
+    }
+
+    /// Opens a regular file for reading without blocking (a FIFO cannot hang the caller) and
+    /// returns the fd, which the caller closes; anything else is refused by name.
+    package static func openRegularFile(_ path: String, what: String? = nil) throws(FileReadError) -> Int32 {
+        let fd: Int32
+        do {
+            fd = Int32(
+                try retryingOnInterrupt("open", detail: path) {
+                    Int(open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC))
+                })
+        } catch { throw .system(error) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let error = SystemCallError(call: "fstat", errno: .current, detail: path)
+            close(fd)
+            throw .system(error)
+        }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw .notRegular(name: what ?? path, kind: fileKind(st.st_mode & S_IFMT))
+        }
+        return fd
     }
 
     /// Whether `path` exists (any file type).
@@ -92,5 +186,44 @@ package enum FileIO {
             fsync(directoryFD)
             close(directoryFD)
         }
+    }
+}
+
+/// Why a bounded read failed: the call that failed, or a file that is not one to read.
+package enum FileReadError: Error, CustomStringConvertible {
+    case system(SystemCallError)
+    /// `kind` is "a FIFO", "a character device", "a directory"…
+    case notRegular(name: String, kind: String)
+    /// `size` is nil when the file did not state it (it was read past the limit).
+    case tooLarge(name: String, size: Int?, limit: Int)
+
+    /// The errno of a failed call; nil for a file of the wrong kind or size.
+    package var errno: Errno? {
+        if case .system(let e) = self { return e.errno }
+        return nil
+    }
+
+    /// The reason without the file's name, for messages that already name it.
+    package var reason: String {
+        switch self {
+        case .system(let e): e.errno.message
+        case .notRegular(_, let kind): "it is \(kind), not a regular file — give the path of a file"
+        case .tooLarge(_, let size, let limit): "it is \(Self.sizes(size, limit))"
+        }
+    }
+
+    package var description: String {
+        switch self {
+        case .system(let e): "\(e)"
+        case .notRegular(let name, let kind): "\(name) is \(kind), not a regular file — give the path of a file"
+        case .tooLarge(let name, let size, let limit): "\(name) is \(Self.sizes(size, limit))"
+        }
+    }
+
+    /// "17 MB; the limit is 16 MB", or "over the limit of 4 KB" when the size is unknown.
+    private static func sizes(_ size: Int?, _ limit: Int) -> String {
+        let limitText = FileIO.sizeText(limit, roundingUp: false)
+        guard let size else { return "over the limit of \(limitText)" }
+        return "\(FileIO.sizeText(size)); the limit is \(limitText)"
     }
 }

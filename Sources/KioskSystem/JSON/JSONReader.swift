@@ -287,7 +287,7 @@ package struct JSONReader {
             let key = try parseString()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw error("unexpected \(describeCurrent()); expected ':' after the key \"\(key)\"")
+                throw error("unexpected \(describeCurrent()); expected ':' after the key \"\(Excerpt.of(key))\"")
             }
             advance()
             skipWhitespace()

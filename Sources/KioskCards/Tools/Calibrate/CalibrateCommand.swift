@@ -19,7 +19,7 @@ enum CalibrateCommand {
     }
 
     static func seconds(_ v: String) -> Double? {
-        guard let s = Double(v), s.isFinite, s >= 0 else { return nil }
+        guard let s = Double(v), s >= 0, s <= maxOptionSeconds else { return nil }
         return s
     }
 

@@ -28,7 +28,10 @@ enum DisplayTestCommand {
         _ name: String, _ help: String, unit: String, _ field: WritableKeyPath<Options, Double> & Sendable
     ) -> CommandOption<Options> {
         CommandOption(name: name, value: unit == "seconds" ? "N" : "MS", help: help) { o, v in
-            guard let n = Double(v), n >= 0, n.isFinite else { return "a number of \(unit), e.g. 5" }
+            let limit = unit == "seconds" ? maxOptionSeconds : maxOptionSeconds * 1000
+            guard let n = Double(v), n >= 0, n <= limit else {
+                return "a number of \(unit), e.g. 5 (at most \(Int(limit)))"
+            }
             o[keyPath: field] = n
             return nil
         }

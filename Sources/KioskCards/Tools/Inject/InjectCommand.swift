@@ -17,7 +17,7 @@ struct InjectOptions {
     var replayPath: String?
 
     static func milliseconds(_ v: String) -> Double? {
-        guard let ms = Double(v), ms >= 0, ms.isFinite else { return nil }
+        guard let ms = Double(v), ms >= 0, ms <= InjectPlanner.maxMilliseconds else { return nil }
         return ms
     }
 
@@ -88,8 +88,8 @@ struct InjectOptions {
                 if let c = try InjectStep(parsing: text, lineNumber: commands.count + 1) { commands.append(c) }
             case .script(let path):
                 let text: String
-                do { text = try FileIO.readText(path) } catch {
-                    throw InjectScriptError(line: 0, message: "\(path): \(error)")
+                do { text = try FileIO.readText(path, limit: 1 << 20) } catch {
+                    throw InjectScriptError(line: 0, message: "cannot read the script \(path): \(error.reason)")
                 }
                 for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     do {

@@ -42,6 +42,15 @@ enum InjectStep: Hashable, Sendable {
             }
             return numbers.map { $0! }
         }
+        // A duration is bounded before it is divided into frames (1e300 ms would trap).
+        func ms(_ v: Double, _ usage: String) throws(InjectScriptError) -> Double {
+            guard v <= InjectPlanner.maxMilliseconds else {
+                throw InjectScriptError(
+                    line: lineNumber,
+                    message: "\(usage): MS is at most \(Int(InjectPlanner.maxMilliseconds)) (a day), got \(v)")
+            }
+            return max(0, v)
+        }
         func finger(_ v: Double, _ usage: String) throws(InjectScriptError) -> Int {
             guard v >= 0, v < Double(InjectPlanner.slots), v == v.rounded() else { throw fail(usage) }
             return Int(v)
@@ -52,16 +61,18 @@ enum InjectStep: Hashable, Sendable {
             self = .tap(Point(x: a[0], y: a[1]))
         case "drag":
             let a = try args(5...5, "drag X0 Y0 X1 Y1 MS")
-            self = .drag(from: Point(x: a[0], y: a[1]), to: Point(x: a[2], y: a[3]), ms: max(0, a[4]))
+            self = .drag(
+                from: Point(x: a[0], y: a[1]), to: Point(x: a[2], y: a[3]), ms: try ms(a[4], "drag X0 Y0 X1 Y1 MS"))
         case "flick":
             let a = try args(4...5, "flick X0 Y0 X1 Y1 [MS]")
             self = .drag(
-                from: Point(x: a[0], y: a[1]), to: Point(x: a[2], y: a[3]), ms: a.count == 5 ? max(0, a[4]) : 80)
+                from: Point(x: a[0], y: a[1]), to: Point(x: a[2], y: a[3]),
+                ms: a.count == 5 ? try ms(a[4], "flick X0 Y0 X1 Y1 [MS]") : 80)
         case "two-finger":
             let a = try args(7...7, "two-finger X0 Y0 X1 Y1 DX DY MS")
             self = .twoFinger(
                 first: Point(x: a[0], y: a[1]), second: Point(x: a[2], y: a[3]), by: Point(x: a[4], y: a[5]),
-                ms: max(0, a[6]))
+                ms: try ms(a[6], "two-finger X0 Y0 X1 Y1 DX DY MS"))
         case "down":
             let a = try args(3...3, "down F X Y")
             self = .down(finger: try finger(a[0], "down F X Y"), at: Point(x: a[1], y: a[2]))
@@ -69,13 +80,13 @@ enum InjectStep: Hashable, Sendable {
             let a = try args(3...4, "move F X Y [MS]")
             self = .move(
                 finger: try finger(a[0], "move F X Y [MS]"), to: Point(x: a[1], y: a[2]),
-                ms: a.count == 4 ? max(0, a[3]) : 0)
+                ms: a.count == 4 ? try ms(a[3], "move F X Y [MS]") : 0)
         case "up":
             let a = try args(1...1, "up F")
             self = .up(finger: try finger(a[0], "up F"))
         case "wait":
             let a = try args(1...1, "wait MS")
-            self = .wait(ms: max(0, a[0]))
+            self = .wait(ms: try ms(a[0], "wait MS"))
         case "unplug":
             _ = try args(0...0, "unplug")
             self = .unplug
@@ -115,6 +126,8 @@ struct InjectEvent: Hashable, Sendable {
 struct InjectPlanner {
     static let range: Int32 = 32767
     static let slots = 10
+    /// The longest duration a script step or `--settle` may give, in milliseconds (a day).
+    static let maxMilliseconds = 86_400_000.0
     /// Milliseconds between motion frames (100 Hz, like most capacitive panels).
     static let frameInterval = 10.0
 

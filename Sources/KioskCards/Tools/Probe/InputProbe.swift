@@ -24,7 +24,7 @@ enum InputProbe {
                 if calibration == nil {
                     let n = device.deviceNumber
                     let entry = UdevDatabase.entryPath(major: n.major, minor: n.minor)
-                    if let text = try? FileIO.readText(entry),
+                    if let text = try? FileIO.readText(entry, limit: 1 << 20),
                         let m = UdevDatabase.calibrationMatrix(fromEntry: text)
                     {
                         calibration = m
@@ -126,7 +126,9 @@ struct ProbeOptions {
                 return nil
             },
             CommandOption(name: "seconds", value: "N", help: "with --watch: stop after N seconds") { o, v in
-                guard let s = Double(v), s > 0, s.isFinite else { return "a positive number of seconds" }
+                guard let s = Double(v), s > 0, s <= maxOptionSeconds else {
+                    return "a positive number of seconds (at most 2592000, 30 days)"
+                }
                 o.seconds = s
                 return nil
             },

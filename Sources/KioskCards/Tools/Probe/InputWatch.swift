@@ -11,7 +11,7 @@ import KioskSystem
 /// of `evemu-play FILE` can be compared with `KioskCards replay FILE` line by line, up to "t".
 enum InputWatch {
     /// Watches `path` for `seconds` (nil: until SIGINT/SIGTERM). Returns the exit status:
-    /// 0 done, 1 the device exists but cannot be used (the reason is logged).
+    /// 0 done, 1 the device does not exist or cannot be used (the reason is logged).
     static func run(path: String, seconds: Double?, options: TouchReplayOptions) -> Int32 {
         let loop = EventLoop()
         var status: Int32 = 0
@@ -43,7 +43,10 @@ enum InputWatch {
             if FileIO.exists(path) {
                 status = 1  // InputManager said why
             } else {
-                Log.info("probe: waiting for \(path) to appear")
+                Log.error(
+                    "probe: \(path) does not exist — run 'KioskCards probe' to list the input devices "
+                        + "and pass one of them to --watch")
+                status = 1
             }
         }
         if status == 0 {

@@ -27,6 +27,8 @@ struct RenderOptions: Equatable {
     var gesture: String?
     var scriptPath: String?
     var atMs: Double = 0
+    /// The latest `--at`: a day after the last touch is long past every animation.
+    static let maxAtMs: Double = 86_400_000
     var scale: Double?
     var rotation = Rotation.deg0
     var naive = false
@@ -79,7 +81,10 @@ struct RenderOptions: Equatable {
             },
             CommandOption(name: "at", value: "MS", help: "draw MS milliseconds after the last touch (default 0)") {
                 o, v in
-                guard let ms = Double(v), ms >= 0 else { return "milliseconds ≥ 0" }
+                // Bounded before any arithmetic: 1e30, inf and nan would trap converting to nanoseconds.
+                guard let ms = Double(v), ms >= 0, ms <= RenderOptions.maxAtMs else {
+                    return "milliseconds from 0 to \(Int(RenderOptions.maxAtMs)) (a day)"
+                }
                 o.atMs = ms
                 return nil
             },
@@ -254,20 +259,11 @@ enum RenderInputs {
     }
 }
 
-/// Reads a whole text file; errors name the file.
+/// Reads a whole text file (at most 1 MiB, regular files only); errors name the file.
 func readTextFile(_ path: String) throws(RenderError) -> String {
-    guard let f = fopen(path, "rb") else {
-        throw .io("cannot open '\(path)': \(String(cString: strerror(errno)))")
+    do { return try FileIO.readText(path, limit: 1 << 20) } catch {
+        throw .io("cannot read '\(path)': \(error.reason)")
     }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = fread(&chunk, 1, chunk.count, f)
-        if n <= 0 { break }
-        bytes.append(contentsOf: chunk[0..<n])
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 /// The panel picture of a logical (upright) frame turned by `rotation` (headless output; the

@@ -36,7 +36,9 @@ enum TouchTestCommand {
             CommandOption(name: "seconds", value: "N", help: "exit after N seconds (default: run until Esc or Ctrl-C)")
             {
                 o, v in
-                guard let s = Double(v), s.isFinite, s > 0 else { return "a number of seconds, e.g. 30" }
+                guard let s = Double(v), s > 0, s <= maxOptionSeconds else {
+                    return "a number of seconds, e.g. 30 (at most 2592000)"
+                }
                 o.seconds = s
                 return nil
             },
