@@ -42,7 +42,9 @@ guest() {
   wait "$watcher" || true
   tail -n 2 /tmp/watch.out
   kiosk_check "the watcher's drag ends cancelled, at 500 pt" \
-    kiosk_matches "$(tail -n 1 /tmp/watch.out)" '*"x":500.5,"y":240.5,"phase":"cancelled"*'
+    kiosk_matches "$(grep '"type":"frame"' /tmp/watch.out | tail -n 1)" '*"x":500.5,"y":240.5,"phase":"cancelled"*'
+  kiosk_check "the watcher reports the gesture as cancelled" \
+    kiosk_matches "$(tail -n 1 /tmp/watch.out)" '*"type":"gesture","kind":"cancelled"*'
   kiosk_mark "hotplug unplugged"
   kiosk_wait_host sprung-back 30
   kiosk_check "the cancelled drag decided nothing" test "$(decisions)" = 0
