@@ -8,13 +8,13 @@ import KioskSystem
 ///
 /// Runs on the app's `EventLoop`: every device fd and the inotify fd on /dev/input are
 /// registered there; nothing blocks. Touchscreens and absolute pointers feed touch frames;
-/// keyboards are grabbed (EVIOCGRAB) and feed `KeyCommand`s; other devices are ignored.
+/// keyboards are grabbed (EVIOCGRAB) and feed `KeyAction`s; other devices are ignored.
 /// Devices that appear are opened (retrying for up to ~1 s while udev sets permissions), devices
 /// that go away (read → ENODEV, or the node is deleted) are closed and their contacts cancelled.
 package final class InputManager {
     package enum Output: Sendable {
         case touch(TouchFrame)
-        case key(KeyCommand, Instant)
+        case key(KeyAction, Instant)
     }
 
     package struct Configuration: Sendable {
@@ -332,9 +332,9 @@ package final class InputManager {
                         output(.touch(entry.session!.mapping.map(raw)))
                     }
                 } else if event.type == EvdevCode.evKey,
-                    let command = KeyCommand(keyCode: event.code, value: event.value)
+                    let action = KeyAction(keyCode: event.code, value: event.value)
                 {
-                    output(.key(command, event.time))
+                    output(.key(action, event.time))
                 }
             }
         } catch {

@@ -17,7 +17,7 @@ import Testing
         mutating func double(_ r: ClosedRange<Double>) -> Double { Double.random(in: r, using: &random) }
 
         /// The next input: a touch frame, a command, or nil for "draw a frame".
-        mutating func step(size: Size) -> (TouchFrame?, DeckCommand?, unplug: Bool) {
+        mutating func step(size: Size) -> (TouchFrame?, DeckAction?, unplug: Bool) {
             now = now.advanced(bySeconds: double(0.004...0.12))
             switch Int.random(in: 0..<20, using: &random) {
             case 0..<3 where fingers.count < 3:
@@ -37,7 +37,7 @@ import Testing
                 fingers[id] = nil
                 return (f, nil, false)
             case 15:
-                let all: [DeckCommand] = [.dismissLeft, .dismissRight, .remove, .undo, .open, .back, .add]
+                let all: [DeckAction] = [.dismissLeft, .dismissRight, .remove, .undo, .open, .back, .add]
                 return (nil, all[Int.random(in: 0..<all.count, using: &random)], false)
             case 16:
                 fingers.removeAll()

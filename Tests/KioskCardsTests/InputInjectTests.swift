@@ -164,14 +164,14 @@ import Testing
 
 @Suite struct InputManagerPiecesTests {
     @Test func keyCommands() {
-        #expect(KeyCommand(keyCode: UInt16(KEY_LEFT), value: 1) == .left)
-        #expect(KeyCommand(keyCode: UInt16(KEY_RIGHT), value: 1) == .right)
-        #expect(KeyCommand(keyCode: UInt16(KEY_KPENTER), value: 1) == .enter)
-        #expect(KeyCommand(keyCode: UInt16(KEY_BACKSPACE), value: 1) == .backspace)
-        #expect(KeyCommand(keyCode: UInt16(KEY_ESC), value: 1) == .escape)
-        #expect(KeyCommand(keyCode: UInt16(KEY_LEFT), value: 0) == nil, "release")
-        #expect(KeyCommand(keyCode: UInt16(KEY_LEFT), value: 2) == nil, "autorepeat")
-        #expect(KeyCommand(keyCode: UInt16(KEY_A), value: 1) == nil)
+        #expect(KeyAction(keyCode: UInt16(KEY_LEFT), value: 1) == .left)
+        #expect(KeyAction(keyCode: UInt16(KEY_RIGHT), value: 1) == .right)
+        #expect(KeyAction(keyCode: UInt16(KEY_KPENTER), value: 1) == .enter)
+        #expect(KeyAction(keyCode: UInt16(KEY_BACKSPACE), value: 1) == .backspace)
+        #expect(KeyAction(keyCode: UInt16(KEY_ESC), value: 1) == .escape)
+        #expect(KeyAction(keyCode: UInt16(KEY_LEFT), value: 0) == nil, "release")
+        #expect(KeyAction(keyCode: UInt16(KEY_LEFT), value: 2) == nil, "autorepeat")
+        #expect(KeyAction(keyCode: UInt16(KEY_A), value: 1) == nil)
     }
 
     @Test func inotifyRecordsParse() {

@@ -1,5 +1,5 @@
-/// A command that does not come from a swipe: keyboard, on-screen buttons, accessibility.
-public enum DeckCommand: Hashable, Sendable {
+/// An action that does not come from a swipe: keyboard, on-screen buttons, accessibility.
+public enum DeckAction: Hashable, Sendable {
     case dismissLeft, dismissRight, remove, undo, open, back, add
 }
 
@@ -9,8 +9,8 @@ public enum DeckCommand: Hashable, Sendable {
 public protocol CardDeck {
     /// One touch frame; frames arrive in time order.
     mutating func handle(_ frame: TouchFrame)
-    /// A keyboard, button or accessibility command, with the same animation as the gesture.
-    mutating func perform(_ command: DeckCommand, at time: Instant)
+    /// A keyboard, button or accessibility action, with the same animation as the gesture.
+    mutating func perform(_ action: DeckAction, at time: Instant)
     /// The touch device went away: a drag ends without acting and the card springs back.
     mutating func cancelTouches(at time: Instant)
     /// What to draw at `time` (a page-flip timestamp); advances animations to `time`.

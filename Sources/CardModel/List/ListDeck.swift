@@ -225,9 +225,9 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
 
     // MARK: Actions
 
-    public mutating func perform(_ command: DeckCommand, at time: Instant) {
+    public mutating func perform(_ action: DeckAction, at time: Instant) {
         note(time)
-        switch command {
+        switch action {
         case .add:
             add(at: time)
         case .back:
@@ -249,7 +249,7 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         checkInvariants()
     }
 
-    /// A command takes over from the finger: whatever it held goes back to rest.
+    /// An action takes over from the finger: whatever it held goes back to rest.
     private mutating func releaseGrab(at t: Instant) {
         switch grab {
         case .scrolling:

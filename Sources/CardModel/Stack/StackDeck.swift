@@ -136,7 +136,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
             case .button(let role):
                 grab = .none
                 if end.isTap, layout.frame(of: role)?.contains(end.location) == true {
-                    perform(Self.command(for: role), at: end.time)
+                    perform(Self.action(for: role), at: end.time)
                 }
             default:
                 grab = .none
@@ -150,7 +150,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
         }
     }
 
-    private static func command(for role: ButtonRole) -> DeckCommand {
+    private static func action(for role: ButtonRole) -> DeckAction {
         switch role {
         case .dismissLeft: .dismissLeft
         case .dismissRight: .dismissRight
@@ -163,9 +163,9 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
 
     // MARK: Commands
 
-    public mutating func perform(_ command: DeckCommand, at time: Instant) {
+    public mutating func perform(_ action: DeckAction, at time: Instant) {
         note(time)
-        // A command takes the card from the finger: it springs back and the finger acts on
+        // An action takes the card from the finger: it springs back and the finger acts on
         // nothing more until it lifts.
         if case .card(let id, let base) = grab {
             if cards.first?.card.id == id {
@@ -174,7 +174,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
             }
             grab = .ignored
         }
-        switch command {
+        switch action {
         case .dismissLeft:
             if !cards.isEmpty { dismissTop(.left, at: time, velocity: .zero) }
         case .dismissRight:

@@ -262,7 +262,7 @@ final class KioskApp {
         case .key(let key, let time):
             session.noteActivity(at: time)
             syncAttract(at: time)
-            let command: DeckCommand =
+            let action: DeckAction =
                 switch key {
                 case .left: .dismissLeft
                 case .right: .dismissRight
@@ -270,7 +270,7 @@ final class KioskApp {
                 case .backspace: .undo
                 case .escape: .back
                 }
-            deck.perform(command, at: time)
+            deck.perform(action, at: time)
             if unshownInput == nil { unshownInput = time }
             display.requestFrame()
         }
