@@ -5,8 +5,22 @@ import Glibc
 
 /// Real processes, real mounts and real SQLite files for the store tests.
 enum StoreTestSupport {
-    /// The KioskCards executable built beside the tests (`swift build --build-tests` builds it).
-    static var executable: String { DeckFixtures.packageRoot + "/.build/debug/KioskCards" }
+    /// The KioskCards executable built beside the tests (`swift build --build-tests` builds it):
+    /// `$KIOSK_TEST_EXECUTABLE` if set, else `KioskCards` in the test binary's own directory
+    /// (so `--scratch-path`, release and cross builds find theirs), else `.build/debug`.
+    static let executable: String = {
+        if let path = getenv("KIOSK_TEST_EXECUTABLE") { return String(cString: path) }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 {
+            let binary = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let slash = binary.lastIndex(of: "/") {
+                let beside = String(binary[..<slash]) + "/KioskCards"
+                if access(beside, X_OK) == 0 { return beside }
+            }
+        }
+        return DeckFixtures.packageRoot + "/.build/debug/KioskCards"
+    }()
 
     static var executableExists: Bool { access(executable, X_OK) == 0 }
 
