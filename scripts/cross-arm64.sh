@@ -86,6 +86,31 @@ ensure_sysroot() {
   printf '%s' "$want" >"$ARM64_DIR/.sysroot"
 }
 
+# The aarch64 virtual kiosk's userland, unpacked into the sysroot (their closure, minus what
+# is there already: dpkg -x of the same versions over the same files).
+ensure_sysroot_vm() {
+  local want
+  want="v1 $(stamp "${VM_SYSROOT_PACKAGES[@]}") $(cat "$ARM64_DIR/.sysroot")"
+  [ "$(cat "$ARM64_DIR/.sysroot-vm" 2>/dev/null)" = "$want" ] && return 0
+  trixie_log "arm64 virtual kiosk userland (${VM_SYSROOT_PACKAGES[*]}) → $ARM64_DIR/sysroot"
+  # shellcheck disable=SC2016  # expanded inside the chroot
+  in_chroot "$BUILD_CHROOT" "${binds[@]}" -- bash -c '
+    set -euo pipefail
+    top=$1; shift
+    work=$top/apt-vm; rm -rf "$work"; mkdir -p "$work/archives/partial"; : >"$work/status"
+    apt-get install -y -qq --download-only -o APT::Architecture=arm64 -o "APT::Architectures::=arm64" \
+      -o Dir::State::status="$work/status" -o Dir::Cache::archives="$work/archives" -o Debug::NoLocking=1 \
+      "$@" >"$work/download.log" 2>&1 || { tail -20 "$work/download.log"; exit 1; }
+    for deb in "$work"/archives/*.deb; do
+      [ -e "$top/apt/archives/${deb##*/}" ] || dpkg -x "$deb" "$top/sysroot"; done
+    s=$top/sysroot
+    find "$s" -type l -lname "/*" | while read -r l; do
+      t=$(readlink "$l"); ln -sfn "$(realpath -m --relative-to="$(dirname "$l")" "$s$t")" "$l"; done
+    rm -rf "$work"
+  ' sh "$ARM64_MOUNT" "${VM_SYSROOT_PACKAGES[@]}"
+  printf '%s' "$want" >"$ARM64_DIR/.sysroot-vm"
+}
+
 # The Swift SDK bundle (schema 4.0), paths relative to swift-sdk.json so it works both in the
 # chroot and on the host.
 ensure_sdk() {
@@ -159,6 +184,7 @@ t0=$SECONDS
 ensure_build_chroot
 if [[ $archs == *arm64* ]]; then
   ensure_sysroot
+  ensure_sysroot_vm
   ensure_sdk
 fi
 echo "cross-arm64: chroot, sysroot and SDK ready: $((SECONDS - t0)) s (cache $KIOSK_ARM64_CACHE, $(du -sh "$KIOSK_ARM64_CACHE" 2>/dev/null | cut -f1))"

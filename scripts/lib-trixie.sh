@@ -22,6 +22,9 @@ SYSROOT_PACKAGES=(
   libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev
   fontconfig-config fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
 )
+# Added to the same sysroot for the aarch64 virtual kiosk (deploy/vm with KIOSK_VM_ARCH=arm64):
+# the guest's busybox, evemu tools and fontconfig tools.
+VM_SYSROOT_PACKAGES=(busybox-static evemu-tools fontconfig)
 # Inside the build chroot the arm64 tree is at this path (a bind mount of $ARM64_DIR).
 ARM64_DIR=$KIOSK_ARM64_CACHE/arm64
 ARM64_MOUNT=/opt/kiosk-arm64
@@ -104,4 +107,17 @@ ensure_build_chroot() {
       sh "${BUILD_PACKAGES[@]}"
     printf '%s' "$want" >"$BUILD_CHROOT/.kiosk-packages"
   fi
+}
+
+# build_chroot_run CMD...: CMD in the build chroot, in the work tree (bound at its own path,
+# with ../shared beside it and the arm64 tree at $ARM64_MOUNT), Debian's Swift on PATH.
+build_chroot_run() {
+  local repo shared
+  repo=$(pwd -P)
+  shared=$(cd .. && pwd -P)/shared
+  local b=(--bind "$repo" --bind "$ARM64_DIR=$ARM64_MOUNT")
+  [ -d "$shared" ] && b+=(--bind "$shared")
+  # shellcheck disable=SC2016  # expanded inside the chroot
+  in_chroot "$BUILD_CHROOT" "${b[@]}" -- bash -c 'cd "$1" && shift && export PATH=/usr/libexec/swift/bin:$PATH && exec "$@"' \
+    sh "$repo" "$@"
 }
