@@ -178,6 +178,10 @@ arm64_env=(
   "PKG_CONFIG_PATH=$ARM64_MOUNT/sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:$ARM64_MOUNT/sysroot/usr/share/pkgconfig"
   "PKG_CONFIG_LIBDIR=$ARM64_MOUNT/sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:$ARM64_MOUNT/sysroot/usr/share/pkgconfig"
 )
+# Packaged binaries resolve every symbol at start and then make the GOT read-only for the
+# whole run (-z relro -z now; lintian: hardening-no-relro, hardening-no-bindnow). lld, as for
+# aarch64: gold (swiftc's default here) leaves out the GNU_RELRO segment.
+bindnow=(-Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now)
 arm64_sdk=(--swift-sdks-path "$ARM64_MOUNT/sdk" --swift-sdk "$SDK_NAME" --scratch-path .build-arm64)
 
 t0=$SECONDS
@@ -193,14 +197,16 @@ echo "cross-arm64: chroot, sysroot and SDK ready: $((SECONDS - t0)) s (cache $KI
 for arch in $archs; do
   case $arch in
     arm64)
+      rm -f .build-arm64/release/KioskCards # SwiftPM does not relink when only -Xlinker flags change
       chroot_swift "aarch64 release binary" "${arm64_env[@]}" swift build -c release --static-swift-stdlib \
-        --product KioskCards "${arm64_sdk[@]}"
+        --product KioskCards "${bindnow[@]}" "${arm64_sdk[@]}"
       [ "$tests" = 1 ] && chroot_swift "aarch64 test binaries" "${arm64_env[@]}" swift build --build-tests "${arm64_sdk[@]}"
       ls -l .build-arm64/release/KioskCards
       ;;
     amd64)
+      rm -f .build-603/release/KioskCards
       chroot_swift "amd64 release binary (swiftlang 6.0.3)" swift build -c release --static-swift-stdlib \
-        --product KioskCards --scratch-path .build-603
+        --product KioskCards "${bindnow[@]}" -Xswiftc -use-ld=lld --scratch-path .build-603
       [ "$tests" = 1 ] && chroot_swift "amd64 test binaries (swiftlang 6.0.3)" swift build --build-tests --scratch-path .build-603
       ;;
     *) echo "cross-arm64: unknown arch $arch" >&2; exit 2 ;;
