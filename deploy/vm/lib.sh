@@ -19,7 +19,7 @@ case $VM_ARCH in
     VM_SYSROOT="" VM_BUILD="$REPO_ROOT/.build/vm" VM_APP="$REPO_ROOT/.build/release/KioskCards"
     ;;
   arm64)
-    VM_CACHE=${KIOSK_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kioskcards-vm-arm64}
+    VM_CACHE=${KIOSK_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kioskcards-vm}-arm64
     VM_SYSROOT=${KIOSK_ARM64_CACHE:-$HOME/.cache/kioskcards-arm64}/arm64/sysroot
     VM_BUILD="$REPO_ROOT/.build/vm-arm64" VM_APP="$REPO_ROOT/.build-arm64/release/KioskCards"
     ;;
