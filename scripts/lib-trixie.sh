@@ -14,6 +14,7 @@ BUILD_PACKAGES=(
   libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev
   fontconfig fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
   dpkg-dev lintian binutils-aarch64-linux-gnu file man-db systemd
+  make gcc-14-aarch64-linux-gnu # deploy/vm/build-vkms.sh for the arm64 kernel
 )
 # The arm64 sysroot: -dev packages the package links against, the runtime the tests meet on a
 # Pi, and the fonts the render tests use.

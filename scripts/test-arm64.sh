@@ -114,7 +114,7 @@ step render "render: x86-64 vs aarch64 build, same libraries" render_compare
 step deb "packages + lintian (scripts/package.sh)" scripts/package.sh --no-build
 step install "install tests in clean trixie chroots (scripts/test-deb.sh)" scripts/test-deb.sh
 step vm "virtual kiosk, aarch64 (deploy/vm/e2e.sh --arch arm64)" \
-  deploy/vm/e2e.sh --arch arm64 --no-build 10 20 30 50 51 52
+  deploy/vm/e2e.sh --arch arm64 --no-build 10 20 30 50 51 52 90
 
 echo "== arm64: timings"
 printf '   %s\n' "${timings[@]}"

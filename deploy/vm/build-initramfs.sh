@@ -230,12 +230,11 @@ if [ -n "$vkms" ]; then
   while read -r m; do
     [ -n "$m" ] || continue
     grep -qxF "$m" <<<"$base_modules" && continue
-    mkdir -p "$app/lib/modules/$release/$(dirname "$m")"
-    cp "$moddir/$m" "$app/lib/modules/$release/$m"
+    copy_module "$m" "$app/lib/modules/$release" >/dev/null
   done <<<"$vkms_order"
   mkdir -p "$app/lib/modules/$release/extra" "$app/etc/kiosk"
   cp "$vkms" "$app/lib/modules/$release/extra/vkms.ko"
-  printf '%s\nextra/vkms.ko\n' "$vkms_order" | sed '/^$/d' >"$app/etc/kiosk/vkms-modules"
+  printf '%s\nextra/vkms.ko\n' "${vkms_order//.ko.xz/.ko}" | sed '/^$/d' >"$app/etc/kiosk/vkms-modules"
 fi
 # The test fixtures (e.g. the keyboard the VM scenarios make with evemu-device).
 mkdir -p "$app/opt/kioskcards/fixtures"
