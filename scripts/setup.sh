@@ -10,6 +10,10 @@ packages=(
   qemu-system-x86 busybox-static cpio kmod xz-utils zstd socat python3
   evemu-tools shellcheck systemd
   gcc-12 make binutils libelf1 # deploy/vm/build-vkms.sh: vkms.ko out of tree (kbuild tools need libelf)
+  # scripts/test-arm64.sh: the trixie chroots (debootstrap), aarch64 programs on this machine
+  # (qemu-user through binfmt_misc), the aarch64 virtual kiosk. dpkg-dev, lintian and Debian's
+  # Swift run inside the trixie chroot, which the scripts install themselves.
+  debootstrap qemu-user-static binfmt-support qemu-system-arm
 )
 
 missing=()

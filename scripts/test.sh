@@ -1,9 +1,23 @@
 #!/usr/bin/env bash
-# Runs every test: format lint, a warning-free build, the unit tests, and the end-to-end
-# run of the virtual kiosk on a real kernel (when its script is present).
+# Runs every test: format lint, a warning-free build, the unit tests, the end-to-end run of
+# the virtual kiosk on a real kernel (when its script is present), then the arm64 lane
+# (scripts/test-arm64.sh: Debian trixie's Swift 6.0.3 for amd64 and aarch64, aarch64 unit
+# tests under qemu-user, the .debs and their install test, the aarch64 virtual kiosk).
+# Usage: scripts/test.sh [--arm64-only | --no-arm64]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+arm64=1
+case ${1:-} in
+  --arm64-only) arm64=only ;;
+  --no-arm64) arm64=0 ;;
+  "") ;;
+  *) echo "test: unknown argument $1 (--arm64-only, --no-arm64)" >&2 && exit 2 ;;
+esac
 bash scripts/setup.sh
+if [ "$arm64" = only ]; then
+  echo "== arm64 (scripts/test-arm64.sh)"
+  exec scripts/test-arm64.sh
+fi
 
 echo "== swift format lint"
 swift format lint --strict -r Sources Tests Package.swift
@@ -26,9 +40,15 @@ echo "== deploy checks (shellcheck, systemd-analyze verify/security, staged inst
 bash deploy/check.sh
 
 echo "== shellcheck (virtual kiosk)"
-shellcheck .ci/run deploy/vm/*.sh deploy/vm/guest/*.sh deploy/vm/scenarios/*.sh deploy/vm/scenarios/lib/*.sh
+shellcheck .ci/run deploy/vm/*.sh deploy/vm/guest/*.sh deploy/vm/scenarios/*.sh deploy/vm/scenarios/lib/*.sh \
+  scripts/*.sh deploy/debian/postinst deploy/debian/prerm deploy/debian/postrm
 
 if [ -x deploy/vm/e2e.sh ]; then
   echo "== end to end (virtual kiosk)"
   deploy/vm/e2e.sh
+fi
+
+if [ "$arm64" = 1 ]; then
+  echo "== arm64 (scripts/test-arm64.sh)"
+  scripts/test-arm64.sh
 fi

@@ -44,12 +44,15 @@ package struct EvdevDevice: ~Copyable {
     package let description: DeviceDescription
     /// The character device number (for udev's database entry).
     package let deviceNumber: (major: UInt32, minor: UInt32)
-    private var grabbed = false
+    private var grabbed: Bool
 
     /// Opens `path`, wraps it in libevdev (`libevdev_new_from_fd`) and switches its clock to
     /// CLOCK_MONOTONIC (`libevdev_set_clock_id`).
+    ///
+    /// Every stored property is assigned after the last `throw`: Swift 6.0's SIL verifier
+    /// crashes on a `~Copyable` type with a `deinit` whose throwing init leaves some properties
+    /// initialised when it throws.
     package init(path: String) throws(InputDeviceError) {
-        self.path = path
         let fd: Int32
         do {
             fd = Int32(
@@ -74,13 +77,15 @@ package struct EvdevDevice: ~Copyable {
         var st = stat()
         fstat(fd, &st)
         let rdev = UInt64(st.st_rdev)
-        deviceNumber = (
+        self.path = path
+        self.deviceNumber = (
             UInt32(truncatingIfNeeded: ((rdev >> 8) & 0xfff) | ((rdev >> 32) & ~0xfff)),
             UInt32(truncatingIfNeeded: (rdev & 0xff) | ((rdev >> 12) & ~0xff))
         )
         self.fd = fd
         self.handle = dev
         self.description = EvdevDevice.describe(dev)
+        self.grabbed = false
     }
 
     deinit {

@@ -127,7 +127,7 @@ package final class ImageCache: Sendable {
         case .png:
             // From the checked bytes, not the path again: the file may be replaced meanwhile.
             guard let image = decodePNG(bytes) else { return .failure(.io("cannot decode PNG '\(path)'")) }
-            return .success(reduced(image, maxDimension: maxDimension))
+            return .success(reduced(inARGB32(image), maxDimension: maxDimension))
         case .jpeg:
             return decodeJPEG(bytes, path: path, maxDimension: maxDimension)
         }
@@ -172,6 +172,21 @@ package final class ImageCache: Sendable {
         }
         guard rc == 0 else { return .failure(.init(String(cString: tjGetErrorStr2(tj)))) }
         return .success((Int(width), Int(height)))
+    }
+
+    /// `image` as ARGB32, the 4-byte pixels everything after the decoder reads. cairo 1.16
+    /// (Debian 12) loads every PNG so; cairo ≥ 1.17.2 (Debian 13, Raspberry Pi OS trixie)
+    /// loads 16-bit PNGs as RGBA128F or RGB96F and 8-bit opaque ones as RGB24.
+    static func inARGB32(_ image: CairoImage) -> CairoImage {
+        guard cairo_image_surface_get_format(image.surface) != CAIRO_FORMAT_ARGB32,
+            let converted = CairoImage(width: image.width, height: image.height)
+        else { return image }
+        converted.draw { cr in
+            cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+            cairo_set_source_surface(cr, image.surface, 0, 0)
+            cairo_paint(cr)
+        }
+        return converted
     }
 
     /// `image` scaled down (cairo's GOOD filter) so its longer side is at most `maxDimension`.

@@ -1,3 +1,4 @@
+import CPangoCairo
 import CardModel
 import Glibc
 import Testing
@@ -14,7 +15,29 @@ enum RenderFixtures {
         return String(file[..<file.lastIndex(of: "/")!]) + "/Fixtures"
     }()
 
-    static var golden: String { directory + "/golden" }
+    /// The golden set for the cairo and pango this process runs with. Their releases move
+    /// glyphs and antialiased edges by more than a tolerance that would still catch a wrong
+    /// colour, so each distribution's libraries have their own set: `golden/` for those named
+    /// in `golden/LIBRARIES`, `golden/<libraries>/` for others (`KIOSK_WRITE_GOLDEN=1` writes
+    /// the running libraries' set; `scripts/test-arm64.sh --write-golden` trixie's).
+    static let golden: String = {
+        let base = directory + "/golden"
+        var reference: [UInt8] = []
+        if let file = fopen(base + "/LIBRARIES", "r") {
+            while case let c = getc(file), c != EOF, c != 10 { reference.append(UInt8(c)) }
+            fclose(file)
+        }
+        return String(decoding: reference, as: UTF8.self) == libraries ? base : base + "/" + libraries
+    }()
+
+    /// `cairo-1.16-pango-1.50`: major.minor of the libraries running (bug-fix releases keep
+    /// their rendering).
+    static let libraries: String = {
+        func minor(_ version: UnsafePointer<CChar>) -> String {
+            String(cString: version).split(separator: ".").prefix(2).joined(separator: ".")
+        }
+        return "cairo-\(minor(cairo_version_string()))-pango-\(minor(pango_version_string()))"
+    }()
     static var images: String { directory + "/images" }
 
     /// Where failing images go for inspection (created on first use).
@@ -84,6 +107,7 @@ enum RenderFixtures {
         let writing = getenv("KIOSK_WRITE_GOLDEN").map { String(cString: $0) } == "1"
         guard access(path, R_OK) == 0, !writing else {
             if writing {
+                _ = mkdir(golden, 0o755)
                 do { try image.writePNG(to: path) } catch {
                     Issue.record("cannot write golden \(path): \(error)", sourceLocation: sourceLocation)
                 }

@@ -8,18 +8,20 @@ import Glibc
 /// Real processes, real mounts and real SQLite files for the store tests.
 enum StoreTestSupport {
     /// The KioskCards executable built beside the tests (`swift build --build-tests` builds it):
-    /// in the directory of the test bundle, whichever configuration and triple built it.
+    /// `$KIOSK_TEST_EXECUTABLE` if set, else `KioskCards` in the test binary's own directory
+    /// (so `--scratch-path`, release and cross builds find theirs), else `.build/debug`.
     static let executable: String = {
+        if let path = getenv("KIOSK_TEST_EXECUTABLE") { return String(cString: path) }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return DeckFixtures.packageRoot + "/.build/debug/KioskCards" }
-        var path = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        // …/debug/KioskCardsPackageTests.xctest (an executable on Linux) or a file inside a bundle.
-        while let slash = path.lastIndex(of: "/") {
-            path = String(path[..<slash])
-            if !path.hasSuffix(".xctest") && !path.contains(".xctest/") { break }
+        if n > 0 {
+            let binary = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let slash = binary.lastIndex(of: "/") {
+                let beside = String(binary[..<slash]) + "/KioskCards"
+                if access(beside, X_OK) == 0 { return beside }
+            }
         }
-        return path + "/KioskCards"
+        return DeckFixtures.packageRoot + "/.build/debug/KioskCards"
     }()
 
     static var executableExists: Bool { access(executable, X_OK) == 0 }

@@ -20,13 +20,17 @@
 #   --out FILE        the initramfs (default .build/vm/initramfs.cpio)
 #   env KIOSK_VM_FONTS   space-separated font files to pack instead of the default subset
 #   env KIOSK_VM_MODULES space-separated module names to pack instead of the default set
+# KIOSK_VM_ARCH=arm64: busybox, evemu-tools, fontconfig, fonts and every library come from
+# the arm64 sysroot (scripts/cross-arm64.sh) instead of the host, the app is
+# .build-arm64/release/KioskCards, the output .build/vm-arm64/initramfs.cpio, and .ko.xz
+# modules are packed decompressed (busybox insmod loads plain .ko).
 # Needs fetch-kernel.sh to have run. Prints the file, its size and the time it took.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-binary="$REPO_ROOT/.build/release/KioskCards"
-out="$REPO_ROOT/.build/vm/initramfs.cpio"
+binary=$VM_APP
+out="$VM_BUILD/initramfs.cpio"
 extra_bins=()
 vkms=auto
 while (($#)); do
@@ -41,7 +45,12 @@ while (($#)); do
 done
 
 # The drivers the kiosk needs; dependencies are added from modules.dep.
-modules=${KIOSK_VM_MODULES:-"virtio_pci virtio-gpu bochs uinput evdev xhci-pci usbhid hid-generic 9p 9pnet_virtio"}
+if [ "$VM_ARCH" = arm64 ]; then
+  # -M virt: no VGA (bochs); virtio_pci is built in.
+  modules=${KIOSK_VM_MODULES:-"virtio-gpu uinput evdev 9p 9pnet_virtio"}
+else
+  modules=${KIOSK_VM_MODULES:-"virtio_pci virtio-gpu bochs uinput evdev xhci-pci usbhid hid-generic 9p 9pnet_virtio"}
+fi
 fonts=${KIOSK_VM_FONTS:-"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf
 /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
@@ -50,7 +59,7 @@ fonts=${KIOSK_VM_FONTS:-"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 /usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf"}
 tools="/usr/bin/evemu-device /usr/bin/evemu-play /usr/bin/evemu-record /usr/bin/evemu-describe /usr/bin/evemu-event
 /usr/bin/fc-match /usr/bin/fc-list /usr/bin/fc-cache"
-busybox=/bin/busybox
+busybox=$VM_SYSROOT/bin/busybox
 
 t0=$(vm_now_ms)
 kdir=$(vm_kernel_dir)
@@ -62,19 +71,41 @@ if [ ! -x "$busybox" ] || ldd "$busybox" >/dev/null 2>&1; then
   vm_die "$busybox is not a static busybox — install busybox-static (scripts/setup.sh)"
 fi
 
-# Copies a host binary or library to the same path under $1, following symlinks.
+# Copies a binary or library of the guest's system (the host's, or the arm64 sysroot's) to
+# the same path under $1, following symlinks.
 copy_same_path() {
   local root=$1 file=$2
   mkdir -p "$root$(dirname "$file")"
-  cp -L "$file" "$root$file"
+  cp -L "$VM_SYSROOT$file" "$root$file"
+}
+
+# ldd of a binary of the guest's architecture (arm64: the sysroot's loader under qemu-user).
+target_ldd() {
+  if [ -n "$VM_SYSROOT" ]; then
+    vm_run_target "$VM_SYSROOT/lib/ld-linux-aarch64.so.1" --list "$1"
+  else
+    ldd "$1"
+  fi
 }
 
 # Copies the shared libraries a dynamic binary needs (its ldd closure) under $1.
 copy_ldd_closure() {
   local root=$1 bin=$2 lib
   while read -r lib; do
+    [ -z "$VM_SYSROOT" ] || lib=${lib#"$VM_SYSROOT"} # the loader run by path names itself so
     [ -e "$root$lib" ] || copy_same_path "$root" "$lib"
-  done < <(ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+  done < <(target_ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+}
+
+# Copies module $1 (relative to $moddir) under $2, decompressed if it is .ko.xz; prints the
+# path it has there (relative to the release's module directory).
+copy_module() {
+  local m=$1 dest=$2
+  mkdir -p "$dest/$(dirname "$m")"
+  case $m in
+    *.ko.xz) xz -dc "$moddir/$m" >"$dest/${m%.xz}" && echo "${m%.xz}" ;;
+    *) cp "$moddir/$m" "$dest/$m" && echo "$m" ;;
+  esac
 }
 
 # Prints the module files (paths relative to $moddir) for the given names, dependencies first.
@@ -95,8 +126,11 @@ resolve_modules() {
     # modules.dep spells names with '-' or '_' as the file does; modprobe treats them alike.
     path=$(awk -F: -v a="/${name//_/-}.ko" -v b="/${name//-/_}.ko" \
       'function ends(s, t) { return length(s) >= length(t) && substr(s, length(s) - length(t) + 1) == t }
-       ends($1, a) || ends($1, b) { print $1; exit }' \
+       ends($1, a) || ends($1, b) || ends($1, a ".xz") || ends($1, b ".xz") { print $1; exit }' \
       "$moddir/modules.dep")
+    if [ -z "$path" ] && grep -qE "/(${name//_/-}|${name//-/_})\.ko" "$moddir/modules.builtin" 2>/dev/null; then
+      continue # built into this kernel
+    fi
     [ -n "$path" ] || vm_die "module '$name' is not in $moddir (built in, or misspelt?)"
     visit "$path"
   done
@@ -111,13 +145,14 @@ pack() {
 # --- base layer (cached) -------------------------------------------------------------------
 key=$(
   {
-    echo "$release ${kdir##*/}"
+    echo "$release ${kdir##*/} $VM_ARCH $VM_SYSROOT"
     echo "$modules"
     echo "$fonts"
     echo "$tools"
     # Contents only (not names), so that the key does not depend on how the script was called.
     # shellcheck disable=SC2086  # word lists by design
-    cat "$VM_DIR/build-initramfs.sh" "$busybox" "$VM_DIR/guest/fonts.conf" $fonts $tools
+    cat "$VM_DIR/build-initramfs.sh" "$busybox" "$VM_DIR/guest/fonts.conf"
+    for f in $fonts $tools; do cat "$VM_SYSROOT$f"; done
   } | sha256sum | cut -c1-16
 )
 base="$VM_CACHE/initramfs/base-$key.cpio"
@@ -132,14 +167,12 @@ if [ ! -f "$base" ]; then
   ln -s bin "$root/sbin"
   ln -s ../bin "$root/usr/sbin"
   cp "$busybox" "$root/bin/busybox"
-  for applet in $("$busybox" --list); do
+  for applet in $(vm_run_target "$busybox" --list); do
     [ "$applet" = busybox ] || ln -s busybox "$root/bin/$applet"
   done
-  resolve_modules >"$root/etc/kiosk/modules"
-  while read -r m; do
-    mkdir -p "$root/lib/modules/$release/$(dirname "$m")"
-    cp "$moddir/$m" "$root/lib/modules/$release/$m"
-  done <"$root/etc/kiosk/modules"
+  resolve_modules | while read -r m; do
+    copy_module "$m" "$root/lib/modules/$release"
+  done >"$root/etc/kiosk/modules"
   for t in $tools; do
     copy_same_path "$root" "$t"
     copy_ldd_closure "$root" "$t"
@@ -149,7 +182,7 @@ if [ ! -f "$base" ]; then
   for f in $fonts; do copy_same_path "$root" "$f"; done
   # The cache is built against the packed tree (--sysroot), so the guest finds it valid and
   # never rescans the fonts at startup.
-  FONTCONFIG_FILE="$root/etc/fonts/fonts.conf" fc-cache --sysroot="$root" -f >/dev/null 2>&1 ||
+  FONTCONFIG_FILE="$root/etc/fonts/fonts.conf" vm_run_target "$VM_SYSROOT/usr/bin/fc-cache" --sysroot="$root" -f >/dev/null 2>&1 ||
     vm_log "fc-cache failed; the guest will scan fonts at startup"
   echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
   echo "root:x:0:" >"$root/etc/group"
@@ -197,12 +230,11 @@ if [ -n "$vkms" ]; then
   while read -r m; do
     [ -n "$m" ] || continue
     grep -qxF "$m" <<<"$base_modules" && continue
-    mkdir -p "$app/lib/modules/$release/$(dirname "$m")"
-    cp "$moddir/$m" "$app/lib/modules/$release/$m"
+    copy_module "$m" "$app/lib/modules/$release" >/dev/null
   done <<<"$vkms_order"
   mkdir -p "$app/lib/modules/$release/extra" "$app/etc/kiosk"
   cp "$vkms" "$app/lib/modules/$release/extra/vkms.ko"
-  printf '%s\nextra/vkms.ko\n' "$vkms_order" | sed '/^$/d' >"$app/etc/kiosk/vkms-modules"
+  printf '%s\nextra/vkms.ko\n' "${vkms_order//.ko.xz/.ko}" | sed '/^$/d' >"$app/etc/kiosk/vkms-modules"
 fi
 # The test fixtures (e.g. the keyboard the VM scenarios make with evemu-device).
 mkdir -p "$app/opt/kioskcards/fixtures"

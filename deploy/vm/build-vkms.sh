@@ -75,9 +75,31 @@ if [ -f "$ko" ]; then
   exit 0
 fi
 
-for tool in make gcc-12 ld strip modinfo xz; do
-  command -v "$tool" >/dev/null || vm_die "$tool is missing — run scripts/setup.sh"
-done
+if [ "$VM_ARCH" != amd64 ]; then
+  # shellcheck source=../../scripts/lib-trixie.sh
+  . "$REPO_ROOT/scripts/lib-trixie.sh"
+  ensure_build_chroot >&2
+  ensure_binfmt
+fi
+if [ "$VM_ARCH" = amd64 ]; then
+  for tool in make gcc-12 ld strip modinfo xz; do
+    command -v "$tool" >/dev/null || vm_die "$tool is missing — run scripts/setup.sh"
+  done
+fi
+# arm64: apt, make and the cross compiler (gcc-14-aarch64-linux-gnu, the kernel's own gcc
+# version) run in the trixie build chroot; the kbuild tools of linux-kbuild-*:arm64 are
+# aarch64 programs and run there under qemu-user (binfmt_misc). No BTF for the module (it
+# needs pahole, and the debug info is stripped anyway).
+vm_build() {
+  if [ "$VM_ARCH" = amd64 ]; then
+    "$@"
+  else
+    # shellcheck disable=SC2016  # expanded inside the chroot
+    in_chroot "$BUILD_CHROOT" --bind "$(pwd -P)" --bind "$ARM64_DIR=$ARM64_MOUNT" -- \
+      bash -c 'cd "$1" && shift && exec env QEMU_LD_PREFIX=/opt/kiosk-arm64/sysroot "$@"' sh "$(pwd -P)" \
+      "$@" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- CC=aarch64-linux-gnu-gcc-14 CONFIG_DEBUG_INFO_BTF_MODULES=
+  fi
+}
 
 # The package names, all at exactly $version. Debian names them after the release
 # (6.1.0-57-amd64) and the upstream series (6.1).
@@ -85,6 +107,8 @@ series=$(cut -d. -f1,2 <<<"$version")
 flavour_headers=linux-headers-$release
 common_headers=linux-headers-${release%-*}-common
 kbuild=linux-kbuild-$series
+# trixie names the kbuild package after the kernel release, not the series
+[ "$VM_ARCH" = amd64 ] || kbuild=linux-kbuild-${release%-*}
 source_pkg=linux-source-$series
 mkdir -p "$cache/debs"
 
@@ -98,10 +122,13 @@ cached_deb() {
 # not retried.
 download() {
   local log="$cache/debs/.apt.log" specs=() p t0
-  for p in "$@"; do specs+=("$p=$version"); done
+  for p in "$@"; do
+    # arm64 packages are foreign in the build chroot; the -common headers and the source are 'all'
+    case $VM_ARCH:$p in arm64:*-common | arm64:linux-source-* | amd64:*) specs+=("$p=$version") ;; *) specs+=("$p:$VM_ARCH=$version") ;; esac
+  done
   t0=$(vm_now_ms)
   vm_log "downloading $* ($version)"
-  if ! (cd "$cache/debs" && apt-get download -q "${specs[@]}") >"$log" 2>&1; then
+  if ! (cd "$cache/debs" && vm_apt apt-get download -q "${specs[@]}") >"$log" 2>&1; then
     if [ "$(id -u)" -eq 0 ] && grep -qE "was not found|Unable to locate|Can't select" "$log"; then
       vm_log "apt does not know $version of them; running apt-get update and trying again"
       apt-get update -qq >/dev/null 2>&1 || true
@@ -171,21 +198,25 @@ cp -r "$src" "$work/vkms"
 log="$work/make.log"
 # CONFIG_DRM_VKMS=m turns the Makefile's obj-$(CONFIG_DRM_VKMS) on; the kernel's .config (in
 # the headers) leaves it unset. BTF is skipped without vmlinux — harmless.
-if ! make -C "$hdr" M="$work/vkms" CONFIG_DRM_VKMS=m -j"$(nproc)" modules >"$log" 2>&1; then
+if ! (cd "$work" && vm_build make -C "$hdr" M="$work/vkms" CONFIG_DRM_VKMS=m -j"$(nproc)" modules) >"$log" 2>&1; then
   tail -n 30 "$log" >&2
   vm_die "building vkms.ko failed (log above)"
 fi
 [ -f "$work/vkms/vkms.ko" ] || vm_die "make succeeded but left no vkms.ko"
-strip --strip-debug "$work/vkms/vkms.ko"
+if [ "$VM_ARCH" = amd64 ]; then
+  strip --strip-debug "$work/vkms/vkms.ko"
+else
+  (cd "$work" && vm_apt aarch64-linux-gnu-strip --strip-debug "$work/vkms/vkms.ko")
+fi
 vm_log "compiled in $(vm_elapsed "$t0" "$(vm_now_ms)") s"
 
 # The module must load into this kernel: same vermagic as its own DRM core, and every module
 # it depends on must exist there.
-want=$(modinfo -F vermagic "$moddir/kernel/drivers/gpu/drm/drm.ko")
+want=$(modinfo -F vermagic "$(find "$moddir/kernel/drivers/gpu/drm" -maxdepth 1 -name 'drm.ko*' -print -quit)")
 got=$(modinfo -F vermagic "$work/vkms/vkms.ko")
 [ "$got" = "$want" ] || vm_die "vkms.ko has vermagic '$got', the kernel '$want'"
 for dep in $(modinfo -F depends "$work/vkms/vkms.ko" | tr ',' ' '); do
-  grep -q "/${dep}.ko:" "$moddir/modules.dep" || vm_die "vkms.ko needs $dep, which $release does not have as a module"
+  grep -qE "/${dep}\.ko(\.xz)?:" "$moddir/modules.dep" || vm_die "vkms.ko needs $dep, which $release does not have as a module"
 done
 
 mkdir -p "$out_dir"

@@ -2,8 +2,11 @@
 # End-to-end tests on a real kernel: builds the release binary, fetches Debian's kernel,
 # packs the initramfs, then boots one VM per scenario in deploy/vm/scenarios/ and runs it.
 #
-# Usage: deploy/vm/e2e.sh [--out DIR] [--no-build] [--list] [NAME...]
+# Usage: deploy/vm/e2e.sh [--arch amd64|arm64] [--out DIR] [--no-build] [--list] [NAME...]
 #   NAME...     run only the scenarios whose file name contains NAME (e.g. 20 or bochs)
+#   --arch A    the guest: amd64 (default) or arm64 (qemu-system-aarch64 -M virt -cpu
+#               cortex-a72, trixie's kernel, the aarch64 binary of scripts/cross-arm64.sh;
+#               same scenarios; env KIOSK_VM_ARCH too). Output in .build/vm-arm64
 #   --out DIR   where serial logs, screendumps and guest output go (default .build/vm/e2e)
 #   --no-build  use the existing .build/release/KioskCards (env KIOSK_E2E_BUILD=0 too)
 #   --list      print the scenarios and exit
@@ -27,10 +30,13 @@
 # Prints PASS/FAIL/SKIP per scenario with its time, the timings of each step, and last the
 # line "e2e: N passed, M failed" (", K skipped" when some were). Exits 1 if any failed.
 set -euo pipefail
+for ((i = 1; i < $#; i++)); do
+  [ "${!i}" = --arch ] && j=$((i + 1)) && export KIOSK_VM_ARCH=${!j}
+done
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-out="$REPO_ROOT/.build/vm/e2e"
+out="$VM_BUILD/e2e"
 build=${KIOSK_E2E_BUILD:-1}
 list=0
 filters=()
@@ -38,6 +44,7 @@ while (($#)); do
   case $1 in
     --out) out=$2 && shift 2 ;;
     --no-build) build=0 && shift ;;
+    --arch) shift 2 ;;
     --list) list=1 && shift ;;
     -h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' && exit 0 ;;
     -*) vm_die "unknown option '$1' (see --help)" ;;
@@ -75,7 +82,9 @@ step() {
 build_release() {
   local log
   log=$(mktemp)
-  if ! (cd "$REPO_ROOT" && swift build -c release --static-swift-stdlib --product KioskCards) >"$log" 2>&1; then
+  local cmd=(swift build -c release --static-swift-stdlib --product KioskCards)
+  [ "$VM_ARCH" = amd64 ] || cmd=(scripts/cross-arm64.sh --no-tests --arch "$VM_ARCH")
+  if ! (cd "$REPO_ROOT" && "${cmd[@]}") >"$log" 2>&1; then
     cat "$log" >&2
     rm -f "$log"
     vm_die "the release build failed"
@@ -122,7 +131,7 @@ if [ "$build" = 1 ]; then
 fi
 step "kernel" "$VM_DIR/fetch-kernel.sh"
 if ((needs_vkms)); then step "vkms module" build_vkms; fi
-step "initramfs" "$VM_DIR/build-initramfs.sh" --vkms "${vkms_ko:-none}" --out "$REPO_ROOT/.build/vm/initramfs.cpio"
+step "initramfs" "$VM_DIR/build-initramfs.sh" --vkms "${vkms_ko:-none}" --out "$VM_BUILD/initramfs.cpio"
 
 rm -rf "$out"
 mkdir -p "$out"

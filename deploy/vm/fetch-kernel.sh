@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fetches Debian's kernel for the virtual kiosk without installing it: apt-get download of the
-# versioned package that linux-image-amd64 depends on, dpkg -x into the cache. Idempotent:
+# versioned package that linux-image-amd64 (KIOSK_VM_ARCH=arm64: trixie's linux-image-arm64,
+# through the trixie build chroot's apt) depends on, dpkg -x into the cache. Idempotent:
 # a cached package is reused, and with no package index (offline) the newest cached kernel is.
 #
 # Usage: deploy/vm/fetch-kernel.sh
@@ -12,17 +13,20 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 resolve_package() {
-  # linux-image-amd64 is a metapackage; its first versioned dependency is the real kernel.
-  apt-cache depends linux-image-amd64 2>/dev/null |
-    awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }'
+  # linux-image-ARCH is a metapackage; its first versioned dependency is the real kernel.
+  vm_apt apt-cache depends "linux-image-$VM_ARCH" 2>/dev/null |
+    awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { sub(/:.*/, "", $2); print $2; exit }'
 }
 
 pkg=${KIOSK_VM_KERNEL_PKG:-}
+# arm64 packages are foreign in the (amd64) build chroot that resolves them.
+qualifier=""
+[ "$VM_ARCH" = amd64 ] || qualifier=":$VM_ARCH"
 if [ -z "$pkg" ]; then
   pkg=$(resolve_package)
   if [ -z "$pkg" ] && [ "$(id -u)" -eq 0 ]; then
-    vm_log "apt-cache does not know linux-image-amd64; running apt-get update"
-    apt-get update -qq >/dev/null 2>&1 || true
+    vm_log "apt-cache does not know linux-image-$VM_ARCH; running apt-get update"
+    vm_apt apt-get update -qq >/dev/null 2>&1 || true
     pkg=$(resolve_package)
   fi
 fi
@@ -51,10 +55,10 @@ vm_lock_cache
 if [ -z "$pkg" ]; then
   # Offline and no index: use what an earlier run left.
   [ -d "$VM_CACHE/kernel/current/boot" ] ||
-    vm_die "cannot resolve linux-image-amd64 (apt-get update?) and no kernel is cached"
-  vm_log "cannot resolve linux-image-amd64; using the cached kernel"
+    vm_die "cannot resolve linux-image-$VM_ARCH (apt-get update?) and no kernel is cached"
+  vm_log "cannot resolve linux-image-$VM_ARCH; using the cached kernel"
 else
-  version=$(apt-cache policy "$pkg" 2>/dev/null | awk '$1 == "Candidate:" { print $2; exit }')
+  version=$(vm_apt apt-cache policy "$pkg$qualifier" 2>/dev/null | awk '$1 == "Candidate:" { print $2; exit }')
   if [ -z "$version" ] || [ "$version" = "(none)" ]; then
     vm_die "apt-cache has no candidate for $pkg"
   fi
@@ -66,7 +70,7 @@ else
       vm_log "downloading $pkg $version"
       # apt-get download writes into the current directory; the _apt sandbox cannot write a
       # root-owned cache, so apt warns and downloads as root — harmless here.
-      (cd "$VM_CACHE/debs" && apt-get download -q "$pkg=$version" >&2 2>"$VM_CACHE/debs/.apt.log") ||
+      (cd "$VM_CACHE/debs" && vm_apt apt-get download -q "$pkg$qualifier=$version" >&2 2>"$VM_CACHE/debs/.apt.log") ||
         vm_die "apt-get download $pkg=$version failed: $(grep -v unsandboxed "$VM_CACHE/debs/.apt.log")"
       deb=$(find "$VM_CACHE/debs" -maxdepth 1 -name "${pkg}_*.deb" -print -quit)
       [ -n "$deb" ] || vm_die "apt-get download $pkg=$version produced no .deb"
@@ -75,7 +79,11 @@ else
     t0=$(vm_now_ms)
     tmp=$(mktemp -d "$VM_CACHE/kernel/.extract.XXXXXX")
     dpkg -x "$deb" "$tmp"
-    # Only the kernel image, its config and its modules are used; drop the rest.
+    # Only the kernel image, its config and its modules are used; drop the rest. (Trixie's
+    # packages keep the modules in usr/lib/modules: merged /usr.)
+    if [ -d "$tmp/usr/lib/modules" ] && [ ! -d "$tmp/lib/modules" ]; then
+      mkdir -p "$tmp/lib" && mv "$tmp/usr/lib/modules" "$tmp/lib/modules"
+    fi
     rm -rf "${tmp:?}/usr" "${tmp:?}/etc"
     # The package leaves modules.dep to its postinst; build-initramfs.sh needs it.
     depmod -b "$tmp" "$(vm_kernel_release "$tmp")"

@@ -9,8 +9,44 @@
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$VM_DIR/../.." && pwd)
-VM_CACHE=${KIOSK_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kioskcards-vm}
-export VM_DIR REPO_ROOT VM_CACHE
+# The guest's architecture: amd64 (qemu-system-x86_64, bookworm's kernel and the host's own
+# binaries) or arm64 (qemu-system-aarch64 -M virt -cpu cortex-a72, trixie's linux-image-arm64,
+# userland from the arm64 sysroot of scripts/cross-arm64.sh, the aarch64 build of the app).
+VM_ARCH=${KIOSK_VM_ARCH:-amd64}
+case $VM_ARCH in
+  amd64)
+    VM_CACHE=${KIOSK_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kioskcards-vm}
+    VM_SYSROOT="" VM_BUILD="$REPO_ROOT/.build/vm" VM_APP="$REPO_ROOT/.build/release/KioskCards"
+    ;;
+  arm64)
+    VM_CACHE=${KIOSK_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kioskcards-vm}-arm64
+    VM_SYSROOT=${KIOSK_ARM64_CACHE:-$HOME/.cache/kioskcards-arm64}/arm64/sysroot
+    VM_BUILD="$REPO_ROOT/.build/vm-arm64" VM_APP="$REPO_ROOT/.build-arm64/release/KioskCards"
+    ;;
+  *) echo "deploy/vm: KIOSK_VM_ARCH must be amd64 or arm64, not '$VM_ARCH'" >&2 && exit 2 ;;
+esac
+export VM_DIR REPO_ROOT VM_CACHE VM_ARCH VM_SYSROOT VM_BUILD VM_APP
+
+# Runs a binary of the guest's architecture on the host (arm64: qemu-user through binfmt_misc,
+# libraries from the sysroot), e.g. the app for `render`, busybox for its applet list.
+vm_run_target() {
+  if [ -n "$VM_SYSROOT" ]; then QEMU_LD_PREFIX=$VM_SYSROOT "$@"; else "$@"; fi
+}
+
+# apt-get / apt-cache for the guest's packages: the host's own for amd64; for arm64 those of
+# the trixie build chroot (scripts/cross-arm64.sh makes it), which knows arm64 packages. The
+# current directory is bound into the chroot at the same path (apt-get download writes there).
+vm_apt() {
+  if [ "$VM_ARCH" = amd64 ]; then
+    "$@"
+  else
+    # shellcheck source=../../scripts/lib-trixie.sh
+    . "$REPO_ROOT/scripts/lib-trixie.sh"
+    [ -f "$BUILD_CHROOT/.kiosk-packages" ] || vm_die "no trixie build chroot — run scripts/cross-arm64.sh --setup-only"
+    # shellcheck disable=SC2016  # expanded inside the chroot
+    in_chroot "$BUILD_CHROOT" --bind "$(pwd -P)" -- bash -c 'cd "$1" && shift && "$@"' sh "$(pwd -P)" "$@"
+  fi
+}
 
 vm_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 vm_die() {

@@ -63,7 +63,7 @@ done
 width=${BASH_REMATCH[1]} height=${BASH_REMATCH[2]}
 
 kernel=${kernel:-$(vm_kernel_image)}
-initrd=${initrd:-$REPO_ROOT/.build/vm/initramfs.cpio}
+initrd=${initrd:-$VM_BUILD/initramfs.cpio}
 [ -f "$kernel" ] || vm_die "no kernel at $kernel — run deploy/vm/fetch-kernel.sh"
 [ -f "$initrd" ] || vm_die "no initramfs at $initrd — run deploy/vm/build-initramfs.sh"
 if [ -z "$share" ]; then
@@ -90,7 +90,15 @@ case $display in
 esac
 
 # cryptomgr.notests: the crypto self-tests cost ~0.35 s of every boot under TCG.
-cmdline="console=ttyS0 quiet panic=-1 cryptomgr.notests kiosk.display=$display kiosk.rotation=$rotation $append"
+# KIOSK_VM_ARCH=arm64: the 'virt' board (PL011 serial, PCIe for virtio-gpu and 9p); no VGA,
+# so no bochs; vkms as on amd64 (build-vkms.sh cross-compiles it).
+if [ "$VM_ARCH" = arm64 ]; then
+  qemu=(qemu-system-aarch64 -M virt -cpu cortex-a72) serial_console=ttyAMA0
+  [ "$display" != bochs ] || vm_die "--display bochs is not available for arm64 (virtio, portrait, preview, vkms)"
+else
+  qemu=(qemu-system-x86_64) serial_console=ttyS0
+fi
+cmdline="console=$serial_console quiet panic=-1 cryptomgr.notests kiosk.display=$display kiosk.rotation=$rotation $append"
 if [ -n "$scenario" ]; then
   [ -r "$scenario" ] || vm_die "cannot read scenario $scenario"
   [ "$(cd "$(dirname "$scenario")" && pwd)/${scenario##*/}" = "$share/scenario.sh" ] ||
@@ -128,10 +136,10 @@ args+=("$@")
 t0=$(vm_now_ms)
 if [ "$console" = 1 ]; then
   set +e
-  qemu-system-x86_64 "${args[@]}"
+  "${qemu[@]}" "${args[@]}"
   set -e
 else
-  qemu-system-x86_64 "${args[@]}" &
+  "${qemu[@]}" "${args[@]}" &
   pid=$!
   trap 'kill "$pid" 2>/dev/null || true' EXIT
   trap 'exit 130' INT TERM

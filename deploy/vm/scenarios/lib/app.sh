@@ -187,7 +187,10 @@ host_app_geometry() {
 host_render() {
   _name=$1 _deck=$2
   shift 2
-  FONTCONFIG_FILE="$VM_DIR/guest/fonts.conf" "$REPO_ROOT/.build/release/KioskCards" render \
+  # The app of the guest's architecture (arm64: the aarch64 build under qemu-user with the
+  # sysroot's libraries, the ones the guest has; QEMU_LD_PREFIX is ignored by x86-64 binaries).
+  FONTCONFIG_FILE="$VM_DIR/guest/fonts.conf" QEMU_LD_PREFIX="${VM_SYSROOT:-}" \
+    "${VM_APP:-$REPO_ROOT/.build/release/KioskCards}" render \
     --deck "$_deck" --size "$HOST_PANEL" --scale "$HOST_SCALE" --rotation "$HOST_ROTATION" \
     --out "$VM_OUT/expected-$_name.png" "$@"
 }

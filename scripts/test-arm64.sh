@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The arm64 lane of scripts/test.sh (also run on its own): Debian trixie's Swift 6.0.3 builds
+# for amd64 and aarch64, their unit tests on trixie's libraries (aarch64 under qemu-user),
+# the render comparison x86-64 vs aarch64, both .debs (lintian), their install test in clean
+# trixie chroots, and the core virtual-kiosk scenarios on an emulated aarch64 machine.
+#
+# Usage: scripts/test-arm64.sh [--write-golden] [--skip STEP]...
+#   --write-golden  write the golden set of trixie's cairo/pango (amd64 6.0.3 build), then test
+#   --skip STEP     leave out a step: build, unit-amd64, unit-arm64, render, deb, install, vm
+# Needs root (debootstrap, chroot, mount namespaces) and scripts/setup.sh's packages.
+# Caches: ~/.cache/kioskcards-arm64 (chroots, sysroot, SDK: ~6 GB), ~/.cache/kioskcards-vm-arm64.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" -eq 0 ] || exec sudo --preserve-env=PATH,KIOSK_ARM64_CACHE,KIOSK_VM_CACHE "$0" "$@"
+# shellcheck source=scripts/lib-trixie.sh
+source scripts/lib-trixie.sh
+
+write_golden=0 skip=" "
+while [ $# -gt 0 ]; do
+  case $1 in
+    --write-golden) write_golden=1 ;;
+    --skip) skip+="$2 "; shift ;;
+    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test-arm64: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+t_all=$SECONDS
+timings=()
+failures=()
+step() {
+  local name=$1 label=$2 t0=$SECONDS
+  shift 2
+  if [[ $skip == *" $name "* ]]; then
+    echo "== arm64: $label: skipped (--skip $name)"
+    return 0
+  fi
+  echo "== arm64: $label"
+  if "$@"; then
+    timings+=("$(printf '%-44s %5d s' "$label" $((SECONDS - t0)))")
+  else
+    timings+=("$(printf '%-44s %5d s  FAILED' "$label" $((SECONDS - t0)))")
+    failures+=("$label")
+  fi
+}
+
+sdk=(--swift-sdks-path "$ARM64_MOUNT/sdk" --swift-sdk "$SDK_NAME" --scratch-path .build-arm64)
+
+# swift test in the chroot; prints the summary line and the failing tests.
+unit_tests() {
+  local log
+  log=$(mktemp)
+  if build_chroot_run "$@" >"$log" 2>&1; then
+    grep -E '^✔ Test run with|Executed [0-9]+ tests' "$log" | tail -n 1
+    rm -f "$log"
+  else
+    grep -E '✘|error:' "$log" | grep -v 'skipped' | head -n 40
+    grep -E 'Test run with' "$log" | tail -n 1
+    echo "test-arm64: unit tests failed (log $log)" >&2
+    return 1
+  fi
+}
+
+unit_amd64() {
+  if [ "$write_golden" = 1 ]; then
+    build_chroot_run env KIOSK_WRITE_GOLDEN=1 swift test --skip-build --scratch-path .build-603 \
+      --filter GoldenImageTests >/dev/null 2>&1 || true
+    echo "goldens written: $(ls -d Tests/KioskCardsTests/Fixtures/golden/cairo-*/)"
+  fi
+  unit_tests swift test --skip-build --scratch-path .build-603
+}
+
+unit_arm64() {
+  ensure_binfmt
+  # QEMU_LD_PREFIX: the loader, libraries, fonts and fontconfig's files come from the sysroot
+  # (trixie's arm64 packages), also for the KioskCards processes the tests spawn.
+  unit_tests env "QEMU_LD_PREFIX=$ARM64_MOUNT/sysroot" swift test --skip-build "${sdk[@]}"
+}
+
+# The same frames from the x86-64 and the aarch64 release binaries on the same (trixie)
+# libraries and fonts: they must be pixel-identical.
+render_compare() {
+  ensure_binfmt
+  local dir=.build-arm64/render-compare
+  rm -rf "$dir" && mkdir -p "$dir"
+  # shellcheck disable=SC2016  # expanded inside the chroot
+  build_chroot_run bash -c '
+    set -euo pipefail
+    dir=$1 sysroot=$2
+    frames=(
+      "stack|examples/seed-stack.json|--gesture|drag -120 30"
+      "list|examples/seed-list.json|--gesture|drag -150 0"
+      "detail|examples/seed-list.json|--gesture|tap 200 80|--at|1000"
+      "products|examples/products/products.json|--gesture|drag 90 0"
+      "quiz|examples/quiz-flashcards.json"
+    )
+    for f in "${frames[@]}"; do
+      IFS="|" read -r -a a <<<"$f"
+      name=${a[0]} deck=${a[1]}
+      .build-603/release/KioskCards render --deck "$deck" --size 800x480 --out "$dir/$name-x86_64.png" "${a[@]:2}"
+      QEMU_LD_PREFIX=$sysroot .build-arm64/release/KioskCards render --deck "$deck" --size 800x480 \
+        --out "$dir/$name-aarch64.png" "${a[@]:2}"
+    done' sh "$dir" "$ARM64_MOUNT/sysroot"
+  local pairs=() f
+  for f in "$dir"/*-x86_64.png; do pairs+=("$f" "${f%-x86_64.png}-aarch64.png"); done
+  python3 scripts/png-diff.py "${pairs[@]}" | sed "s|$dir/||g"
+}
+
+step build "builds: aarch64 + amd64 with swiftlang 6.0.3 (scripts/cross-arm64.sh)" scripts/cross-arm64.sh
+step unit-amd64 "unit tests, amd64, swiftlang 6.0.3, trixie libraries" unit_amd64
+step unit-arm64 "unit tests, aarch64 under qemu-user, trixie libraries" unit_arm64
+step render "render: x86-64 vs aarch64 build, same libraries" render_compare
+step deb "packages + lintian (scripts/package.sh)" scripts/package.sh --no-build
+step install "install tests in clean trixie chroots (scripts/test-deb.sh)" scripts/test-deb.sh
+step vm "virtual kiosk, aarch64 (deploy/vm/e2e.sh --arch arm64)" \
+  deploy/vm/e2e.sh --arch arm64 --no-build 10 20 30 50 51 52 90
+
+echo "== arm64: timings"
+printf '   %s\n' "${timings[@]}"
+printf '   %-44s %5d s\n' total $((SECONDS - t_all))
+if ((${#failures[@]})); then
+  echo "arm64: FAILED: $(printf '%s; ' "${failures[@]}" | sed 's/; $//')"
+  exit 1
+fi
+echo "arm64: all steps passed"
