@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs a libFuzzer harness (Fuzz/*Harness.swift) over the project's parsers.
-# Usage: scripts/fuzz.sh TARGET SECONDS      TARGET: json, deck, config, evemu, decoder or all
-#        scripts/fuzz.sh TARGET SECONDS -- ARGS…   extra libFuzzer arguments (e.g. a crash file to rerun)
+# Usage: scripts/fuzz.sh TARGET SECONDS      TARGET: json, deck, config, evemu, decoder or all (0 s: no limit)
+#        scripts/fuzz.sh TARGET SECONDS -- ARGS…   extra libFuzzer arguments; with files, runs just those
 # The harnesses are built with plain swiftc (-sanitize=fuzzer,address), module by module like
 # SwiftPM does, into .build/fuzz/ — apart from the normal build, which they never touch. Seeds
 # (examples/, deploy/kiosk.conf.example, ../shared/testdata/touch, the test fixtures) are copied
@@ -117,6 +117,13 @@ for s in "${seeds[@]}"; do
     cp "$s" "$seed"
   else
     head -c $max_len "$s" | sed '$d' >"$seed"
+  fi
+done
+
+# Files among the extra arguments: run just those (a crash to reproduce), not the fuzzer.
+for a in "$@"; do
+  if [ -f "$a" ]; then
+    SWIFT_BACKTRACE=enable=no exec "$bin" "$@"
   fi
 done
 

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
 echo "== swift format lint"
-swift format lint --strict -r Sources Tests Package.swift
+swift format lint --strict -r Sources Tests Fuzz Package.swift
 
 echo "== build (warnings are errors; a target may import only what Package.swift lists for it)"
 log=$(mktemp)
