@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Builds and runs a libFuzzer harness (Fuzz/*Harness.swift) over the project's parsers.
+# Usage: scripts/fuzz.sh TARGET SECONDS      TARGET: json, deck, config, evemu, decoder or all (0 s: no limit)
+#        scripts/fuzz.sh TARGET SECONDS -- ARGS…   extra libFuzzer arguments; with files, runs just those
+# The harnesses are built with plain swiftc (-sanitize=fuzzer,address), module by module like
+# SwiftPM does, into .build/fuzz/ — apart from the normal build, which they never touch. Seeds
+# (examples/, deploy/kiosk.conf.example, ../shared/testdata/touch, the test fixtures) are copied
+# into .build/fuzz/corpus/TARGET, which keeps what each run finds; crashes go to
+# .build/fuzz/crashes/TARGET/. Exit status: 0 no crash, 1 a crash (its file is printed), 2 usage.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+usage() {
+  echo "usage: scripts/fuzz.sh json|deck|config|evemu|decoder|all SECONDS [-- libFuzzer args]" >&2
+  exit 2
+}
+[ $# -ge 2 ] || usage
+target=$1 seconds=$2
+shift 2
+[ "${1:-}" = "--" ] && shift
+[[ $seconds =~ ^[0-9]+$ ]] || usage
+
+if [ "$target" = all ]; then
+  status=0
+  for t in json deck config evemu decoder; do
+    "$0" "$t" "$seconds" "$@" || status=1
+  done
+  exit $status
+fi
+
+root=$PWD
+out=$root/.build/fuzz
+modules=$out/modules
+mkdir -p "$modules" "$out/bin"
+
+# One flag set for every module and harness: Swift 6 mode, testable (the harnesses reach
+# internal parsers with @testable import), optimised, instrumented.
+# shellcheck disable=SC2054 # "fuzzer,address" is one swiftc argument (a second -sanitize would replace the first)
+swiftc_flags=(
+  -swift-version 6 -O -g -enable-testing -parse-as-library -package-name KioskCards
+  -sanitize=fuzzer,address
+  -I "$modules" -I Sources/CLinux -I Sources/CEvdev -I Sources/CDrm
+)
+for pc in libevdev libdrm; do
+  for f in $(pkg-config --cflags-only-I "$pc"); do swiftc_flags+=(-Xcc "$f"); done
+done
+
+sources() { find "$@" -name '*.swift' | sort; }
+
+# build_module NAME: Sources/NAME as one module (object + .swiftmodule), when a source is newer.
+build_module() {
+  local name=$1 obj=$modules/$1.o
+  if [ -f "$obj" ] && [ -z "$(find "Sources/$name" -name '*.swift' -newer "$obj" -print -quit)" ]; then
+    return
+  fi
+  echo "fuzz: building $name"
+  # shellcheck disable=SC2046 # one word per source path (no spaces in Sources/)
+  swiftc "${swiftc_flags[@]}" -module-name "$name" -wmo -emit-module -emit-module-path "$modules/$name.swiftmodule" \
+    -c -o "$obj" $(sources "Sources/$name")
+}
+
+# What each harness is made of: the modules it links and its own sources.
+case $target in
+  json)
+    deps=(CardModel KioskSystem)
+    harness=(Fuzz/JSONHarness.swift)
+    ;;
+  deck)
+    deps=(CardModel KioskSystem KioskDeckFiles)
+    harness=(Fuzz/DeckHarness.swift)
+    ;;
+  config)
+    # The config parser lives in the executable; its pure files are compiled in.
+    deps=(CardModel KioskSystem KioskInput KioskDisplay KioskDeckFiles)
+    harness=(Fuzz/ConfigHarness.swift Sources/KioskCards/App/Config.swift Sources/KioskCards/App/Config+Parsing.swift)
+    ;;
+  evemu)
+    deps=(CardModel KioskSystem KioskInput)
+    harness=(Fuzz/EvemuHarness.swift Fuzz/EvemuKnownTraps.swift)
+    ;;
+  decoder)
+    deps=(CardModel KioskSystem KioskInput)
+    harness=(Fuzz/DecoderHarness.swift Fuzz/EvemuKnownTraps.swift)
+    ;;
+  *) usage ;;
+esac
+
+for m in "${deps[@]}"; do build_module "$m"; done
+bin=$out/bin/fuzz-$target
+objects=()
+for m in "${deps[@]}"; do objects+=("$modules/$m.o"); done
+if [ ! -x "$bin" ] || [ -n "$(find "${harness[@]}" "${objects[@]}" -newer "$bin" -print -quit)" ]; then
+  echo "fuzz: linking $bin"
+  # lld: gold warns about every ASan helper symbol it cannot export.
+  swiftc "${swiftc_flags[@]}" -use-ld=lld -module-name "Fuzz_$target" Fuzz/FuzzInput.swift "${harness[@]}" "${objects[@]}" -o "$bin"
+fi
+
+# Inputs up to 64 KiB (recordings 16 KiB: a few hundred events after the description keep
+# runs fast); -rss_limit_mb well above ASan's own overhead catches runaway allocation.
+max_len=65536
+case $target in evemu | decoder) max_len=16384 ;; esac
+
+# Seeds, copied (never edited in place); a longer seed is cut at a line end within max_len.
+corpus=$out/corpus/$target
+crashes=$out/crashes/$target
+mkdir -p "$corpus" "$crashes"
+case $target in
+  json | deck) seeds=(examples/*.json examples/*/*.json Tests/KioskCardsTests/Fixtures/decks/*.json) ;;
+  config) seeds=(deploy/kiosk.conf.example) ;;
+  evemu | decoder) seeds=(../shared/testdata/touch/*.evemu Tests/KioskCardsTests/Fixtures/*.evemu) ;;
+esac
+for s in "${seeds[@]}"; do
+  [ -f "$s" ] || continue
+  seed=$corpus/seed-$(basename "$s")
+  [ -e "$seed" ] && continue
+  if [ "$(stat -c %s "$s")" -le $max_len ]; then
+    cp "$s" "$seed"
+  else
+    head -c $max_len "$s" | sed '$d' >"$seed"
+  fi
+done
+
+# Files among the extra arguments: run just those (a crash to reproduce), not the fuzzer.
+for a in "$@"; do
+  if [ -f "$a" ]; then
+    SWIFT_BACKTRACE=enable=no exec "$bin" "$@"
+  fi
+done
+
+echo "fuzz: $target for ${seconds}s (corpus $corpus, crashes $crashes)"
+log=$out/$target.log
+set +e
+# Swift's backtracer reads memory ASan has poisoned and can hang; libFuzzer reports crashes itself.
+SWIFT_BACKTRACE=enable=no "$bin" "$corpus" -max_total_time="$seconds" -max_len=$max_len -rss_limit_mb=2048 -timeout=10 \
+  -artifact_prefix="$crashes/" -print_final_stats=1 "$@" >"$log" 2>&1
+status=$?
+set -e
+grep -E '^#[0-9]+.*DONE|^stat::number_of_executed_units|^stat::peak_rss_mb' "$log" || true
+if [ $status -ne 0 ]; then
+  grep -E 'ERROR: |Fatal error|precondition|SUMMARY|Test unit written' "$log" | head -20 >&2 || true
+  echo "fuzz: $target crashed (log $log)" >&2
+  exit 1
+fi
