@@ -10,7 +10,6 @@ import CardModel
 func fuzzDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     withFuzzInput(data, size) { bytes in
         let text = String(decoding: bytes, as: UTF8.self)
-        if reachesKnownEvemuTrap(text) { return }  // issue 15 (A); see EvemuKnownTraps.swift
         guard let recording = try? EvemuRecording(parsing: text, source: "fuzz.evemu"),
             let profile = recording.device.classify().touchProfile
         else { return }

@@ -76,11 +76,11 @@ case $target in
     ;;
   evemu)
     deps=(CardModel KioskSystem KioskInput)
-    harness=(Fuzz/EvemuHarness.swift Fuzz/EvemuKnownTraps.swift)
+    harness=(Fuzz/EvemuHarness.swift)
     ;;
   decoder)
     deps=(CardModel KioskSystem KioskInput)
-    harness=(Fuzz/DecoderHarness.swift Fuzz/EvemuKnownTraps.swift)
+    harness=(Fuzz/DecoderHarness.swift)
     ;;
   *) usage ;;
 esac
