@@ -187,9 +187,13 @@ import Testing
         #expect(!measured.rejects(toolType: Int32(MT_TOOL_FINGER), major: 150, minor: 100))
     }
 
+    /// The shared recordings with events (a closure inside `@Test(arguments:)` crashes Swift
+    /// 6.0.3's type checker, so the list is a property).
+    static let recordingFiles = TouchTestData.allFiles.filter { !$0.contains(".desc.") }
+
     /// Every genuine finger in the shared real recordings (3M, N-Trig and Elan report touch
     /// sizes; Atmel and Wacom a tool type) stays a finger: no contact is cancelled on the way.
-    @Test(arguments: TouchTestData.allFiles.filter { !$0.contains(".desc.") })
+    @Test(arguments: Self.recordingFiles)
     func realRecordingsHaveNoPalms(file: String) throws {
         let replay = try TouchTestData.replay(file)
         let cancelled = replay.frames.flatMap(\.contacts).filter { $0.phase == .cancelled }.count
