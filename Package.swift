@@ -25,11 +25,11 @@ let package = Package(
         .target(name: "CardModel"),
 
         // The ground floor.
-        .target(name: "KioskSystem", dependencies: ["CardModel", "CLinux"]),
+        .target(name: "KioskSystem", dependencies: ["CardModel", "CLinux", "CTurboJPEG"]),
 
         // The pipeline: input → deck files → render → display, and the store.
         .target(name: "KioskInput", dependencies: ["KioskSystem", "CardModel", "CEvdev", "CLinux"]),
-        .target(name: "KioskDeckFiles", dependencies: ["KioskSystem", "CardModel", "CTurboJPEG"]),
+        .target(name: "KioskDeckFiles", dependencies: ["KioskSystem", "CardModel"]),
         .target(name: "KioskRender", dependencies: ["KioskSystem", "CardModel", "CPangoCairo", "CTurboJPEG"]),
         .target(name: "KioskDisplay", dependencies: ["KioskSystem", "CardModel", "CDrm", "CLinux"]),
         .target(name: "KioskStore", dependencies: ["KioskSystem", "CardModel", "CSQLite"]),

@@ -39,9 +39,9 @@ mkdir -p "$modules" "$out/bin"
 swiftc_flags=(
   -swift-version 6 -O -g -enable-testing -parse-as-library -package-name KioskCards
   -sanitize=fuzzer,address
-  -I "$modules" -I Sources/CLinux -I Sources/CEvdev -I Sources/CDrm
+  -I "$modules" -I Sources/CLinux -I Sources/CEvdev -I Sources/CDrm -I Sources/CTurboJPEG
 )
-for pc in libevdev libdrm; do
+for pc in libevdev libdrm libturbojpeg; do
   for f in $(pkg-config --cflags-only-I "$pc"); do swiftc_flags+=(-Xcc "$f"); done
 done
 

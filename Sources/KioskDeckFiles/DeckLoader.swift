@@ -1,4 +1,3 @@
-import CTurboJPEG
 import CardModel
 import Glibc
 import KioskSystem
@@ -43,7 +42,7 @@ package enum DeckLoader {
             return .invalid(real, problem)
         }
         guard let bytes = try? FileIO.readAll(real, limit: maxImageBytes) else { return .unsupported(real) }
-        switch ImageFile.check(bytes, jpegSize: jpegSize) {
+        switch ImageFile.check(bytes, jpegSize: ImageFile.jpegSize) {
         case .success: return .ok(real)
         case .failure(let problem) where problem.kind == .unknownFormat: return .unsupported(real)
         case .failure(let problem): return .invalid(real, problem)
@@ -52,21 +51,6 @@ package enum DeckLoader {
 
     /// The largest image file read (the renderer's limit too: a 4K JPEG is a few MB).
     static let maxImageBytes = 64 << 20
-
-    /// A JPEG's size from its frame header (`tjDecompressHeader3`, which reads markers only).
-    static func jpegSize(_ bytes: [UInt8]) -> Result<(width: Int, height: Int), ImageFile.LibraryError> {
-        guard let tj = tjInitDecompress() else { return .failure(.init("libjpeg-turbo cannot start a decoder")) }
-        defer { tjDestroy(tj) }
-        var width: Int32 = 0
-        var height: Int32 = 0
-        var subsamp: Int32 = 0
-        var colorspace: Int32 = 0
-        let rc = bytes.withUnsafeBufferPointer {
-            tjDecompressHeader3(tj, $0.baseAddress, UInt(bytes.count), &width, &height, &subsamp, &colorspace)
-        }
-        guard rc == 0 else { return .failure(.init(String(cString: tjGetErrorStr2(tj)))) }
-        return .success((Int(width), Int(height)))
-    }
 
     /// The largest deck file read (a deck is a few kilobytes; this is a guard, not a budget).
     package static let maxDeckBytes = 16 << 20

@@ -119,7 +119,7 @@ package final class ImageCache: Sendable {
             return .failure(.io("image '\(path)' is over \(maxFileBytes >> 20) MB — make it smaller"))
         }
         let info: ImageFile.Info
-        switch ImageFile.check(bytes, pixelLimit: pixelLimit, jpegSize: jpegSize) {
+        switch ImageFile.check(bytes, pixelLimit: pixelLimit, jpegSize: ImageFile.jpegSize) {
         case .success(let i): info = i
         case .failure(let problem): return .failure(.io("image '\(path)' \(problem.reason)"))
         }
@@ -157,21 +157,6 @@ package final class ImageCache: Sendable {
     private struct PNGStreamCursor {
         var bytes: UnsafeBufferPointer<UInt8>
         var offset: Int
-    }
-
-    /// A JPEG's size from its frame header (`tjDecompressHeader3` reads markers, not pixels).
-    static func jpegSize(_ bytes: [UInt8]) -> Result<(width: Int, height: Int), ImageFile.LibraryError> {
-        guard let tj = tjInitDecompress() else { return .failure(.init("libjpeg-turbo cannot start a decoder")) }
-        defer { tjDestroy(tj) }
-        var width: Int32 = 0
-        var height: Int32 = 0
-        var subsamp: Int32 = 0
-        var colorspace: Int32 = 0
-        let rc = bytes.withUnsafeBufferPointer {
-            tjDecompressHeader3(tj, $0.baseAddress, UInt(bytes.count), &width, &height, &subsamp, &colorspace)
-        }
-        guard rc == 0 else { return .failure(.init(String(cString: tjGetErrorStr2(tj)))) }
-        return .success((Int(width), Int(height)))
     }
 
     /// `image` as ARGB32, the 4-byte pixels everything after the decoder reads. cairo 1.16

@@ -64,7 +64,7 @@ enum ImageBytes {
 
 @Suite struct DeckImageCheckTests {
     static func check(_ bytes: [UInt8]) -> Result<ImageFile.Info, ImageFile.Problem> {
-        ImageFile.check(bytes, jpegSize: DeckLoader.jpegSize)
+        ImageFile.check(bytes, jpegSize: ImageFile.jpegSize)
     }
 
     static func problem(_ bytes: [UInt8]) -> ImageFile.Problem? {
