@@ -25,22 +25,9 @@ package enum FileIO {
         _ path: String, limit: Int, accept: Accept = .regularFiles, what: String? = nil
     ) throws(FileReadError) -> [UInt8] {
         let name = what ?? path
-        let fd: Int32
-        do {
-            fd = Int32(
-                try retryingOnInterrupt("open", detail: path) {
-                    Int(open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC))
-                })
-        } catch { throw .system(error) }
+        let (fd, st) = try openForReading(path, accept: accept, what: what)
         defer { close(fd) }
-        var st = stat()
-        do {
-            try retryingOnInterrupt("fstat", detail: path) { Int(fstat(fd, &st)) }
-        } catch { throw .system(error) }
         let type = st.st_mode & S_IFMT
-        if accept == .regularFiles && type != S_IFREG {
-            throw .notRegular(name: name, kind: fileKind(type))
-        }
         // A regular file states its size; /proc and /sys files say 0 and are read to EOF.
         if type == S_IFREG && Int(st.st_size) > limit {
             throw .tooLarge(name: name, size: Int(st.st_size), limit: limit)
@@ -101,6 +88,14 @@ package enum FileIO {
     /// Opens a regular file for reading without blocking (a FIFO cannot hang the caller) and
     /// returns the fd, which the caller closes; anything else is refused by name.
     package static func openRegularFile(_ path: String, what: String? = nil) throws(FileReadError) -> Int32 {
+        try openForReading(path, accept: .regularFiles, what: what).fd
+    }
+
+    /// Opens `path` without blocking and checks its type against `accept`; the caller closes
+    /// the fd. Refused types close it here and are named in the error.
+    private static func openForReading(
+        _ path: String, accept: Accept, what: String?
+    ) throws(FileReadError) -> (fd: Int32, stat: stat) {
         let fd: Int32
         do {
             fd = Int32(
@@ -109,16 +104,18 @@ package enum FileIO {
                 })
         } catch { throw .system(error) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            let error = SystemCallError(call: "fstat", errno: .current, detail: path)
+        do {
+            try retryingOnInterrupt("fstat", detail: path) { Int(fstat(fd, &st)) }
+        } catch {
             close(fd)
             throw .system(error)
         }
-        guard st.st_mode & S_IFMT == S_IFREG else {
+        let type = st.st_mode & S_IFMT
+        if accept == .regularFiles && type != S_IFREG {
             close(fd)
-            throw .notRegular(name: what ?? path, kind: fileKind(st.st_mode & S_IFMT))
+            throw .notRegular(name: what ?? path, kind: fileKind(type))
         }
-        return fd
+        return (fd, st)
     }
 
     /// Whether `path` exists (any file type).
