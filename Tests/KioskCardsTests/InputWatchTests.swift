@@ -81,7 +81,7 @@ import Testing
         #expect(runProbeCommand(arguments: ["--watch", "/dev/null", "--seconds", "0.2"]) == 1)
     }
 
-    /// A path that does not exist: an error naming the fix, not a silent wait and exit 0.
+    /// A path that never appears while watched: an error naming the fix, not a silent exit 0.
     @Test func watchingAMissingDeviceFails() {
         #expect(runProbeCommand(arguments: ["--watch", "/nonexistent/event99", "--seconds", "0.2"]) == 1)
     }

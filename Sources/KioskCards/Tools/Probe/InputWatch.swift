@@ -11,7 +11,7 @@ import KioskSystem
 /// of `evemu-play FILE` can be compared with `KioskCards replay FILE` line by line, up to "t".
 enum InputWatch {
     /// Watches `path` for `seconds` (nil: until SIGINT/SIGTERM). Returns the exit status:
-    /// 0 done, 1 the device does not exist or cannot be used (the reason is logged).
+    /// 0 done, 1 the device cannot be used or never appeared (the reason is logged).
     static func run(path: String, seconds: Double?, options: TouchReplayOptions) -> Int32 {
         let loop = EventLoop()
         var status: Int32 = 0
@@ -39,14 +39,14 @@ enum InputWatch {
             Log.error("probe: \(error)")
             return 1
         }
+        let missingAtStart = manager?.devices.isEmpty == true && !FileIO.exists(path)
         if manager?.devices.isEmpty == true {
-            if FileIO.exists(path) {
-                status = 1  // InputManager said why
+            if missingAtStart {
+                // A panel may be plugged in while we watch (hotplug): wait for it, and fail at
+                // the end if it never came.
+                Log.info("probe: waiting for \(path) to appear")
             } else {
-                Log.error(
-                    "probe: \(path) does not exist — run 'KioskCards probe' to list the input devices "
-                        + "and pass one of them to --watch")
-                status = 1
+                status = 1  // InputManager said why
             }
         }
         if status == 0 {
@@ -54,6 +54,12 @@ enum InputWatch {
                 loop.schedule(at: MonotonicClock.now().advanced(bySeconds: seconds)) { loop.stop() }
             }
             loop.run()
+            if missingAtStart && manager?.devices.isEmpty == true && !FileIO.exists(path) {
+                Log.error(
+                    "probe: \(path) never appeared — run 'KioskCards probe' to list the input devices "
+                        + "and pass one of them to --watch")
+                status = 1
+            }
         }
         manager?.stop()
         manager = nil
