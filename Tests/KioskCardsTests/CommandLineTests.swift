@@ -11,20 +11,9 @@ import Testing
     static func run(_ arguments: [String]) -> (status: Int32, stdout: String, stderr: String)? {
         let errPath = "/tmp/kioskcards-cli-\(getpid())-\(arguments.joined().hashValue).err"
         defer { unlink(errPath) }
-        guard let child = StoreTestSupport.spawn(arguments, stderrPath: errPath) else { return nil }
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buf.withUnsafeMutableBytes { read(child.stdout, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            out += buf[0..<n]
-        }
-        close(child.stdout)
-        var status: Int32 = 0
-        while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+        guard let (status, out) = StoreTestSupport.run(arguments, stderrPath: errPath) else { return nil }
         let err = (try? FileIO.readAll(errPath, limit: 1 << 20)) ?? []
-        return ((status >> 8) & 0xFF, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        return (status, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
 
     static var names: [String] { CommandLine.subcommands.map(\.name) }

@@ -55,9 +55,10 @@ enum StoreTestSupport {
         return Child(pid: pid, stdout: fds[0])
     }
 
-    /// Runs the executable to completion; returns its exit status and stdout.
-    static func run(_ arguments: [String]) -> (status: Int32, stdout: [UInt8])? {
-        guard let child = spawn(arguments) else { return nil }
+    /// Runs the executable to completion; returns its exit status and stdout (stderr goes to
+    /// `stderrPath`).
+    static func run(_ arguments: [String], stderrPath: String = "/dev/null") -> (status: Int32, stdout: [UInt8])? {
+        guard let child = spawn(arguments, stderrPath: stderrPath) else { return nil }
         var out: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 65536)
         while true {
