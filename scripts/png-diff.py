@@ -3,9 +3,14 @@
 writes them). Usage: scripts/png-diff.py A.png B.png [A2.png B2.png ...]
 Prints, per pair: identical pixels, pixels differing, the largest channel difference and the
 mean. Exit 0 when every pair is pixel-identical, 1 otherwise, 2 on a read error."""
+import os
 import struct
 import sys
 import zlib
+
+# The row filters are undone by the virtual kiosk's own PNG reader (deploy/vm/qmp.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "deploy", "vm"))
+from qmp import _unfilter  # noqa: E402
 
 
 def read_png(path):
@@ -32,20 +37,7 @@ def read_png(path):
     for y in range(height):
         f = raw[y * (stride + 1)]
         line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b = prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        _unfilter(f, line, prev, bpp)
         rows.append(bytes(line))
         prev = line
     return width, height, bpp, rows
