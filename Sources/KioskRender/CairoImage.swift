@@ -14,7 +14,7 @@ package final class CairoImage: @unchecked Sendable {
     let height: Int
 
     /// A cleared surface; nil when cairo cannot allocate it.
-    init?(width: Int, height: Int, format: cairo_format_t = CAIRO_FORMAT_ARGB32) {
+    package init?(width: Int, height: Int, format: cairo_format_t = CAIRO_FORMAT_ARGB32) {
         guard width > 0, height > 0 else { return nil }
         let s = cairo_image_surface_create(format, Int32(width), Int32(height))!
         guard cairo_surface_status(s) == CAIRO_STATUS_SUCCESS else {
@@ -53,7 +53,7 @@ package final class CairoImage: @unchecked Sendable {
     func markDirty() { cairo_surface_mark_dirty(surface) }
 
     /// Runs `body` with a fresh cairo context on this surface.
-    func draw<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
+    package func draw<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
         let cr = cairo_create(surface)!
         defer { cairo_destroy(cr) }
         return try body(cr)

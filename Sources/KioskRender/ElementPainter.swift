@@ -18,7 +18,7 @@ package struct ElementPainter {
     }
 
     /// Corner radius of the element's outline, which its shadow follows.
-    static func cornerRadius(_ kind: ElementKind) -> Double {
+    package static func cornerRadius(_ kind: ElementKind) -> Double {
         switch kind {
         case .card: 22
         case .row, .deleteArea: 5

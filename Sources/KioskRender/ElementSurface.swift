@@ -19,10 +19,10 @@ package enum ElementSurface {
     /// Pixel layout of an element's image: its size and where the content's top-left sits
     /// (whole pixels, so content drawn unturned lands on the pixel grid like a direct draw).
     package struct Layout {
-        var width: Int
-        var height: Int
-        var originX: Int
-        var originY: Int
+        package var width: Int
+        package var height: Int
+        package var originX: Int
+        package var originY: Int
         /// Image point of the element's centre.
         package var anchorX: Double
         package var anchorY: Double

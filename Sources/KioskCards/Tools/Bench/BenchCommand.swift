@@ -5,53 +5,78 @@ import KioskRender
 import KioskSystem
 
 /// `KioskCards bench [--json] [--frames N] [--cpu-time] [--size WxH] [--scene NAME]
-/// [--no-probe]`: frame times of the renderer on this machine.
+/// [--budget-ms MS] [--instructions] [--no-probe]`: frame times of the renderer on this machine.
 ///
 /// Scenes (scale S = height/600 pixels per point, so every size shows 600 points high), the
 /// example decks in `examples/` through the real deck loader and the real decks, a finger
-/// moving at 60 Hz:
-/// - stack-drag: `seed-stack.json`, the top card dragged from 0 to 300 points (300·S pixels)
-///   and back (the deck draws what it draws: the cards beneath, the shadow, the "Verstanden"
-///   hint), with the cards prepared as the app prepares them while idle;
-/// - list-scroll: `seed-list.json`'s rows repeated to 40, the list dragged up 4 points a frame;
-/// - memcpy-floor: copying one whole frame in memory.
-/// Each is timed with the naive full cairo redraw and with the cached pipeline, in one run.
+/// moving at 60 Hz, with the app's idle preparation between gestures:
+/// - stack-drag: `seed-stack.json`'s top card dragged 0 → 300 points and back (`--frames`);
+/// - stack-drag-photo: the same on `products/products.json`, whose top card has a photo;
+/// - stack-visit, photo-visit: a whole visit of those decks (every card revealed, dragged,
+///   released, flown out; the stack settles; the empty state);
+/// - list-visit: `seed-list.json`'s rows repeated to 40, flicked up, a row swiped away, a row
+///   opened to its detail page and closed.
+/// Each is timed with the real pipeline and two fair cairo baselines measured in the same run
+/// (`cairo-redraw`: every element redrawn each frame, shadows blurred once; `cairo-cached`:
+/// each element drawn once into a surface, composited by cairo each frame), after a warm-up,
+/// next to a hot and a cold memcpy of one frame (the cold one cycles through more memory than
+/// the last-level cache holds). `--instructions` adds the real pipeline's instructions per
+/// frame counted by valgrind (callgrind), a figure that does not move with machine load.
 /// Then a fresh process draws the 1920×1080 sweep with a 50-card deck, reporting the time
 /// from its start to its first composed frame and its peak resident memory.
+struct FrameStats {
+    var frames: Int
+    var median: Double
+    var p90: Double
+    var p99: Double
+    var max: Double
+    var overBudget: Int
+
+    init(_ times: [Double], budget: Double) {
+        frames = times.count
+        median = percentile(50, of: times) ?? 0
+        p90 = percentile(90, of: times) ?? 0
+        p99 = percentile(99, of: times) ?? 0
+        max = times.max() ?? 0
+        overBudget = times.filter { $0 > budget }.count
+    }
+
+    init(frames: Int, median: Double, p90: Double, p99: Double, max: Double, overBudget: Int) {
+        (self.frames, self.median, self.p90, self.p99, self.max, self.overBudget) =
+            (frames, median, p90, p99, max, overBudget)
+    }
+}
+
 struct BenchResult {
     var scene: String
     var size: String
     var pipeline: String
-    var frames: Int
-    var median: Double
-    var p99: Double
+    var stats: FrameStats
+    /// Instructions per frame (valgrind), when measured.
+    var instructions: Double?
     var extra: [(String, Double)] = []
-
-    init(scene: String, size: String, pipeline: String, times: [Double], extra: [(String, Double)] = []) {
-        self.init(
-            scene: scene, size: size, pipeline: pipeline, frames: times.count, median: percentile(50, of: times) ?? 0,
-            p99: percentile(99, of: times) ?? 0, extra: extra)
-    }
-
-    init(
-        scene: String, size: String, pipeline: String, frames: Int, median: Double, p99: Double,
-        extra: [(String, Double)]
-    ) {
-        (self.scene, self.size, self.pipeline, self.frames) = (scene, size, pipeline, frames)
-        (self.median, self.p99, self.extra) = (median, p99, extra)
-    }
 
     var json: String {
         func num(_ v: Double) -> String { jsonNumber(v, decimals: 3) }
-        var s = "{\"scene\":\"\(scene)\",\"size\":\"\(size)\",\"pipeline\":\"\(pipeline)\",\"frames\":\(frames),"
-        s += "\"median_ms\":\(num(median)),\"p99_ms\":\(num(p99))"
+        var s = "{\"scene\":\"\(scene)\",\"size\":\"\(size)\",\"pipeline\":\"\(pipeline)\",\"frames\":\(stats.frames),"
+        s += "\"median_ms\":\(num(stats.median)),\"p90_ms\":\(num(stats.p90)),\"p99_ms\":\(num(stats.p99)),"
+        s += "\"max_ms\":\(num(stats.max)),\"over_budget\":\(stats.overBudget)"
+        if let instructions { s += ",\"instructions_per_frame\":\(num(instructions.rounded()))" }
         for (k, v) in extra { s += ",\"\(k)\":\(num(v))" }
         return s + "}"
     }
 }
 
+/// One way of drawing frames: what the app does, or a baseline.
+struct FramePipeline {
+    var render: (Scene, PixelBuffer) -> Void
+    var prepare: (SceneElement, Color) -> Void
+}
+
 enum Bench {
     static let sizes = [(800, 480), (1280, 800), (1920, 1080)]
+    static let scenes = ["stack-drag", "stack-drag-photo", "stack-visit", "photo-visit", "list-visit"]
+    static let pipelines = ["real", "cairo-redraw", "cairo-cached"]
 
     /// Frame times by CLOCK_MONOTONIC (wall), or with `--cpu-time` by this thread's CPU
     /// clock, which leaves out time other processes took on a shared machine.
@@ -76,63 +101,100 @@ enum Bench {
         }
     }
 
+    struct Decks {
+        var stack: DeckFile
+        var photo: DeckFile
+        var list: DeckFile
+    }
+
     /// The example decks the scenes are made of; nil (and a message) when `examples/` is not found.
-    static func exampleDecks() -> (stack: DeckFile, list: DeckFile)? {
+    static func exampleDecks() -> Decks? {
         guard let dir = ExampleScenes.directory() else {
             Log.error("bench: cannot find examples/seed-stack.json; run bench from the repository (or /opt/kioskcards)")
             return nil
         }
         do {
-            return (
-                try ExampleScenes.deck("seed-stack.json", in: dir), try ExampleScenes.deck("seed-list.json", in: dir)
-            )
+            return Decks(
+                stack: try ExampleScenes.deck("seed-stack.json", in: dir),
+                photo: try ExampleScenes.deck("products/products.json", in: dir),
+                list: try ExampleScenes.deck("seed-list.json", in: dir))
         } catch {
             Log.error("\(error)")
             return nil
         }
     }
 
-    /// The stack at rest, what the deck prepares while idle, and the drag there and back.
-    static func stackScenes(_ file: DeckFile, size: Size, frames: Int)
-        -> (rest: Scene, prepare: [SceneElement], drag: [Scene])
+    /// The first screen and what follows it, for `scene` at `size` (points).
+    static func steps(_ scene: String, decks: Decks, size: Size, frames: Int) -> (
+        first: Scene, steps: [ExampleScenes.Step]
+    ) {
+        switch scene {
+        case "stack-drag", "stack-drag-photo":
+            var deck = ExampleScenes.makeDeck(scene == "stack-drag" ? decks.stack : decks.photo, size: size)
+            let rest = deck.scene(at: ExampleScenes.start)
+            let prepare = deck.elementsToPrepare(in: rest)
+            let offsets = dragOffsets(frames: frames).map { Point(x: $0, y: 0) }
+            let drag = ExampleScenes.drag(&deck, from: ExampleScenes.origin(of: rest), offsets: offsets)
+            return (rest, [.idle(prepare)] + drag.map { .frame($0) })
+        case "stack-visit":
+            let v = ExampleScenes.stackVisit(decks.stack, size: size)
+            return (v.first, v.steps)
+        case "photo-visit":
+            let v = ExampleScenes.stackVisit(decks.photo, size: size)
+            return (v.first, v.steps)
+        default:
+            let v = ExampleScenes.listVisit(decks.list, size: size)
+            return (v.first, v.steps)
+        }
+    }
+
+    static func makePipeline(_ name: String, pixelWidth w: Int, pixelHeight h: Int, scale: Double, images: ImageCache)
+        -> FramePipeline
     {
-        var deck = ExampleScenes.makeDeck(file, size: size)
-        let rest = deck.scene(at: ExampleScenes.start)
-        let prepare = deck.elementsToPrepare(in: rest)
-        let offsets = dragOffsets(frames: frames).map { Point(x: $0, y: 0) }
-        return (rest, prepare, ExampleScenes.drag(&deck, from: ExampleScenes.origin(of: rest), offsets: offsets))
-    }
-
-    /// The list of 40 rows dragged up 4 points a frame (the finger starts near the bottom).
-    static func listScenes(_ file: DeckFile, size: Size, frames: Int) -> [Scene] {
-        var deck = ExampleScenes.makeDeck(file, cards: ExampleScenes.cards(of: file, count: 40), size: size)
-        let origin = Point(x: size.width / 2, y: size.height - 40)
-        return ExampleScenes.drag(&deck, from: origin, offsets: (0..<frames).map { Point(x: 0, y: -4 * Double($0)) })
-    }
-
-    static func timeNaive(_ scenes: [Scene], scale: Double, buffer: PixelBuffer) -> [Double] {
-        let naive = NaiveRenderer(scale: scale)
-        naive.render(scenes[0], into: buffer)
-        return scenes.map { scene in
-            let t = now()
-            naive.render(scene, into: buffer)
-            return milliseconds(since: t)
+        switch name {
+        case "real":
+            let r = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: scale, images: images)
+            return FramePipeline(render: { r.render($0, into: $1) }, prepare: { r.prepare($0, background: $1) })
+        case "cairo-redraw":
+            let r = NaiveRenderer(scale: scale, images: images, cacheShadows: true)
+            return FramePipeline(render: { r.render($0, into: $1) }, prepare: { _, _ in })
+        default:
+            let r = CairoCachedRenderer(scale: scale, images: images)
+            return FramePipeline(render: { r.render($0, into: $1) }, prepare: { r.prepare($0, background: $1) })
         }
     }
 
-    /// Times every scene after the first (the screen as it was before the gesture).
-    static func timeReal(
-        _ scenes: [Scene], first: Scene, prepare: [SceneElement] = [], scale: Double, buffer: PixelBuffer
-    ) -> [Double] {
-        let renderer = SceneRenderer(pixelWidth: buffer.width, pixelHeight: buffer.height, scale: scale)
-        renderer.render(first, into: buffer)
-        // As the app does when idle: what the deck says its next gesture shows.
-        for e in prepare { renderer.prepare(e, background: first.background) }
-        return scenes.map { scene in
-            let t = now()
-            renderer.render(scene, into: buffer)
-            return milliseconds(since: t)
+    /// Runs the steps on `pipeline`: the first screen untimed, then each frame timed; idle
+    /// steps prepare, untimed, as the app does between gestures.
+    static func run(_ pipeline: FramePipeline, first: Scene, steps: [ExampleScenes.Step], buffer: PixelBuffer)
+        -> [Double]
+    {
+        pipeline.render(first, buffer)
+        var times: [Double] = []
+        for step in steps {
+            switch step {
+            case .idle(let elements):
+                for e in elements { pipeline.prepare(e, first.background) }
+            case .frame(let scene):
+                let t = now()
+                pipeline.render(scene, buffer)
+                times.append(milliseconds(since: t))
+            }
         }
+        return times
+    }
+
+    /// The photos the scenes show, decoded before timing (the app decodes them off the loop
+    /// thread ahead of need; a frame never waits for one).
+    static func decodePhotos(
+        first: Scene, steps: [ExampleScenes.Step], pixelWidth w: Int, pixelHeight h: Int, scale: Double,
+        images: ImageCache
+    ) {
+        let buffer = PixelBuffer(width: w, height: h)
+        let warm = makePipeline("real", pixelWidth: w, pixelHeight: h, scale: scale, images: images)
+        _ = run(warm, first: first, steps: steps, buffer: buffer)
+        images.waitUntilIdle()
+        images.drainReady()
     }
 
     static func timeCopy(_ buffer: PixelBuffer, frames: Int) -> [Double] {
@@ -144,9 +206,43 @@ enum Bench {
         }
     }
 
+    /// The last-level cache's size in bytes (sysfs), 32 MiB when unknown.
+    static func lastLevelCacheBytes() -> Int {
+        var best = 0
+        for index in 0..<8 {
+            let dir = "/sys/devices/system/cpu/cpu0/cache/index\(index)/"
+            guard let text = try? readTextFile(dir + "size") else { continue }
+            let digits = text.prefix { $0.isNumber }
+            guard var bytes = Int(digits) else { continue }
+            if text.contains("K") { bytes <<= 10 } else if text.contains("M") { bytes <<= 20 }
+            best = max(best, bytes)
+        }
+        return best > 0 ? best : 32 << 20
+    }
+
+    /// Buffers in the cold copy's ring: more than twice the last-level cache in all.
+    static func coldRingCount(frameBytes: Int) -> Int {
+        max(4, 2 * lastLevelCacheBytes() / frameBytes + 2)
+    }
+
+    /// One frame copied between buffers of a ring that spans twice the last-level cache, so
+    /// neither side is in cache: what scanning out a freshly drawn frame costs at worst.
+    static func timeColdCopy(width: Int, height: Int, frames: Int) -> [Double] {
+        let bytes = width * height * 4
+        let count = coldRingCount(frameBytes: bytes)
+        let ring = (0..<count).map { _ in PixelBuffer(width: width, height: height) }
+        for b in ring { memset(b.pixels, 0x5a, bytes) }
+        return (0..<frames).map { i in
+            let source = ring[(2 * i) % count]
+            let target = ring[(2 * i + 1) % count]
+            let t = now()
+            target.pixels.copyMemory(from: source.pixels, byteCount: bytes)
+            return milliseconds(since: t)
+        }
+    }
+
     static func run(
-        frames: Int, only: String?, scene: String?, decks: (stack: DeckFile, list: DeckFile),
-        progress: (String) -> Void
+        frames: Int, budget: Double, only: String?, scene: String?, decks: Decks, progress: (String) -> Void
     ) -> [BenchResult] {
         var results: [BenchResult] = []
         for (w, h) in sizes where only == nil || only == "\(w)x\(h)" {
@@ -154,33 +250,30 @@ enum Bench {
             let size = Size(width: Double(w) / s, height: 600)
             let label = "\(w)x\(h)"
             let buffer = PixelBuffer(width: w, height: h)
-            if scene == nil || scene == "stack-drag" {
-                let (rest, prepare, drag) = stackScenes(decks.stack, size: size, frames: frames)
-                progress("stack-drag \(label)")
-                results.append(
-                    BenchResult(
-                        scene: "stack-drag", size: label, pipeline: "naive",
-                        times: timeNaive(drag, scale: s, buffer: buffer)))
-                results.append(
-                    BenchResult(
-                        scene: "stack-drag", size: label, pipeline: "real",
-                        times: timeReal(drag, first: rest, prepare: prepare, scale: s, buffer: buffer)))
-            }
-            if scene == nil || scene == "list-scroll" {
-                progress("list-scroll \(label)")
-                let list = listScenes(decks.list, size: size, frames: frames)
-                results.append(
-                    BenchResult(
-                        scene: "list-scroll", size: label, pipeline: "naive",
-                        times: timeNaive(list, scale: s, buffer: buffer)))
-                results.append(
-                    BenchResult(
-                        scene: "list-scroll", size: label, pipeline: "real",
-                        times: timeReal(Array(list.dropFirst()), first: list[0], scale: s, buffer: buffer)))
+            for name in scenes where scene == nil || scene == name {
+                progress("\(name) \(label)")
+                let (first, steps) = steps(name, decks: decks, size: size, frames: frames)
+                let images = ImageCache()
+                decodePhotos(first: first, steps: steps, pixelWidth: w, pixelHeight: h, scale: s, images: images)
+                for p in pipelines {
+                    // Warm-up: a throwaway pipeline draws the first frames (code, fonts, allocator).
+                    let warm = makePipeline(p, pixelWidth: w, pixelHeight: h, scale: s, images: images)
+                    _ = run(warm, first: first, steps: Array(steps.prefix(30)), buffer: buffer)
+                    let pipeline = makePipeline(p, pixelWidth: w, pixelHeight: h, scale: s, images: images)
+                    let times = run(pipeline, first: first, steps: steps, buffer: buffer)
+                    results.append(
+                        BenchResult(
+                            scene: name, size: label, pipeline: p, stats: FrameStats(times, budget: budget)))
+                }
             }
             results.append(
                 BenchResult(
-                    scene: "memcpy-floor", size: label, pipeline: "floor", times: timeCopy(buffer, frames: frames)))
+                    scene: "memcpy", size: label, pipeline: "memcpy-hot",
+                    stats: FrameStats(timeCopy(buffer, frames: frames), budget: budget)))
+            results.append(
+                BenchResult(
+                    scene: "memcpy", size: label, pipeline: "memcpy-cold",
+                    stats: FrameStats(timeColdCopy(width: w, height: h, frames: frames), budget: budget)))
         }
         return results
     }
@@ -215,7 +308,9 @@ enum Bench {
         // Of which private memory (the rest are pages of shared libraries and font files).
         print("anon-rss-kb \(statusKB("RssAnon:"))")
         print("median-ms \(percentile(50, of: times) ?? 0)")
+        print("p90-ms \(percentile(90, of: times) ?? 0)")
         print("p99-ms \(percentile(99, of: times) ?? 0)")
+        print("max-ms \(times.max() ?? 0)")
         return 0
     }
 
@@ -231,8 +326,9 @@ enum Bench {
         return 0
     }
 
-    /// Runs the probe in a fresh process of this executable and reads its report.
-    static func startupAndMemory(frames: Int) -> BenchResult? {
+    /// Runs `path` with `args` (args[0] is its name), its standard output read whole; nil
+    /// (and a message) when it cannot start. Standard error goes where ours goes, or nowhere.
+    static func spawn(_ path: String, _ args: [String], quietErrors: Bool = false) -> (status: Int32, output: String)? {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return nil }
         var actions = posix_spawn_file_actions_t()
@@ -240,19 +336,18 @@ enum Bench {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_addclose(&actions, fds[0])
-        let exe = "/proc/self/exe"
-        let args =
-            [CommandLine.arguments[0], "bench", "--probe", "--frames", "\(frames)"]
-            + (clock == CLOCK_THREAD_CPUTIME_ID ? ["--cpu-time"] : [])
+        if quietErrors { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
         var argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
-        let start = MonotonicClock.now()
-        let rc = posix_spawn(&pid, exe, &actions, nil, &argv, environ)
+        let rc =
+            path.contains("/")
+            ? posix_spawn(&pid, path, &actions, nil, &argv, environ)
+            : posix_spawnp(&pid, path, &actions, nil, &argv, environ)
         close(fds[1])
         guard rc == 0 else {
             close(fds[0])
-            Log.error("bench: cannot start the probe process: \(Errno(rc))")
+            Log.error("bench: cannot start \(path): \(Errno(rc))")
             return nil
         }
         var output: [UInt8] = []
@@ -266,16 +361,34 @@ enum Bench {
         close(fds[0])
         var status: Int32 = 0
         _ = retryingWaitpid(pid, &status)
+        return (status, String(decoding: output, as: UTF8.self))
+    }
+
+    /// "key value" lines of a child's output.
+    static func values(_ output: String) -> [String: Double] {
         var values: [String: Double] = [:]
-        for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+        for line in output.split(separator: "\n") {
             let parts = line.split(separator: " ")
             if parts.count == 2, let v = Double(parts[1]) { values[String(parts[0])] = v }
         }
+        return values
+    }
+
+    /// Runs the probe in a fresh process of this executable and reads its report.
+    static func startupAndMemory(frames: Int, budget: Double) -> BenchResult? {
+        let args =
+            [CommandLine.arguments[0], "bench", "--probe", "--frames", "\(frames)"]
+            + (clock == CLOCK_THREAD_CPUTIME_ID ? ["--cpu-time"] : [])
+        let start = MonotonicClock.now()
+        guard let (_, output) = spawn("/proc/self/exe", args) else { return nil }
+        let values = values(output)
         guard let first = values["first-frame"], let rss = values["peak-rss-kb"] else { return nil }
         let firstMs = (first - Double(start.nanoseconds)) / 1e6
+        let stats = FrameStats(
+            frames: frames, median: values["median-ms"] ?? 0, p90: values["p90-ms"] ?? 0, p99: values["p99-ms"] ?? 0,
+            max: values["max-ms"] ?? 0, overBudget: 0)
         return BenchResult(
-            scene: "stack-drag-50-cards", size: "1920x1080", pipeline: "real",
-            frames: frames, median: values["median-ms"] ?? 0, p99: values["p99-ms"] ?? 0,
+            scene: "stack-drag-50-cards", size: "1920x1080", pipeline: "real", stats: stats, instructions: nil,
             extra: [
                 ("first_frame_ms", firstMs), ("peak_rss_mb", rss / 1024),
                 ("rss_before_drawing_mb", (values["rss-start-kb"] ?? 0) / 1024),
@@ -292,7 +405,6 @@ enum Bench {
     }
 }
 
-/// Runs `bench` with the arguments after the subcommand; returns the exit status.
 /// `bench`'s command line.
 struct BenchOptions: Equatable {
     var json = false
@@ -302,17 +414,24 @@ struct BenchOptions: Equatable {
     var size: String?
     var noProbe = false
     var scene: String?
+    var budget = 4.0
+    var instructions = false
+    var instructionsChild = false
 
     static let table = OptionTable<BenchOptions>(
         command: "bench", summary: "measure the renderer's frame times",
         details: """
-            Times each scene (stack-drag, list-scroll, memcpy-floor) at 800x480, 1280x800 and 1920x1080
-            with the naive full cairo redraw and with the cached pipeline, then a fresh process draws the
-            1920x1080 sweep with a 50-card deck for the time to its first frame and its peak memory.
+            Times each scene (stack-drag, stack-drag-photo, stack-visit, photo-visit, list-visit) at
+            800x480, 1280x800 and 1920x1080 with the real pipeline and two cairo baselines (cairo-redraw,
+            cairo-cached), after a warm-up, next to a hot and a cold memcpy of one frame; prints median, p90,
+            p99, max and the frames over budget. --instructions adds instructions per frame (valgrind).
+            Then a fresh process draws the 1920x1080 sweep with a 50-card deck for the time to its first
+            frame and its peak memory.
             """,
         options: [
             .flag("json", help: "print the results as a JSON array") { $0.json = true },
-            CommandOption(name: "frames", value: "N", help: "frames per scene, 4 to 100000 (default 240)") { o, v in
+            CommandOption(name: "frames", value: "N", help: "frames of the drag scenes, 4 to 100000 (default 240)") {
+                o, v in
                 guard let n = Int(v), n >= 4, n <= 100_000 else { return "a number from 4 to 100000" }
                 o.frames = n
                 return nil
@@ -325,13 +444,29 @@ struct BenchOptions: Equatable {
                 o.size = v
                 return nil
             },
-            CommandOption(name: "scene", value: "NAME", help: "only this scene: stack-drag or list-scroll") { o, v in
-                guard ["stack-drag", "list-scroll"].contains(v) else { return "stack-drag or list-scroll" }
+            CommandOption(
+                name: "scene", value: "NAME", help: "only this scene (\(Bench.scenes.joined(separator: ", ")))"
+            ) { o, v in
+                guard Bench.scenes.contains(v) else { return "one of \(Bench.scenes.joined(separator: ", "))" }
                 o.scene = v
                 return nil
             },
+            CommandOption(
+                name: "budget-ms", value: "MS",
+                help: "a frame over this counts as over budget (default 4: a 60 Hz frame on a Pi 4 takes ~4 ms here)"
+            ) { o, v in
+                guard let ms = Double(v), ms.isFinite, ms > 0, ms <= 1000 else { return "milliseconds, 0 to 1000" }
+                o.budget = ms
+                return nil
+            },
+            .flag("instructions", help: "also count the real pipeline's instructions per frame (valgrind)") {
+                $0.instructions = true
+            },
             .flag("no-probe", help: "skip the fresh-process first-frame and memory probe") { $0.noProbe = true },
             .flag("probe", help: "be the probe process (bench starts it)", hidden: true) { $0.probe = true },
+            .flag("instructions-child", help: "be the process valgrind counts (bench starts it)", hidden: true) {
+                $0.instructionsChild = true
+            },
         ])
 }
 
@@ -342,55 +477,31 @@ func runBenchCommand(_ args: [String]) -> Int32 {
     case .failure(let status): return status.code
     }
     if options.cpuTime { Bench.clock = CLOCK_THREAD_CPUTIME_ID }
-    let (json, frames, probe, only, noProbe, scene) = (
-        options.json, options.frames, options.probe, options.size, options.noProbe, options.scene
-    )
     guard let decks = Bench.exampleDecks() else { return 1 }
-    if probe { return Bench.probe(frames: frames, stack: decks.stack) }
-    var results = Bench.run(frames: frames, only: only, scene: scene, decks: decks) {
-        if !json { Log.info("bench: \($0)…") }
+    if options.probe { return Bench.probe(frames: options.frames, stack: decks.stack) }
+    if options.instructionsChild { return BenchInstructions.child(options, decks: decks) }
+    var results = Bench.run(
+        frames: options.frames, budget: options.budget, only: options.size, scene: options.scene, decks: decks
+    ) {
+        if !options.json { Log.info("bench: \($0)…") }
     }
-    let memory = noProbe ? nil : Bench.startupAndMemory(frames: frames)
+    if options.instructions {
+        guard BenchInstructions.valgrindAvailable() else {
+            Log.error("bench: --instructions needs valgrind; install it (apt-get install valgrind)")
+            return 1
+        }
+        for i in results.indices where results[i].pipeline == "real" {
+            if !options.json { Log.info("bench: instructions \(results[i].scene) \(results[i].size)…") }
+            results[i].instructions = BenchInstructions.perFrame(
+                scene: results[i].scene, size: results[i].size, frames: options.frames)
+        }
+    }
+    let memory = options.noProbe ? nil : Bench.startupAndMemory(frames: options.frames, budget: options.budget)
     if let memory { results.append(memory) }
-    if json {
+    if options.json {
         print("[" + results.map(\.json).joined(separator: ",\n ") + "]")
         return 0
     }
-    func f(_ v: Double) -> String {
-        var s = String(format2: v)
-        while s.count < 7 { s = " " + s }
-        return s
-    }
-    print("scene          size        naive med/p99      real med/p99     naive/real   floor med")
-    for r in results where r.pipeline == "real" && r.scene != "stack-drag-50-cards" {
-        guard let n = results.first(where: { $0.scene == r.scene && $0.size == r.size && $0.pipeline == "naive" }),
-            let fl = results.first(where: { $0.scene == "memcpy-floor" && $0.size == r.size })
-        else { continue }
-        let name = r.scene.padding(14)
-        let size = r.size.padding(10)
-        print(
-            "\(name) \(size) \(f(n.median)) \(f(n.p99))   \(f(r.median)) \(f(r.p99))   \(f(n.median / r.median))x   \(f(fl.median)) ms"
-        )
-    }
-    if let memory {
-        let first = memory.extra.first { $0.0 == "first_frame_ms" }?.1 ?? 0
-        let rss = memory.extra.first { $0.0 == "peak_rss_mb" }?.1 ?? 0
-        let base = memory.extra.first { $0.0 == "rss_before_drawing_mb" }?.1 ?? 0
-        let cache = memory.extra.first { $0.0 == "element_cache_mb" }?.1 ?? 0
-        let anon = memory.extra.first { $0.0 == "private_rss_at_end_mb" }?.1 ?? 0
-        print(
-            """
-            1920x1080 sweep, 50-card deck: first frame \(f(first)) ms after process start; \
-            peak RSS \(f(rss)) MB (\(f(base)) MB before drawing, \(f(cache)) MB cached card images, \
-            \(f(2 * 1920 * 1080 * 4 / 1048576)) MB frame + still layer; private at the end \(f(anon)) MB, the \
-            rest are shared library and font pages); real median \(f(memory.median)) ms
-            """)
-    }
-    let clockName = Bench.clock == CLOCK_THREAD_CPUTIME_ID ? "thread CPU time" : "wall time"
-    print("(\(frames) frames per measurement, times in ms of \(clockName))")
+    BenchReport.print(results, memory: memory, options: options)
     return 0
-}
-
-extension String {
-    fileprivate func padding(_ n: Int) -> String { count >= n ? self : self + String(repeating: " ", count: n - count) }
 }

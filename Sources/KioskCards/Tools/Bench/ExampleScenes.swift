@@ -61,4 +61,90 @@ enum ExampleScenes {
 
     /// Where a stack's top card or a list's first row has its centre in `scene`.
     static func origin(of scene: Scene) -> Point { RenderInputs.origin(of: scene, size: scene.size) }
+
+    /// One step of a visit as the app lives it: a frame drawn at a flip, or an idle moment in
+    /// which the app prepares what the deck says its next gesture shows.
+    enum Step {
+        case frame(Scene)
+        case idle([SceneElement])
+    }
+
+    /// A whole visit of `file`'s stack: every card revealed, dragged 220 points (alternately
+    /// right and left) in 18 frames at 60 Hz, released, and animated until it has flown out and
+    /// the stack has settled; an idle moment before each drag. Ends on the empty state.
+    static func stackVisit(_ file: DeckFile, size: Size) -> (first: Scene, steps: [Step], decisions: [Decision]) {
+        var deck = makeDeck(file, size: size)
+        var t = start
+        let first = deck.scene(at: t)
+        var last = first
+        var steps: [Step] = [.idle(deck.elementsToPrepare(in: first))]
+        for k in 0..<file.cards.count {
+            let origin = self.origin(of: last)
+            let side: Double = k.isMultiple(of: 2) ? 1 : -1
+            for i in 0...19 {
+                t = t.advanced(bySeconds: 1.0 / 60)
+                let f = Double(min(i, 18)) / 18
+                let contact = TouchContact(
+                    id: 1, position: origin + Point(x: side * 220 * f, y: 12 * f),
+                    phase: i == 0 ? .began : i == 19 ? .ended : .moved)
+                deck.handle(TouchFrame(time: t, contacts: [contact]))
+                last = deck.scene(at: t)
+                steps.append(.frame(last))
+            }
+            last = settle(&deck, from: last, at: &t, into: &steps)
+            steps.append(.idle(deck.elementsToPrepare(in: last)))
+        }
+        return (first, steps, deck.takeDecisions())
+    }
+
+    /// A visit of `file`'s list with its rows repeated to 40: scrolled up by a flick, a row
+    /// swiped left and deleted, a row tapped open to its detail page, and back.
+    static func listVisit(_ file: DeckFile, size: Size) -> (first: Scene, steps: [Step], decisions: [Decision]) {
+        var deck = makeDeck(file, cards: cards(of: file, count: 40), size: size)
+        var t = start
+        let first = deck.scene(at: t)
+        var last = first
+        var steps: [Step] = []
+        let middle = Point(x: size.width / 2, y: size.height / 2)
+        let gestures: [(from: Point, by: Point, frames: Int)] = [
+            (Point(x: size.width / 2, y: size.height - 60), Point(x: 0, y: -240), 30),
+            (middle, Point(x: -260, y: 0), 24),
+            (middle, .zero, 1),
+        ]
+        for g in gestures {
+            for i in 0...g.frames {
+                t = t.advanced(bySeconds: 1.0 / 60)
+                let f = Double(i) / Double(g.frames)
+                let phase: TouchPhase = i == 0 ? .began : i == g.frames ? .ended : .moved
+                let contact = TouchContact(id: 1, position: g.from + Point(x: g.by.x * f, y: g.by.y * f), phase: phase)
+                deck.handle(TouchFrame(time: t, contacts: [contact]))
+                last = deck.scene(at: t)
+                steps.append(.frame(last))
+            }
+            last = settle(&deck, from: last, at: &t, into: &steps)
+        }
+        t = t.advanced(bySeconds: 1.0 / 60)
+        deck.perform(.back, at: t)
+        last = deck.scene(at: t)
+        steps.append(.frame(last))
+        _ = settle(&deck, from: last, at: &t, into: &steps)
+        return (first, steps, deck.takeDecisions())
+    }
+
+    /// Frames at 60 Hz while `scene` animates (at most four seconds); the last scene.
+    private static func settle(
+        _ deck: inout any CardDeck, from scene: Scene, at t: inout Instant, into steps: inout [Step]
+    )
+        -> Scene
+    {
+        var last = scene
+        var n = 0
+        while last.isAnimating && n < 240 {
+            t = t.advanced(bySeconds: 1.0 / 60)
+            last = deck.scene(at: t)
+            steps.append(.frame(last))
+            n += 1
+        }
+        return last
+    }
 }

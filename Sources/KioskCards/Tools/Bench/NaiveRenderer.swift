@@ -6,14 +6,28 @@ import KioskSystem
 
 /// The straightforward way, kept as the benchmark's baseline and as an independent check of
 /// the cached pipeline: every frame clears the screen and draws every element with cairo and
-/// pango through its transform, blurring each shadow anew. No caches, no damage.
+/// pango through its transform. No element caches, no damage.
+///
+/// With `cacheShadows` (the bench's "cairo-redraw" baseline) each shadow's blurred mask is
+/// made once per element size and radius and reused, as any sensible cairo program would;
+/// without it every frame blurs every shadow anew (the reference `render --naive` draws).
 final class NaiveRenderer {
     let scale: Double
     let images: ImageCache?
+    let cacheShadows: Bool
+    private var masks: [ShadowKey: CairoImage] = [:]
 
-    init(scale: Double, images: ImageCache? = nil) {
+    private struct ShadowKey: Hashable {
+        var width: Double
+        var height: Double
+        var radius: Double
+        var corner: Double
+    }
+
+    init(scale: Double, images: ImageCache? = nil, cacheShadows: Bool = false) {
         self.scale = scale
         self.images = images
+        self.cacheShadows = cacheShadows
     }
 
     func render(_ scene: Scene, into target: PixelBuffer) {
@@ -29,6 +43,20 @@ final class NaiveRenderer {
         }
     }
 
+    private func shadowMask(_ kind: ElementKind, size: Size, radius: Double, layout l: ElementSurface.Layout)
+        -> CairoImage?
+    {
+        guard cacheShadows else {
+            return ElementSurface.shadowMask(kind, size: size, radius: radius, k: scale, layout: l)
+        }
+        let key = ShadowKey(
+            width: size.width, height: size.height, radius: radius, corner: ElementPainter.cornerRadius(kind))
+        if let mask = masks[key] { return mask }
+        let mask = ElementSurface.shadowMask(kind, size: size, radius: radius, k: scale, layout: l)
+        masks[key] = mask
+        return mask
+    }
+
     private func draw(_ element: SceneElement, painter: ElementPainter, cr: OpaquePointer) {
         cairo_save(cr)
         defer { cairo_restore(cr) }
@@ -42,7 +70,7 @@ final class NaiveRenderer {
         let radius = element.shadowRadius.rounded()
         if radius > 0 {
             let l = ElementSurface.layout(for: size, shadowRadius: radius, pixelsPerPoint: scale)
-            if let mask = ElementSurface.shadowMask(element.kind, size: size, radius: radius, k: scale, layout: l) {
+            if let mask = shadowMask(element.kind, size: size, radius: radius, layout: l) {
                 cairo_set_source_rgba(cr, 0, 0, 0, ElementSurface.shadowOpacity)
                 cairo_mask_surface(
                     cr, mask.surface, -l.anchorX, -l.anchorY + ElementSurface.shadowOffset(radius: radius) * scale)

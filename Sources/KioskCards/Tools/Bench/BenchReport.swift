@@ -1,0 +1,84 @@
+import Glibc
+import KioskSystem
+
+/// `bench`'s table: per scene and size the real pipeline and its baselines, then the issue's
+/// goal figures as measured in this run.
+enum BenchReport {
+    static let descriptions = [
+        "stack-drag": "seed-stack.json's top card dragged 0 → 300 pt and back",
+        "stack-drag-photo": "products.json's top card (a photo) dragged 0 → 300 pt and back",
+        "stack-visit": "a whole visit of seed-stack.json: every card dragged, released, flown out",
+        "photo-visit": "a whole visit of products.json (photo cards)",
+        "list-visit": "seed-list.json ×40 rows: flicked up, a row deleted, a detail page opened and closed",
+        "memcpy": "one frame copied in memory (hot: two buffers in cache; cold: a ring beyond the L3)",
+    ]
+
+    static func print(_ results: [BenchResult], memory: BenchResult?, options: BenchOptions) {
+        func f(_ v: Double, _ width: Int = 7) -> String {
+            var s = String(format2: v)
+            while s.count < width { s = " " + s }
+            return s
+        }
+        func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+        func find(_ scene: String, _ size: String, _ pipeline: String) -> BenchResult? {
+            results.first { $0.scene == scene && $0.size == size && $0.pipeline == pipeline }
+        }
+        let budget = String(format2: options.budget)
+        let header =
+            "size        pipeline         median     p90     p99     max  >\(budget)ms   ×real  instr/frame"
+        for scene in Bench.scenes + ["memcpy"] {
+            let rows = results.filter { $0.scene == scene }
+            guard !rows.isEmpty else { continue }
+            Swift.print("\n\(scene): \(descriptions[scene] ?? "")")
+            Swift.print(header)
+            var lastSize = ""
+            for r in rows {
+                let size = r.size == lastSize ? "" : r.size
+                lastSize = r.size
+                let real = find(scene, r.size, scene == "memcpy" ? "memcpy-hot" : "real")
+                let ratio = real.map { $0.stats.median > 0 ? r.stats.median / $0.stats.median : 0 } ?? 0
+                let instructions = r.instructions.map { f($0 / 1e6, 9) + " M" } ?? ""
+                Swift.print(
+                    "\(pad(size, 11)) \(pad(r.pipeline, 14)) \(f(r.stats.median)) \(f(r.stats.p90)) \(f(r.stats.p99)) "
+                        + "\(f(r.stats.max)) \(pad(String(repeating: " ", count: max(0, 7 - String(r.stats.overBudget).count)) + String(r.stats.overBudget), 7))  \(f(ratio, 6))  \(instructions)"
+                )
+            }
+        }
+        Swift.print("\nGoals, as measured in this run:")
+        let sizes = Bench.sizes.map { "\($0.0)x\($0.1)" }
+        func list(_ values: [Double?], unit: String) -> String {
+            values.map { $0.map { String(format2: $0) } ?? "–" }.joined(separator: " / ") + unit
+        }
+        let flat = sizes.map { find("stack-drag", $0, "real")?.stats }
+        let photo = sizes.map { find("stack-drag-photo", $0, "real")?.stats }
+        Swift.print(
+            "  stack drag, flat cards, 800×480 / 1280×800 / 1920×1080: \(list(flat.map { $0?.median }, unit: " ms"))")
+        Swift.print(
+            "  the same with a photo card, × the flat card:             "
+                + list(zip(photo, flat).map { p, f in p.flatMap { p in f.map { p.median / $0.median } } }, unit: "×"))
+        if let real = find("stack-drag", "1920x1080", "real"), let cold = find("memcpy", "1920x1080", "memcpy-cold") {
+            Swift.print(
+                "  real / cold memcpy floor, 1080p:                         \(String(format2: real.stats.median / cold.stats.median))×"
+            )
+        }
+        let visits = ["stack-visit", "photo-visit", "list-visit"].map { find($0, "1920x1080", "real")?.stats.max }
+        Swift.print("  worst frame of a whole visit, 1080p (stack / photo / list): \(list(visits, unit: " ms"))")
+        Swift.print(
+            "  p99 / median, stack drag, by size:                       "
+                + list(flat.map { $0.map { $0.p99 / $0.median } }, unit: "×"))
+        if let memory {
+            let value = { (key: String) in memory.extra.first { $0.0 == key }?.1 ?? 0 }
+            Swift.print(
+                """
+                  start → first composed frame, 1080p, 50 cards:           \(String(format2: value("first_frame_ms"))) ms
+                  peak RSS, same:                                          \(String(format2: value("peak_rss_mb"))) MB \
+                (\(String(format2: value("rss_before_drawing_mb"))) MB before drawing, \
+                \(String(format2: value("element_cache_mb"))) MB cached card images, \
+                \(String(format2: Double(2 * 1920 * 1080 * 4) / 1_048_576)) MB frame + still layer; \
+                private at the end \(String(format2: value("private_rss_at_end_mb"))) MB)
+                """)
+        }
+        let clockName = Bench.clock == CLOCK_THREAD_CPUTIME_ID ? "thread CPU time" : "wall time"
+        Swift.print("(times in ms of \(clockName); drags \(options.frames) frames; warm-up 30 frames per pipeline)")
+    }
+}
