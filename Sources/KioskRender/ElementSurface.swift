@@ -140,7 +140,8 @@ enum BoxBlur {
 
 /// An element's cached image, the image point that goes where the element's centre is, and
 /// per row where it has anything to draw (raw memory, read in pixel loops without ARC).
-final class ElementImage {
+/// Immutable once made, so the preparation thread may hand it to the frame thread.
+final class ElementImage: @unchecked Sendable {
     let image: CairoImage
     let anchorX: Double
     let anchorY: Double

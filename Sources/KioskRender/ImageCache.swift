@@ -24,29 +24,11 @@ package final class ImageCache: Sendable {
     /// Longest side photos are reduced to on decode (pixels); bounds memory per image.
     let maxDimension: Int
     /// Readable after one or more decodes finished; `drainReady()` empties it.
-    package let readyFD: Int32
-    private let notifyFD: Int32
+    package var readyFD: Int32 { ready.fd }
+    private let ready = ReadySignal(what: "image")
 
     package init(maxDimension: Int = 1024) {
         self.maxDimension = maxDimension
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            }
-        } else {
-            Log.warning("image: 'pipe' failed: \(Errno.current); finished images show with the next frame")
-            fds = [-1, -1]
-        }
-        self.readyFD = fds[0]
-        self.notifyFD = fds[1]
-    }
-
-    deinit {
-        // Pending decodes hold `self` strongly, so none is running here.
-        if readyFD >= 0 { close(readyFD) }
-        if notifyFD >= 0 { close(notifyFD) }
     }
 
     /// Bumped whenever a decode finishes (successfully or not).
@@ -78,10 +60,7 @@ package final class ImageCache: Sendable {
     }
 
     /// Resets `readyFD` after the poll loop saw it readable.
-    package func drainReady() {
-        var bytes = [UInt8](repeating: 0, count: 64)
-        while readyFD >= 0, read(readyFD, &bytes, bytes.count) > 0 {}
-    }
+    package func drainReady() { ready.drain() }
 
     private func decodeAndStore(_ path: String) {
         let result = Self.decode(path: path, maxDimension: maxDimension)
@@ -95,9 +74,7 @@ package final class ImageCache: Sendable {
             }
             s.generation += 1
         }
-        var one: UInt8 = 1
-        // A full pipe already says "ready"; nothing else can go wrong that matters here.
-        if notifyFD >= 0 { _ = write(notifyFD, &one, 1) }
+        ready.notify()
     }
 
     /// The largest image file read (a 4K JPEG is a few MB).

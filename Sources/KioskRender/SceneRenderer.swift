@@ -17,7 +17,7 @@ import KioskSystem
 /// pixel was touched, nothing needs copying or flipping.
 package final class SceneRenderer {
     /// Counters for tests and the benchmark.
-    struct Stats: Equatable {
+    package struct Stats: Equatable {
         var frames = 0
         /// Frames that wrote pixels.
         var drawnFrames = 0
@@ -25,6 +25,8 @@ package final class SceneRenderer {
         var surfaceRenders = 0
         /// Pixels inside the damaged rectangles written.
         var pixelsWritten = 0
+        /// Frames that showed a stand-in for an element the preparation thread was still drawing.
+        package var placeholderFrames = 0
     }
 
     let pixelWidth: Int
@@ -32,7 +34,12 @@ package final class SceneRenderer {
     /// Pixels per point.
     let scale: Double
     package let images: ImageCache?
-    private(set) var stats = Stats()
+    /// Where cards and detail pages are drawn when there is one: off the frame loop.
+    package let preparer: ElementPreparer?
+    package private(set) var stats = Stats()
+    /// Images the preparation thread is drawing for which a frame showed a stand-in.
+    private var standInsShown: Set<SurfaceCache.Key> = []
+    private var frameUsedStandIn = false
 
     private var surfaces: SurfaceCache
     private let layer: PixelBuffer
@@ -48,13 +55,18 @@ package final class SceneRenderer {
     ///   - scale: pixels per point (see `RenderScale`).
     ///   - images: where card photos come from; nil draws placeholders.
     ///   - cacheBytes: bound on the element images kept (the LRU evicts beyond it).
+    ///   - preparer: draws cards and detail pages off this thread; a frame that needs one not
+    ///     yet drawn shows a stand-in (the same card at another shadow or scale, else its
+    ///     colour without text) and the frame after the image arrives shows it. nil: drawn here.
     package init(
-        pixelWidth: Int, pixelHeight: Int, scale: Double, images: ImageCache? = nil, cacheBytes: Int = 24 << 20
+        pixelWidth: Int, pixelHeight: Int, scale: Double, images: ImageCache? = nil, cacheBytes: Int = 24 << 20,
+        preparer: ElementPreparer? = nil
     ) {
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.scale = scale
         self.images = images
+        self.preparer = preparer
         self.surfaces = SurfaceCache(maxBytes: cacheBytes, maxCount: 16)
         self.layer = PixelBuffer(width: pixelWidth, height: pixelHeight)
     }
@@ -66,9 +78,36 @@ package final class SceneRenderer {
     /// Draws `element`'s image into the cache now, if it is not there, so a later frame that
     /// shows it costs only its placement. Call it when idle, e.g. with the top card as it
     /// will look once dragged (shadow 18), so the first drag frame does not draw a card.
+    /// With a preparer this only queues the image (ahead of need, after what frames need now).
     package func prepare(_ element: SceneElement, background: Color) {
         self.background = background
+        if let preparer, Self.drawnAhead(element.kind) {
+            let (key, k) = cacheKey(element)
+            if !surfaces.contains(key) { preparer.request(key, pixelsPerPoint: k, images: images, urgent: false) }
+            return
+        }
         _ = placed(element, frameStart: surfaces.now)
+    }
+
+    /// Kinds worth drawing on the preparation thread: whole cards and pages (text, gradient,
+    /// photo, a large shadow). Rows, bars and labels are cheap and drawn in the frame.
+    static func drawnAhead(_ kind: ElementKind) -> Bool {
+        switch kind {
+        case .card, .detailPage: true
+        default: false
+        }
+    }
+
+    /// Takes in what the preparation thread finished; a frame that showed a stand-in for one
+    /// of them is drawn again whole.
+    private func adoptPrepared(_ preparer: ElementPreparer) {
+        var redraw = false
+        for done in preparer.takeFinished() {
+            guard let image = done.image else { continue }
+            surfaces.insert(image, for: done.key, imagePending: done.imagePending, protectedSince: surfaces.now)
+            if standInsShown.remove(done.key) != nil { redraw = true }
+        }
+        if redraw { invalidate() }
     }
 
     /// Forgets what the target holds: the next frame is drawn whole.
@@ -84,6 +123,7 @@ package final class SceneRenderer {
     package func render(_ scene: Scene, into target: PixelBuffer) -> PixelRect {
         precondition(target.width == pixelWidth && target.height == pixelHeight, "buffer size differs from renderer")
         stats.frames += 1
+        if let preparer { adoptPrepared(preparer) }
         if let images {
             let g = images.generation
             if g != imageGeneration {
@@ -101,6 +141,8 @@ package final class SceneRenderer {
         stats.pixelsWritten += damage.width * damage.height
 
         let frameStart = surfaces.now
+        frameUsedStandIn = false
+        defer { if frameUsedStandIn { stats.placeholderFrames += 1 } }
         let elements = scene.elements
         background = scene.background
         let (still, reuse) = stillCount(scene, prior: prior)
@@ -206,43 +248,87 @@ package final class SceneRenderer {
         layerBackground = scene.background
     }
 
-    /// The element's cached image (drawn now if missing) and where it goes on screen.
-    private func placed(_ element: SceneElement, frameStart: Int) -> (ElementImage, Placement)? {
-        let contentScale = Self.contentScale(element.transform.scale)
-        let k = scale * contentScale
-        let shadow = element.shadowRadius.rounded()
+    /// The cache key of `element` as it is shown now, and the pixels per point it is drawn at.
+    private func cacheKey(_ element: SceneElement) -> (SurfaceCache.Key, Double) {
+        let k = scale * Self.contentScale(element.transform.scale)
         let key = SurfaceCache.Key(
             kind: element.kind, size: element.frame.size, pixelsPerPoint: Int((k * 1000).rounded()),
-            shadowRadius: Int(shadow), background: background)
+            shadowRadius: Int(element.shadowRadius.rounded()), background: background)
+        return (key, k)
+    }
+
+    /// The element's cached image (drawn now if missing, or a stand-in while the preparation
+    /// thread draws it) and where it goes on screen.
+    private func placed(_ element: SceneElement, frameStart: Int) -> (ElementImage, Placement)? {
+        let (key, k) = cacheKey(element)
         let image: ElementImage
+        var drawnAt = key
         if let cached = surfaces.lookup(key) {
             image = cached
+        } else if let preparer, Self.drawnAhead(element.kind),
+            preparer.request(key, pixelsPerPoint: k, images: images, urgent: true),
+            let (standIn, standInKey) = standIn(for: key, frameStart: frameStart)
+        {
+            standInsShown.insert(key)
+            frameUsedStandIn = true
+            image = standIn
+            drawnAt = standInKey
         } else {
-            // Decided before drawing: a photo that arrives mid-draw only costs one more redraw.
-            var pending: String?
-            if case .card(let card) = element.kind, let path = card.imagePath, let images,
-                images.image(at: path) == nil, !images.isSettled(path)
-            {
-                pending = path
-            }
-            let painter = ElementPainter(background: background, images: images)
-            guard
-                let drawn = ElementSurface.render(
-                    element.kind, size: element.frame.size, shadowRadius: shadow, pixelsPerPoint: k, painter: painter)
-            else {
+            guard let drawn = draw(key, pixelsPerPoint: k, frameStart: frameStart) else {
                 Log.warning("render: cannot allocate an image for '\(element.id)'; skipped")
                 return nil
             }
-            stats.surfaceRenders += 1
-            surfaces.insert(drawn, for: key, imagePending: pending, protectedSince: frameStart)
             image = drawn
         }
+        // The image's own density: a stand-in may be drawn at another scale than asked for.
+        let contentScale = Double(drawnAt.pixelsPerPoint) / 1000 / scale
         let c = element.frame.center
         let t = element.transform
         let placement = Placement(
             anchorX: image.anchorX, anchorY: image.anchorY, centerX: (c.x + t.translation.x) * scale,
             centerY: (c.y + t.translation.y) * scale, rotation: t.rotation, scale: t.scale / contentScale)
         return (image, placement)
+    }
+
+    /// Draws `key`'s image here and now and caches it.
+    private func draw(_ key: SurfaceCache.Key, pixelsPerPoint k: Double, frameStart: Int) -> ElementImage? {
+        // Decided before drawing: a photo that arrives mid-draw only costs one more redraw.
+        var pending: String?
+        if case .card(let card) = key.kind, let path = card.imagePath, let images,
+            images.image(at: path) == nil, !images.isSettled(path)
+        {
+            pending = path
+        }
+        let painter = ElementPainter(background: background, images: images)
+        guard
+            let drawn = ElementSurface.render(
+                key.kind, size: key.size, shadowRadius: Double(key.shadowRadius), pixelsPerPoint: k, painter: painter)
+        else { return nil }
+        stats.surfaceRenders += 1
+        surfaces.insert(drawn, for: key, imagePending: pending, protectedSince: frameStart)
+        return drawn
+    }
+
+    /// What to show while `key` is drawn elsewhere: the same element already cached at another
+    /// shadow or scale, else its colour without text or photo and without a shadow (a
+    /// rounded rectangle: cheap), drawn here and cached.
+    private func standIn(for key: SurfaceCache.Key, frameStart: Int) -> (ElementImage, SurfaceCache.Key)? {
+        if let (other, image) = surfaces.closest(to: key) { return (image, other) }
+        var plain = key
+        plain.shadowRadius = 0
+        switch key.kind {
+        case .card(var card):
+            (card.title, card.subtitle, card.imagePath) = ("", "", nil)
+            plain.kind = .card(card)
+        case .detailPage(var card):
+            (card.title, card.subtitle, card.imagePath) = ("", "", nil)
+            plain.kind = .detailPage(card)
+        default: return nil
+        }
+        if let cached = surfaces.lookup(plain) { return (cached, plain) }
+        guard let drawn = draw(plain, pixelsPerPoint: Double(key.pixelsPerPoint) / 1000, frameStart: frameStart)
+        else { return nil }
+        return (drawn, plain)
     }
 
     /// The scale an element's image is drawn at, for an element shown at `scale`.

@@ -4,7 +4,7 @@ import KioskSystem
 /// Rendered element images, least recently used first out, bounded in bytes and count, so a
 /// 10,000-card deck costs what the few cards on screen cost.
 struct SurfaceCache {
-    struct Key: Hashable {
+    struct Key: Hashable, Sendable {
         var kind: ElementKind
         var size: Size
         /// Pixels per point, in thousandths.
@@ -41,6 +41,18 @@ struct SurfaceCache {
         e.lastUse = clock
         entries[key] = e
         return e.image
+    }
+
+    func contains(_ key: Key) -> Bool { entries[key] != nil }
+
+    /// The cached image of the same element (kind, size, background) nearest to `key` in
+    /// scale, at any shadow; marked used.
+    mutating func closest(to key: Key) -> (Key, ElementImage)? {
+        let near = entries.keys.filter {
+            $0.kind == key.kind && $0.size == key.size && $0.background == key.background
+        }.min { abs($0.pixelsPerPoint - key.pixelsPerPoint) < abs($1.pixelsPerPoint - key.pixelsPerPoint) }
+        guard let near, let image = lookup(near) else { return nil }
+        return (near, image)
     }
 
     /// Adds an image, then evicts least recently used ones over the bounds — but none used

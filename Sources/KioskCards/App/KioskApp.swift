@@ -39,6 +39,7 @@ final class KioskApp {
     private var attractShownSince: Instant?
     private var wakeupTimer: Int?
     private var imagesToken: Int?
+    private var preparedToken: Int?
     private var preparedCardID: String?
     private(set) var stats: RunStats
     /// The signal that ended the run, if any.
@@ -88,7 +89,8 @@ final class KioskApp {
         return Surface(
             frame: PixelBuffer(width: display.pixelWidth, height: display.pixelHeight),
             renderer: SceneRenderer(
-                pixelWidth: display.pixelWidth, pixelHeight: display.pixelHeight, scale: s, images: ImageCache()),
+                pixelWidth: display.pixelWidth, pixelHeight: display.pixelHeight, scale: s, images: ImageCache(),
+                preparer: ElementPreparer()),
             metrics: ScreenMetrics(size: size, pointsPerMillimetre: perMM), scale: s)
     }
 
@@ -181,15 +183,22 @@ final class KioskApp {
         _ = notifier.ready(status: deckFile.summary)
     }
 
-    /// Product photos are decoded off the loop; when one is ready, the frame that showed its
-    /// placeholder is drawn again.
+    /// Product photos are decoded, and cards drawn, off the loop; when one is ready, the frame
+    /// that showed its placeholder is drawn again.
     private func watchImages() {
-        if let imagesToken { loop.remove(imagesToken) }
-        imagesToken = nil
-        guard let images = surface.renderer.images else { return }
-        imagesToken = loop.add(fd: images.readyFD) { [unowned self] _ in
-            images.drainReady()
-            self.display.requestFrame()
+        for token in [imagesToken, preparedToken].compactMap({ $0 }) { loop.remove(token) }
+        (imagesToken, preparedToken) = (nil, nil)
+        if let images = surface.renderer.images {
+            imagesToken = loop.add(fd: images.readyFD) { [unowned self] _ in
+                images.drainReady()
+                self.display.requestFrame()
+            }
+        }
+        if let preparer = surface.renderer.preparer {
+            preparedToken = loop.add(fd: preparer.readyFD) { [unowned self] _ in
+                preparer.drainReady()
+                self.display.requestFrame()
+            }
         }
     }
 

@@ -54,6 +54,8 @@ struct BenchResult {
     var stats: FrameStats
     /// Instructions per frame (valgrind), when measured.
     var instructions: Double?
+    /// Frames that showed a stand-in while a card was still being drawn off the loop.
+    var standIns: Int?
     var extra: [(String, Double)] = []
 
     var json: String {
@@ -62,6 +64,7 @@ struct BenchResult {
         s += "\"median_ms\":\(num(stats.median)),\"p90_ms\":\(num(stats.p90)),\"p99_ms\":\(num(stats.p99)),"
         s += "\"max_ms\":\(num(stats.max)),\"over_budget\":\(stats.overBudget)"
         if let instructions { s += ",\"instructions_per_frame\":\(num(instructions.rounded()))" }
+        if let standIns { s += ",\"stand_in_frames\":\(standIns)" }
         for (k, v) in extra { s += ",\"\(k)\":\(num(v))" }
         return s + "}"
     }
@@ -71,6 +74,10 @@ struct BenchResult {
 struct FramePipeline {
     var render: (Scene, PixelBuffer) -> Void
     var prepare: (SceneElement, Color) -> Void
+    /// The end of an idle moment: background preparation has had its time.
+    var idle: () -> Void = {}
+    /// Frames that showed a stand-in for an image still being prepared.
+    var standIns: () -> Int = { 0 }
 }
 
 enum Bench {
@@ -153,8 +160,12 @@ enum Bench {
     {
         switch name {
         case "real":
-            let r = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: scale, images: images)
-            return FramePipeline(render: { r.render($0, into: $1) }, prepare: { r.prepare($0, background: $1) })
+            // As the app runs it: cards and pages drawn on the preparation thread.
+            let preparer = ElementPreparer()
+            let r = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: scale, images: images, preparer: preparer)
+            return FramePipeline(
+                render: { r.render($0, into: $1) }, prepare: { r.prepare($0, background: $1) },
+                idle: { preparer.waitUntilIdle() }, standIns: { r.stats.placeholderFrames })
         case "cairo-redraw":
             let r = NaiveRenderer(scale: scale, images: images, cacheShadows: true)
             return FramePipeline(render: { r.render($0, into: $1) }, prepare: { _, _ in })
@@ -175,6 +186,7 @@ enum Bench {
             switch step {
             case .idle(let elements):
                 for e in elements { pipeline.prepare(e, first.background) }
+                pipeline.idle()
             case .frame(let scene):
                 let t = now()
                 pipeline.render(scene, buffer)
@@ -261,9 +273,10 @@ enum Bench {
                     _ = run(warm, first: first, steps: Array(steps.prefix(30)), buffer: buffer)
                     let pipeline = makePipeline(p, pixelWidth: w, pixelHeight: h, scale: s, images: images)
                     let times = run(pipeline, first: first, steps: steps, buffer: buffer)
-                    results.append(
-                        BenchResult(
-                            scene: name, size: label, pipeline: p, stats: FrameStats(times, budget: budget)))
+                    var result = BenchResult(
+                        scene: name, size: label, pipeline: p, stats: FrameStats(times, budget: budget))
+                    if p == "real" { result.standIns = pipeline.standIns() }
+                    results.append(result)
                 }
             }
             results.append(

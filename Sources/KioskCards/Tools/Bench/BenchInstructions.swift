@@ -57,7 +57,8 @@ enum BenchInstructions {
         let (first, steps) = Bench.steps(sceneName, decks: decks, size: size, frames: options.frames)
         let images = ImageCache()
         Bench.decodePhotos(first: first, steps: steps, pixelWidth: w, pixelHeight: h, scale: s, images: images)
-        let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s, images: images)
+        let preparer = ElementPreparer()
+        let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s, images: images, preparer: preparer)
         let buffer = PixelBuffer(width: w, height: h)
         renderer.render(first, into: buffer)
         var drawn = 0
@@ -65,6 +66,7 @@ enum BenchInstructions {
             switch step {
             case .idle(let elements):
                 for e in elements { renderer.prepare(e, background: first.background) }
+                preparer.waitUntilIdle()
             case .frame(let scene):
                 kioskBenchMeasuredFrame { renderer.render(scene, into: buffer) }
                 drawn += 1

@@ -25,7 +25,7 @@ enum BenchReport {
         }
         let budget = String(format2: options.budget)
         let header =
-            "size        pipeline         median     p90     p99     max  >\(budget)ms   ×real  instr/frame"
+            "size        pipeline         median     p90     p99     max  >\(budget)ms   ×real  stand-ins  instr/frame"
         for scene in Bench.scenes + ["memcpy"] {
             let rows = results.filter { $0.scene == scene }
             guard !rows.isEmpty else { continue }
@@ -38,9 +38,11 @@ enum BenchReport {
                 let real = find(scene, r.size, scene == "memcpy" ? "memcpy-hot" : "real")
                 let ratio = real.map { $0.stats.median > 0 ? r.stats.median / $0.stats.median : 0 } ?? 0
                 let instructions = r.instructions.map { f($0 / 1e6, 9) + " M" } ?? ""
+                let standIns =
+                    r.standIns.map { f(Double($0), 9).replacingDecimals() } ?? String(repeating: " ", count: 9)
                 Swift.print(
                     "\(pad(size, 11)) \(pad(r.pipeline, 14)) \(f(r.stats.median)) \(f(r.stats.p90)) \(f(r.stats.p99)) "
-                        + "\(f(r.stats.max)) \(pad(String(repeating: " ", count: max(0, 7 - String(r.stats.overBudget).count)) + String(r.stats.overBudget), 7))  \(f(ratio, 6))  \(instructions)"
+                        + "\(f(r.stats.max)) \(f(Double(r.stats.overBudget), 7).replacingDecimals())  \(f(ratio, 6))  \(standIns)  \(instructions)"
                 )
             }
         }
@@ -80,5 +82,13 @@ enum BenchReport {
         }
         let clockName = Bench.clock == CLOCK_THREAD_CPUTIME_ID ? "thread CPU time" : "wall time"
         Swift.print("(times in ms of \(clockName); drags \(options.frames) frames; warm-up 30 frames per pipeline)")
+    }
+}
+
+extension String {
+    /// "  12.00" → "     12": a count in a column of decimals.
+    fileprivate func replacingDecimals() -> String {
+        guard hasSuffix(".00") else { return self }
+        return "   " + dropLast(3)
     }
 }
