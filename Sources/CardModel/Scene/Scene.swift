@@ -52,8 +52,12 @@ public enum ElementKind: Hashable, Sendable {
     case emptyState(text: String)
     /// A row's detail page, filled with the card's colour.
     case detailPage(Card)
-    /// A line of text, e.g. a "Nein"/"Ja" hint while dragging or "Tippen zum Starten".
+    /// A line of text, e.g. "Tippen zum Starten".
     case label(text: String, color: Color)
+    /// The swipe hint while dragging, drawn over the card it belongs to (same frame and
+    /// transform): a tint along the card's edge and a rotated, bordered "Nein"/"Ja" stamp in
+    /// the card's lower corner away from the swipe, clear of the title and subtitle.
+    case stamp(text: String, color: Color, side: DismissDirection)
 }
 
 /// One thing to draw.
