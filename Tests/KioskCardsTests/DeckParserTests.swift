@@ -239,6 +239,21 @@ import Testing
         #expect(CheckDeckCommand.evaluate(arguments: []).status == 2)
         #expect(CheckDeckCommand.evaluate(arguments: ["--frob"]).status == 2)
     }
+
+    /// A title the card would cut is a warning at its line and field; the deck stays valid.
+    @Test func checkDeckWarnsAboutTextTheCardWouldCut() {
+        let file = DeckFixtures.good("cut-text.json")
+        let out = CheckDeckCommand.evaluate(arguments: [file])
+        #expect(out.status == 0)
+        #expect(out.problems.isEmpty)
+        #expect(out.warnings.count == 1)
+        #expect(out.warnings.first?.hasPrefix(file + ":9:16: warning: cards[1].title: ") == true, "\(out.warnings)")
+        // The shipped decks fit.
+        for deck in ["seed-stack.json", "quiz-flashcards.json", "products/products.json"] {
+            let shipped = CheckDeckCommand.evaluate(arguments: [RenderDeckTests.examples + "/" + deck])
+            #expect(shipped.warnings.isEmpty, "\(deck): \(shipped.warnings)")
+        }
+    }
 }
 
 @Suite struct DeckSchemaTests {
