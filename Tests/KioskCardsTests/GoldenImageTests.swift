@@ -110,6 +110,45 @@ import Testing
         check(try scene(file, "tap 500 300", atMs: 1000), name)
     }
 
+    /// The swipe stamp and edge tint on a light, a dark and a photo card, to both sides.
+    @Test(arguments: ["light", "dark", "photo"], ["left", "right"])
+    func stamp(_ card: String, _ side: String) throws {
+        var file = try Self.example(card == "photo" ? "products/products.json" : "seed-stack.json")
+        if card != "photo" {
+            let light = card == "light"
+            file.cards = [
+                Card(
+                    id: card, title: light ? "Helle Karte" : "Dunkle Karte",
+                    subtitle: "Der Stempel deckt weder Titel noch Untertitel.",
+                    color: Color(rgb: light ? 0xF4EFE6 : 0x1C1C1E), accent: light ? Color(rgb: 0x1C1C1E) : .white),
+                Card(id: "next", title: "Darunter", subtitle: "Scheint nicht durch.", color: Color(rgb: 0x3A7BD5)),
+            ]
+        }
+        check(try scene(file, side == "left" ? "drag -130 20" : "drag 130 -20"), "stamp-\(card)-\(side)")
+    }
+
+    /// Panels as `run` lays them out (`PanelGeometry` from pixels and EDID millimetres), the
+    /// same frames `render --size WxH --panel-mm WxH` writes.
+    static let panels: [(name: String, pixels: Size, mm: Size)] = [
+        ("panel-7in-800x480", Size(width: 800, height: 480), Size(width: 154, height: 86)),
+        ("panel-10in-1280x800", Size(width: 1280, height: 800), Size(width: 217, height: 136)),
+        ("panel-15in-1920x1080", Size(width: 1920, height: 1080), Size(width: 344, height: 194)),
+        ("panel-10in-portrait-800x1280", Size(width: 800, height: 1280), Size(width: 136, height: 217)),
+    ]
+
+    @Test(arguments: panels.map(\.name))
+    func panel(_ name: String) throws {
+        let p = try #require(Self.panels.first { $0.name == name })
+        let geometry = PanelGeometry(
+            pixelWidth: Int(p.pixels.width), pixelHeight: Int(p.pixels.height), millimetres: p.mm)
+        let s = try RenderInputs.scene(
+            deck: Self.example("seed-stack.json"), size: geometry.metrics.size, gesture: "drag 60 0", scriptPath: nil,
+            atMs: 0, pointsPerMillimetre: geometry.metrics.pointsPerMillimetre)
+        let image = RenderFixtures.render(
+            s, width: Int(p.pixels.width), height: Int(p.pixels.height), scale: geometry.scale)
+        RenderFixtures.expectMatchesGolden(image, name)
+    }
+
     /// An 800×480 panel mounted portrait: the scene is laid out in 480×800 pixels (600×1000
     /// points) and the PNG shows the panel as it is scanned out.
     @Test func rotation90() throws {
