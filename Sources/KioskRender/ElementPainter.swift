@@ -63,18 +63,24 @@ package struct ElementPainter {
             let top = (h - icon - 16 - textHeight) / 2
             Icon.draw(.checkSeal, cr: cr, cx: w / 2, cy: top + icon / 2, size: icon, color: Color(rgb: 0x34C759))
             Text.show(text, cr: cr, x: 0, y: top + icon + 16, width: w, style: style)
-        case .detailPage(let card):
+        case .detailPage(let card, let backTitle):
+            // The seed's detail view: the colour alone, under a navigation bar whose back
+            // control reads "‹ <list title>" in the system tint.
             Draw.setColor(cr, card.color)
             cairo_rectangle(cr, 0, 0, w, h)
             cairo_fill(cr)
-            let pad = 24.0
-            let titleStyle = Text.Style(size: 34, weight: .bold, color: card.accent, maxLines: 2)
-            let top = min(96, h * 0.2)
-            let th = Text.show(card.title, cr: cr, x: pad, y: top, width: w - 2 * pad, style: titleStyle)
-            let body = Text.Style(size: Text.bodySize, color: card.accent.withAlpha(card.accent.alpha * 0.85))
+            Draw.setColor(cr, .white, alpha: 0.82)
+            cairo_rectangle(cr, 0, 0, w, ListLayout.titleBarHeight)
+            cairo_fill(cr)
+            Draw.setColor(cr, .black, alpha: 0.12)
+            cairo_rectangle(cr, 0, ListLayout.titleBarHeight - 0.5, w, 0.5)
+            cairo_fill(cr)
+            let back = ListLayout(screen: Size(width: w, height: h)).backButton
+            Icon.draw(.chevronLeft, cr: cr, cx: back.minX + 10, cy: back.center.y, size: 22, color: Self.tint)
+            let style = Text.Style(size: Text.bodySize, color: Self.tint, maxLines: 1)
+            let th = Text.show(backTitle, cr: cr, x: 0, y: 0, width: back.width - 28, style: style, draw: false)
             Text.show(
-                card.subtitle, cr: cr, x: pad, y: top + th + 12, width: w - 2 * pad,
-                maxHeight: h - top - th - 12 - pad, style: body)
+                backTitle, cr: cr, x: back.minX + 24, y: back.center.y - th / 2, width: back.width - 28, style: style)
         case .stamp(let text, let color, let side): paintStamp(text, color: color, side: side, w: w, h: h, cr: cr)
         case .label(let text, let color):
             let style = Text.Style(
@@ -188,8 +194,10 @@ package struct ElementPainter {
         Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: Self.cornerRadius(.row(card)))
         cairo_fill(cr)
         let style = Text.Style(size: Text.bodySize, weight: .semibold, color: card.accent, maxLines: 1)
-        let th = Text.show(card.title, cr: cr, x: 0, y: 0, width: w - 32, style: style, draw: false)
-        Text.show(card.title, cr: cr, x: 16, y: (h - th) / 2, width: w - 32, style: style)
+        let th = Text.show(card.title, cr: cr, x: 0, y: 0, width: w - 56, style: style, draw: false)
+        Text.show(card.title, cr: cr, x: 16, y: (h - th) / 2, width: w - 56, style: style)
+        // The disclosure chevron of a NavigationLink row.
+        Icon.draw(.chevronRight, cr: cr, cx: w - 20, cy: h / 2, size: 14, color: card.accent.withAlpha(0.55))
     }
 
     private func paintButton(_ role: ButtonRole, w: Double, h: Double, cr: OpaquePointer) {
@@ -198,10 +206,8 @@ package struct ElementPainter {
         case .add:
             Icon.draw(.plus, cr: cr, cx: w / 2, cy: h / 2, size: s * 0.6, color: Self.tint)
         case .back:
-            Draw.setColor(cr, .white, alpha: 0.85)
-            cairo_arc(cr, w / 2, h / 2, s / 2, 0, 2 * Double.pi)
-            cairo_fill(cr)
-            Icon.draw(.chevronLeft, cr: cr, cx: w / 2, cy: h / 2, size: s * 0.5, color: Color(rgb: 0x1C1C1E))
+            // Drawn by the detail page ("‹ Color Cards"); the element is where a tap goes back.
+            break
         case .dismissLeft, .dismissRight, .undo:
             Draw.setColor(cr, .white)
             cairo_arc(cr, w / 2, h / 2, s / 2, 0, 2 * Double.pi)

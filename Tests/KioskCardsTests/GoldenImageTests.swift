@@ -73,6 +73,22 @@ import Testing
         check(try scene(Self.example("seed-list.json"), "drag -96 0"), "list-row-delete")
     }
 
+    /// The first row swiped part of the way and let go: it stays open on its Delete button.
+    @Test func listRowOpen() throws {
+        let s = try scene(Self.example("seed-list.json"), "release -120 0", atMs: 1500)
+        #expect(s.elements.contains { $0.id.hasPrefix("delete:") })
+        check(s, "list-row-open")
+    }
+
+    /// A list deck without cards: the deck's empty text.
+    @Test func listEmpty() throws {
+        var file = try Self.example("seed-list.json")
+        file.cards = []
+        let s = try scene(file, nil, atMs: 500)
+        #expect(s.elements.contains { $0.id == "empty" })
+        check(s, "list-empty")
+    }
+
     /// The fifth row tapped: its detail page, slid in.
     @Test func detailPage() throws {
         let file = try Self.example("seed-list.json")

@@ -100,7 +100,7 @@ final class KioskApp {
             let seed = RandomID.bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             return ListDeck(
                 cards: file.cards, metrics: metrics, title: file.title, attractText: file.attractText,
-                randomSeed: seed)
+                emptyText: file.emptyText, randomSeed: seed)
         }
     }
 
