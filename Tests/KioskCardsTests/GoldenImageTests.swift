@@ -33,7 +33,12 @@ import Testing
 
     /// A visitor touched the card and let go: the stack at rest, with its buttons.
     @Test func stackAtRest() throws {
-        check(try scene(Self.example("seed-stack.json"), "tap 500 300", atMs: 1000), "stack-rest")
+        check(try scene(Self.example("onboarding.json"), "tap 500 300", atMs: 1000), "stack-rest")
+    }
+
+    /// The seed's own five cards (`seed-stack.json`) at rest.
+    @Test func seedStack() throws {
+        check(try scene(Self.example("seed-stack.json"), "tap 500 300", atMs: 1000), "seed-stack")
     }
 
     @Test func stackMidDragLeft() throws {
@@ -41,19 +46,19 @@ import Testing
     }
 
     @Test func stackMidDragRight() throws {
-        check(try scene(Self.example("seed-stack.json"), "drag 170 -24"), "stack-drag-right")
+        check(try scene(Self.example("onboarding.json"), "drag 170 -24"), "stack-drag-right")
     }
 
     /// Between visitors: the attract line and the top card mid-nudge.
     @Test func attract() throws {
-        let s = try scene(Self.example("seed-stack.json"), nil, atMs: 1850)
+        let s = try scene(Self.example("onboarding.json"), nil, atMs: 1850)
         #expect(s.elements.contains { $0.id == "label:attract" })
         check(s, "attract")
     }
 
     /// Every card swiped away (by the ✓ key), the departures gone: the empty state.
     @Test func emptyState() throws {
-        let file = try Self.example("seed-stack.json")
+        let file = try Self.example("onboarding.json")
         let metrics = ScreenMetrics(size: Self.size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
         let start = Instant.seconds(1)
         var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: true, at: start)
@@ -121,7 +126,7 @@ import Testing
     @Test(arguments: texts.map(\.name))
     func text(_ name: String) throws {
         let t = try #require(Self.texts.first { $0.name == name })
-        var file = try Self.example("seed-stack.json")
+        var file = try Self.example("onboarding.json")
         file.cards = [Card(id: name, title: t.title, subtitle: t.subtitle, color: Color(rgb: 0x3A3A8C))]
         check(try scene(file, "tap 500 300", atMs: 1000), name)
     }
@@ -129,7 +134,7 @@ import Testing
     /// The swipe stamp and edge tint on a light, a dark and a photo card, to both sides.
     @Test(arguments: ["light", "dark", "photo"], ["left", "right"])
     func stamp(_ card: String, _ side: String) throws {
-        var file = try Self.example(card == "photo" ? "products/products.json" : "seed-stack.json")
+        var file = try Self.example(card == "photo" ? "products/products.json" : "onboarding.json")
         if card != "photo" {
             let light = card == "light"
             file.cards = [
@@ -158,7 +163,7 @@ import Testing
         let geometry = PanelGeometry(
             pixelWidth: Int(p.pixels.width), pixelHeight: Int(p.pixels.height), millimetres: p.mm)
         let s = try RenderInputs.scene(
-            deck: Self.example("seed-stack.json"), size: geometry.metrics.size, gesture: "drag 60 0", scriptPath: nil,
+            deck: Self.example("onboarding.json"), size: geometry.metrics.size, gesture: "drag 60 0", scriptPath: nil,
             atMs: 0, pointsPerMillimetre: geometry.metrics.pointsPerMillimetre)
         let image = RenderFixtures.render(
             s, width: Int(p.pixels.width), height: Int(p.pixels.height), scale: geometry.scale)
@@ -171,7 +176,7 @@ import Testing
         let rotation = Rotation.deg90
         let logical = rotation.logicalSize(physical: Size(width: 800, height: 480))
         let scene = try scene(
-            Self.example("seed-stack.json"), "drag 60 0",
+            Self.example("onboarding.json"), "drag 60 0",
             size: Size(width: logical.width / Self.scale, height: logical.height / Self.scale))
         let image = RenderFixtures.render(
             scene, width: Int(logical.width), height: Int(logical.height), scale: Self.scale)

@@ -10,7 +10,7 @@ import KioskSystem
 /// Scenes (scale S = height/600 pixels per point, so every size shows 600 points high), the
 /// example decks in `examples/` through the real deck loader and the real decks, a finger
 /// moving at 60 Hz:
-/// - stack-drag: `seed-stack.json`, the top card dragged from 0 to 300 points (300·S pixels)
+/// - stack-drag: `onboarding.json`, the top card dragged from 0 to 300 points (300·S pixels)
 ///   and back (the deck draws what it draws: the cards beneath, the shadow, the "Verstanden"
 ///   hint), with the cards prepared as the app prepares them while idle;
 /// - list-scroll: `seed-list.json`'s rows repeated to 40, the list dragged up 4 points a frame;
@@ -79,12 +79,12 @@ enum Bench {
     /// The example decks the scenes are made of; nil (and a message) when `examples/` is not found.
     static func exampleDecks() -> (stack: DeckFile, list: DeckFile)? {
         guard let dir = ExampleScenes.directory() else {
-            Log.error("bench: cannot find examples/seed-stack.json; run bench from the repository (or /opt/kioskcards)")
+            Log.error("bench: cannot find examples/onboarding.json; run bench from the repository (or /opt/kioskcards)")
             return nil
         }
         do {
             return (
-                try ExampleScenes.deck("seed-stack.json", in: dir), try ExampleScenes.deck("seed-list.json", in: dir)
+                try ExampleScenes.deck("onboarding.json", in: dir), try ExampleScenes.deck("seed-list.json", in: dir)
             )
         } catch {
             Log.error("\(error)")

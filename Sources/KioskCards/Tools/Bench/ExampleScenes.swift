@@ -20,10 +20,10 @@ enum ExampleScenes {
                 candidates.append(dir + "/examples")
             }
         }
-        return candidates.first { access($0 + "/seed-stack.json", R_OK) == 0 }
+        return candidates.first { access($0 + "/onboarding.json", R_OK) == 0 }
     }
 
-    /// The example deck `name` (e.g. "seed-stack.json") from `directory`.
+    /// The example deck `name` (e.g. "onboarding.json") from `directory`.
     static func deck(_ name: String, in directory: String) throws(RenderError) -> DeckFile {
         try RenderInputs.deck(path: directory + "/" + name, layout: nil)
     }

@@ -17,7 +17,7 @@
 # the last card has flown out. (Not before the first touch: the attract screen nudges the top
 # card every few seconds by design, StackDeck.hintPeriod.)
 
-STACK_DECK=examples/seed-stack.json
+STACK_DECK=examples/onboarding.json
 IDLE_SECONDS=5
 # At most this many clock ticks (1/100 s) of CPU while idle: a wake-up or two of slack, far
 # below one redraw under TCG (frame_time_p50 is tens of milliseconds here).
