@@ -113,6 +113,13 @@ package enum Text {
         return origins
     }
 
+    /// How many characters of `text` no installed font has (drawn as boxes, "tofu").
+    package static func unknownGlyphCount(_ text: String, cr: OpaquePointer, style: Style) -> Int {
+        let layout = makeLayout(text, cr: cr, width: 100_000, maxHeight: nil, style: style)
+        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        return Int(pango_layout_get_unknown_glyphs_count(layout))
+    }
+
     private static func makeLayout(
         _ text: String, cr: OpaquePointer, width: Double, maxHeight: Double?, style: Style
     ) -> OpaquePointer {

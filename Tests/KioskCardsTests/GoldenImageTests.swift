@@ -170,6 +170,20 @@ import Testing
         RenderFixtures.expectMatchesGolden(image, name)
     }
 
+    /// Japanese, Chinese and colour emoji on one card: boxes here mean a
+    /// font is missing (fonts-noto-cjk, fonts-noto-color-emoji).
+    static let cjkEmoji = (title: "東京の展示会へようこそ 🎉", subtitle: "右にスワイプ👍、左は👎。中文也可以显示：欢迎光临！😀🍣")
+
+    @Test func textCJKAndEmoji() throws {
+        var file = try Self.example("onboarding.json")
+        file.cards = [
+            Card(
+                id: "cjk", title: Self.cjkEmoji.title, subtitle: Self.cjkEmoji.subtitle, color: Color(rgb: 0xF4EFE6),
+                accent: Color(rgb: 0x1C1C1E))
+        ]
+        check(try scene(file, "tap 500 300", atMs: 1000), "text-cjk-emoji")
+    }
+
     /// An 800×480 panel mounted portrait: the scene is laid out in 480×800 pixels (600×1000
     /// points) and the PNG shows the panel as it is scanned out.
     @Test func rotation90() throws {

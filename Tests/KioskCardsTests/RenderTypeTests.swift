@@ -2,6 +2,7 @@ import CPangoCairo
 import CardModel
 import Testing
 
+@testable import KioskCards
 @testable import KioskRender
 
 /// Type set as Apple sets it: unhinted metrics, glyphs at fractional positions.
@@ -62,6 +63,20 @@ import Testing
         var worst = 0.0
         for (a, b) in zip(shown, reference) { worst = max(worst, abs(a - b) * scale) }
         #expect(worst < 0.1, "worst glyph offset \(worst) px at \(scale) px/pt")
+    }
+
+    /// CJK and emoji have fonts (fonts-noto-cjk, fonts-noto-color-emoji): no tofu. The golden
+    /// `text-cjk-emoji` shows the same line.
+    @Test func cjkAndEmojiHaveFonts() {
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 8, 8)!
+        defer { cairo_surface_destroy(surface) }
+        let cr = cairo_create(surface)!
+        defer { cairo_destroy(cr) }
+        let style = Text.Style(size: Text.bodySize, color: .white)
+        #expect(Text.unknownGlyphCount(GoldenImageTests.cjkEmoji.subtitle, cr: cr, style: style) == 0)
+        #expect(Text.unknownGlyphCount(GoldenImageTests.cjkEmoji.title, cr: cr, style: style) == 0)
+        // The check can fail: a private-use character has no font.
+        #expect(Text.unknownGlyphCount("\u{F0000}", cr: cr, style: style) > 0)
     }
 
     /// The seed's type ramp, in points.
