@@ -40,6 +40,24 @@ import Testing
         expectClose(scaled.metrics.touchSlop / scaled.metrics.pointsPerMillimetre, ScreenMetrics.touchSlopMillimetres)
     }
 
+    /// `render --panel-mm` takes the panel's millimetres; nonsense is a usage error naming the form.
+    @Test func panelMillimetresOption() throws {
+        let ok = RenderOptions.table.parse(["--panel-mm", "154x86", "--out", "x.png"], from: RenderOptions())
+        guard case .success(let o) = ok else {
+            Issue.record("\(ok)")
+            return
+        }
+        #expect(o.panelMM == Size(width: 154, height: 86))
+        for bad in ["0x86", "154", "154x-1", "nanx5", "1e9x5"] {
+            let r = RenderOptions.table.parse(["--panel-mm", bad, "--out", "x.png"], from: RenderOptions())
+            guard case .failure(let e) = r else {
+                Issue.record("\(bad) accepted")
+                continue
+            }
+            #expect("\(e)".contains("154x86"), "\(e)")
+        }
+    }
+
     @Test(arguments: [(0.0, 0.0), (1.0, 1.0), (160.0, 90.0), (-5.0, 3.0)])
     func unknownOrImplausibleSizesFallBackToSixHundredPointsHigh(_ mm: (Double, Double)) {
         let s = RenderScale.pixelsPerPoint(pixelWidth: 1280, pixelHeight: 800, widthMM: mm.0, heightMM: mm.1)
