@@ -26,6 +26,30 @@ echo "exposure $figure (deploy/README.md records 0.7)"
 # Fail when the unit gets noticeably weaker than the README says.
 awk -v f="$figure" 'BEGIN { exit !(f <= 1.5) }' || { echo "check: exposure $figure is above 1.5" >&2; exit 1; }
 
+echo "== every library the binary links is installed by install-rpi.sh (ldd)"
+# Each NEEDED library's Debian package (dpkg -S on the path ldd resolves) must be in the
+# install script's apt-get list; trixie's t64 renames count as the old name. The Swift runtime
+# is linked statically into release builds (--static-swift-stdlib) and libc6 is essential.
+listed=$(sed -n '/apt-get install/,/>\/dev\/null/p' deploy/install-rpi.sh)
+unlisted=()
+while read -r lib path; do
+  case "$lib" in libswift* | libdispatch.so* | libBlocksRuntime.so* | libFoundation*.so* | lib_FoundationICU.so*) continue ;; esac
+  case "$lib" in libc.so.* | libm.so.* | ld-linux* | libpthread.so.* | libdl.so.* | librt.so.*) continue ;; esac
+  if [ -z "$path" ] || [ ! -e "$path" ]; then unlisted+=("$lib (not found by ldd)"); continue; fi
+  real=$(readlink -f "$path")
+  pkg=$(dpkg -S "$path" 2>/dev/null || dpkg -S "$real" 2>/dev/null || dpkg -S "${real#/usr}" 2>/dev/null || true)
+  pkg=${pkg%%:*}
+  [ -n "$pkg" ] || { unlisted+=("$lib (no Debian package owns $path)"); continue; }
+  grep -qw -- "${pkg%t64}" <<<"$listed" || unlisted+=("$lib ($pkg)")
+done < <(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | while read -r n; do
+  printf '%s %s\n' "$n" "$(ldd "$bin" | awk -v n="$n" '$1 == n { print $3 }')"
+done)
+if ((${#unlisted[@]})); then
+  printf 'check: install-rpi.sh does not install: %s\n' "${unlisted[@]}" >&2
+  exit 1
+fi
+echo "all linked libraries are installed"
+
 echo "== install-rpi.sh --root (staged install)"
 deploy/install-rpi.sh --binary "$bin" --root "$tmp/root" --deck examples/products/products.json >/dev/null
 for f in usr/local/bin/KioskCards etc/systemd/system/kioskcards.service etc/kioskcards/kiosk.conf \

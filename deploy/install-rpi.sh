@@ -6,7 +6,7 @@
 # Usage: sudo deploy/install-rpi.sh [--binary PATH] [--deck FILE] [--no-start] [--root DIR]
 #   --binary PATH  the aarch64 KioskCards executable (default: the first of ./KioskCards,
 #                  .build/aarch64-unknown-linux-gnu/release/KioskCards, .build/release/KioskCards)
-#   --deck FILE    the sample deck to install when none is there (default examples/seed-stack.json);
+#   --deck FILE    the sample deck to install when none is there (default examples/onboarding.json);
 #                  images next to it (its images/ folder) are copied too
 #   --no-start     install and enable, but do not (re)start the service now
 #   --root DIR     stage into DIR (an image being built): no apt, no useradd, no systemctl
@@ -15,7 +15,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 binary=""
-deck="$repo/examples/seed-stack.json"
+deck="$repo/examples/onboarding.json"
 start=yes
 root=""
 
@@ -65,7 +65,8 @@ if [ -z "$root" ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends \
     libevdev2 libdrm2 libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libsqlite3-0 libstdc++6 \
-    fonts-dejavu-core fonts-noto-core fonts-noto-color-emoji fontconfig evemu-tools sqlite3 >/dev/null
+    libturbojpeg0 libglib2.0-0 libharfbuzz0b \
+    fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fontconfig evemu-tools sqlite3 >/dev/null
 
   if ! id kiosk >/dev/null 2>&1; then
     note "creating system user 'kiosk'"

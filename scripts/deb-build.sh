@@ -43,7 +43,7 @@ chmod 0644 "$root/usr/lib/systemd/system/kioskcards.service"
 install -m 0644 "$deb/kioskcards.sysusers" "$root/usr/lib/sysusers.d/kioskcards.conf"
 install -m 0644 "$deb/60-kioskcards.rules" "$root/usr/lib/udev/rules.d/60-kioskcards.rules"
 install -m 0644 deploy/kiosk.conf.example "$root/etc/kioskcards/kiosk.conf"
-install -m 0644 examples/seed-stack.json "$root/etc/kioskcards/deck.json"
+install -m 0644 examples/onboarding.json "$root/etc/kioskcards/deck.json"
 cp -r examples schema "$root/usr/share/kioskcards/"
 find "$root/usr/share/kioskcards" -type d -exec chmod 0755 {} + -o -type f -exec chmod 0644 {} +
 install -m 0644 "$deb/README.Debian" "$deb/copyright" "$root/usr/share/doc/kioskcards/"

@@ -9,4 +9,4 @@ bin=.build/release/KioskCards
 if [ -x deploy/vm/preview.sh ] && ! grep -qs '^connected' /sys/class/drm/card*-*/status; then
   exec deploy/vm/preview.sh "$@"
 fi
-exec "$bin" run --deck "${KIOSK_DECK:-examples/seed-stack.json}" "$@"
+exec "$bin" run --deck "${KIOSK_DECK:-examples/onboarding.json}" "$@"

@@ -8,6 +8,7 @@ packages=(
   libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev
   fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fontconfig
   qemu-system-x86 busybox-static cpio kmod xz-utils zstd socat python3
+  python3-fonttools # deploy/vm/build-initramfs.sh: the Noto Sans CJK subset for the virtual kiosk
   evemu-tools shellcheck systemd
   valgrind # bench --instructions: instructions per frame (callgrind)
   gcc-12 make binutils libelf1 # deploy/vm/build-vkms.sh: vkms.ko out of tree (kbuild tools need libelf)
@@ -29,8 +30,26 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if ! command -v swift >/dev/null 2>&1; then
-  echo "setup: the Swift toolchain (6.x) is not on PATH. Install it from the Swift project's"
-  echo "       Linux toolchain for Debian 12 and add its usr/bin to PATH, then run this again." >&2
+# `sudo bash scripts/setup.sh` resets PATH (secure_path), so a toolchain the invoking user has
+# on PATH is not found as root: look where toolchains are installed and on the user's own PATH.
+find_swift() {
+  command -v swift >/dev/null 2>&1 && return 0
+  local home="" d
+  if [ -n "${SUDO_USER:-}" ]; then home=$(getent passwd "$SUDO_USER" | cut -d: -f6); fi
+  for d in /opt/swift/usr/bin /usr/share/swift/usr/bin /usr/local/swift/usr/bin \
+           ${home:+"$home/.local/share/swiftly/bin"} ${home:+"$home/.swiftly/bin"} /usr/libexec/swift/*/bin; do
+    if [ -x "$d/swift" ]; then PATH="$d:$PATH"; export PATH; return 0; fi
+  done
+  if [ -n "${SUDO_USER:-}" ] && command -v runuser >/dev/null; then
+    d=$(runuser -u "$SUDO_USER" -- bash -lc 'command -v swift' 2>/dev/null || true)
+    if [ -n "$d" ] && [ -x "$d" ]; then PATH="$(dirname "$d"):$PATH"; export PATH; return 0; fi
+  fi
+  return 1
+}
+if ! find_swift; then
+  echo "setup: the Swift toolchain (6.x) is not on PATH (nor in /opt/swift, /usr/share/swift or the" >&2
+  echo "       invoking user's PATH). Install Debian's swiftlang or the Swift project's toolchain and" >&2
+  echo "       add its usr/bin to PATH, then run this again." >&2
   exit 1
 fi
+echo "setup: using $(command -v swift)"

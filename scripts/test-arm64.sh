@@ -89,7 +89,7 @@ render_compare() {
     set -euo pipefail
     dir=$1 sysroot=$2
     frames=(
-      "stack|examples/seed-stack.json|--gesture|drag -120 30"
+      "stack|examples/onboarding.json|--gesture|drag -120 30"
       "list|examples/seed-list.json|--gesture|drag -150 0"
       "detail|examples/seed-list.json|--gesture|tap 200 80|--at|1000"
       "products|examples/products/products.json|--gesture|drag 90 0"

@@ -20,7 +20,7 @@ package struct ElementPainter {
     /// Corner radius of the element's outline, which its shadow follows.
     package static func cornerRadius(_ kind: ElementKind) -> Double {
         switch kind {
-        case .card: 22
+        case .card, .stamp: 22
         case .row, .deleteArea: 5
         case .button: 22
         default: 0
@@ -57,24 +57,31 @@ package struct ElementPainter {
         case .button(let role): paintButton(role, w: w, h: h, cr: cr)
         case .emptyState(let text):
             let fg = Draw.foreground(on: background)
-            let icon = min(88, w * 0.5, h * 0.5)
+            let icon = min(48, w * 0.5, h * 0.5)
             let style = Text.Style(size: 22, weight: .semibold, color: fg, maxLines: 3, alignment: PANGO_ALIGN_CENTER)
             let textHeight = Text.show(text, cr: cr, x: 0, y: 0, width: w, style: style, draw: false)
             let top = (h - icon - 16 - textHeight) / 2
             Icon.draw(.checkSeal, cr: cr, cx: w / 2, cy: top + icon / 2, size: icon, color: Color(rgb: 0x34C759))
             Text.show(text, cr: cr, x: 0, y: top + icon + 16, width: w, style: style)
-        case .detailPage(let card):
+        case .detailPage(let card, let backTitle):
+            // The seed's detail view: the colour alone, under a navigation bar whose back
+            // control reads "‹ <list title>" in the system tint.
             Draw.setColor(cr, card.color)
             cairo_rectangle(cr, 0, 0, w, h)
             cairo_fill(cr)
-            let pad = 24.0
-            let titleStyle = Text.Style(size: 34, weight: .bold, color: card.accent, maxLines: 2)
-            let top = min(96, h * 0.2)
-            let th = Text.show(card.title, cr: cr, x: pad, y: top, width: w - 2 * pad, style: titleStyle)
-            let body = Text.Style(size: Text.bodySize, color: card.accent.withAlpha(card.accent.alpha * 0.85))
+            Draw.setColor(cr, .white, alpha: 0.82)
+            cairo_rectangle(cr, 0, 0, w, ListLayout.titleBarHeight)
+            cairo_fill(cr)
+            Draw.setColor(cr, .black, alpha: 0.12)
+            cairo_rectangle(cr, 0, ListLayout.titleBarHeight - 0.5, w, 0.5)
+            cairo_fill(cr)
+            let back = ListLayout(screen: Size(width: w, height: h)).backButton
+            Icon.draw(.chevronLeft, cr: cr, cx: back.minX + 10, cy: back.center.y, size: 22, color: Self.tint)
+            let style = Text.Style(size: Text.bodySize, color: Self.tint, maxLines: 1)
+            let th = Text.show(backTitle, cr: cr, x: 0, y: 0, width: back.width - 28, style: style, draw: false)
             Text.show(
-                card.subtitle, cr: cr, x: pad, y: top + th + 12, width: w - 2 * pad,
-                maxHeight: h - top - th - 12 - pad, style: body)
+                backTitle, cr: cr, x: back.minX + 24, y: back.center.y - th / 2, width: back.width - 28, style: style)
+        case .stamp(let text, let color, let side): paintStamp(text, color: color, side: side, w: w, h: h, cr: cr)
         case .label(let text, let color):
             let style = Text.Style(
                 size: Text.bodySize, weight: .semibold, color: color, maxLines: 1, alignment: PANGO_ALIGN_CENTER)
@@ -84,10 +91,15 @@ package struct ElementPainter {
     }
 
     /// The stack's card (as in the SwiftUI design): rounded gradient, optional photo on top, title and subtitle top-left,
-    /// the faint "</>" watermark near the bottom.
+    /// the faint "</>" watermark near the bottom where the text leaves room (`CardTextFit`).
     private func paintCard(_ card: Card, w: Double, h: Double, cr: OpaquePointer) {
         let radius = Self.cornerRadius(.card(card))
+        // The seed's 0.92 opacity, mixed with the backdrop rather than with the cards below:
+        // their white text and photos would otherwise show through as a legible ghost (in
+        // SwiftUI every card's text is black, so the ghost is nearly invisible there).
         Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: radius)
+        Draw.setColor(cr, background)
+        cairo_fill_preserve(cr)
         let gradient = cairo_pattern_create_linear(0, 0, 0, h)!
         defer { cairo_pattern_destroy(gradient) }
         let top = Draw.mix(card.color, .white, 0.18)
@@ -97,23 +109,58 @@ package struct ElementPainter {
         cairo_set_source(cr, gradient)
         cairo_fill(cr)
 
-        let pad = 28.0
-        var textTop = pad
+        let fit = CardTextFit.measure(card, size: Size(width: w, height: h), cr: cr)
         if let path = card.imagePath {
-            let imageHeight = (h * 0.45).rounded()
-            paintImage(path: path, w: w, h: imageHeight, radius: radius, cr: cr)
-            textTop = imageHeight + 20
+            paintImage(path: path, w: w, h: fit.imageHeight, radius: radius, cr: cr)
         }
-        let titleStyle = Text.Style(size: Text.titleSize, weight: .bold, color: card.accent, maxLines: 2)
-        let th = Text.show(card.title, cr: cr, x: pad, y: textTop, width: w - 2 * pad, style: titleStyle)
-        let watermark = 72.0
-        let bodyStyle = Text.Style(size: Text.bodySize, color: card.accent.withAlpha(card.accent.alpha * 0.9))
+        let pad = CardTextFit.padding
         Text.show(
-            card.subtitle, cr: cr, x: pad, y: textTop + th + 8, width: w - 2 * pad,
-            maxHeight: h - (textTop + th + 8) - watermark - 24, style: bodyStyle)
-        Icon.draw(
-            .codeSlash, cr: cr, cx: w / 2, cy: h - 24 - watermark / 2, size: watermark,
-            color: card.accent.withAlpha(0.08))
+            card.title, cr: cr, x: pad, y: fit.textTop, width: w - 2 * pad, style: CardTextFit.titleStyle(card))
+        Text.show(
+            card.subtitle, cr: cr, x: pad, y: fit.subtitleTop, width: w - 2 * pad, maxHeight: fit.subtitleRoom,
+            style: CardTextFit.subtitleStyle(card))
+        if fit.showsWatermark {
+            Icon.draw(
+                .codeSlash, cr: cr, cx: w / 2, cy: fit.watermarkCentreY, size: fit.watermarkSize,
+                color: card.accent.withAlpha(0.08))
+        }
+    }
+
+    /// The swipe hint on a card of `w`×`h`: a tint along its edge and a stamp (a bordered,
+    /// rotated label, as stack apps show it) in the lower corner away from the swipe, where
+    /// the seed's layout has only the watermark.
+    private func paintStamp(
+        _ text: String, color: Color, side: DismissDirection, w: Double, h: Double, cr: OpaquePointer
+    ) {
+        let radius = Self.cornerRadius(.stamp(text: text, color: color, side: side))
+        let edge = 5.0
+        Draw.setColor(cr, color, alpha: 0.9)
+        cairo_set_line_width(cr, edge)
+        Draw.roundedRect(cr, x: edge / 2, y: edge / 2, width: w - edge, height: h - edge, radius: radius - edge / 2)
+        cairo_stroke(cr)
+
+        let style = Text.Style(
+            size: 26, weight: .bold, color: color, maxLines: 1, alignment: PANGO_ALIGN_CENTER)
+        let maxText = w * 0.62
+        let m = Text.measure(text, cr: cr, width: maxText, style: style)
+        let padX = 14.0
+        let padY = 6.0
+        let bw = min(maxText, m.width) + 2 * padX
+        let bh = m.height + 2 * padY
+        let inset = 22.0
+        let cx = side == .left ? w - inset - bw / 2 : inset + bw / 2
+        let cy = h - inset - bh / 2 - 8
+        cairo_save(cr)
+        defer { cairo_restore(cr) }
+        cairo_translate(cr, cx, cy)
+        cairo_rotate(cr, (side == .left ? 14 : -14) * Double.pi / 180)
+        Draw.roundedRect(cr, x: -bw / 2, y: -bh / 2, width: bw, height: bh, radius: 8)
+        Draw.setColor(cr, .white, alpha: 0.92)
+        cairo_fill_preserve(cr)
+        Draw.setColor(cr, color)
+        cairo_set_line_width(cr, 4)
+        cairo_stroke(cr)
+        Text.show(text, cr: cr, x: -bw / 2 + padX, y: -m.height / 2, width: bw - 2 * padX, style: style)
     }
 
     /// The photo, cover-fitted into the top of the card with the card's top corners; a soft
@@ -147,8 +194,10 @@ package struct ElementPainter {
         Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: Self.cornerRadius(.row(card)))
         cairo_fill(cr)
         let style = Text.Style(size: Text.bodySize, weight: .semibold, color: card.accent, maxLines: 1)
-        let th = Text.show(card.title, cr: cr, x: 0, y: 0, width: w - 32, style: style, draw: false)
-        Text.show(card.title, cr: cr, x: 16, y: (h - th) / 2, width: w - 32, style: style)
+        let th = Text.show(card.title, cr: cr, x: 0, y: 0, width: w - 56, style: style, draw: false)
+        Text.show(card.title, cr: cr, x: 16, y: (h - th) / 2, width: w - 56, style: style)
+        // The disclosure chevron of a NavigationLink row.
+        Icon.draw(.chevronRight, cr: cr, cx: w - 20, cy: h / 2, size: 14, color: card.accent.withAlpha(0.55))
     }
 
     private func paintButton(_ role: ButtonRole, w: Double, h: Double, cr: OpaquePointer) {
@@ -157,10 +206,8 @@ package struct ElementPainter {
         case .add:
             Icon.draw(.plus, cr: cr, cx: w / 2, cy: h / 2, size: s * 0.6, color: Self.tint)
         case .back:
-            Draw.setColor(cr, .white, alpha: 0.85)
-            cairo_arc(cr, w / 2, h / 2, s / 2, 0, 2 * Double.pi)
-            cairo_fill(cr)
-            Icon.draw(.chevronLeft, cr: cr, cx: w / 2, cy: h / 2, size: s * 0.5, color: Color(rgb: 0x1C1C1E))
+            // Drawn by the detail page ("‹ Color Cards"); the element is where a tap goes back.
+            break
         case .dismissLeft, .dismissRight, .undo:
             Draw.setColor(cr, .white)
             cairo_arc(cr, w / 2, h / 2, s / 2, 0, 2 * Double.pi)

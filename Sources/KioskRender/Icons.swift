@@ -6,7 +6,7 @@ import KioskSystem
 /// Vector icons in the spirit of the SwiftUI designs' SF Symbols, drawn with cairo paths into a square
 /// box of `size` points centred at (cx, cy), in the current source colour.
 enum Icon {
-    case checkSeal, xmark, checkmark, undo, plus, chevronLeft, trash, codeSlash
+    case checkSeal, xmark, checkmark, undo, plus, chevronLeft, chevronRight, trash, codeSlash
 
     /// Fills or strokes the icon with `color`; `cutout` is the colour of details knocked out of
     /// filled shapes (the check inside the seal).
@@ -76,6 +76,12 @@ enum Icon {
             cairo_move_to(cr, cx + h * 0.2, cy - h * 0.6)
             cairo_line_to(cr, cx - h * 0.35, cy)
             cairo_line_to(cr, cx + h * 0.2, cy + h * 0.6)
+            cairo_stroke(cr)
+        case .chevronRight:
+            cairo_set_line_width(cr, s * 0.12)
+            cairo_move_to(cr, cx - h * 0.2, cy - h * 0.6)
+            cairo_line_to(cr, cx + h * 0.35, cy)
+            cairo_line_to(cr, cx - h * 0.2, cy + h * 0.6)
             cairo_stroke(cr)
         case .trash:
             cairo_set_line_width(cr, s * 0.08)

@@ -281,7 +281,9 @@ package final class SceneRenderer {
             image = drawn
         }
         // The image's own density: a stand-in may be drawn at another scale than asked for.
-        let contentScale = Double(drawnAt.pixelsPerPoint) / 1000 / scale
+        let contentScale =
+            drawnAt.pixelsPerPoint == key.pixelsPerPoint
+            ? Self.contentScale(element.transform.scale) : Double(drawnAt.pixelsPerPoint) / 1000 / scale
         let c = element.frame.center
         let t = element.transform
         let placement = Placement(
@@ -320,9 +322,9 @@ package final class SceneRenderer {
         case .card(var card):
             (card.title, card.subtitle, card.imagePath) = ("", "", nil)
             plain.kind = .card(card)
-        case .detailPage(var card):
+        case .detailPage(var card, _):
             (card.title, card.subtitle, card.imagePath) = ("", "", nil)
-            plain.kind = .detailPage(card)
+            plain.kind = .detailPage(card, backTitle: "")
         default: return nil
         }
         if let cached = surfaces.lookup(plain) { return (cached, plain) }

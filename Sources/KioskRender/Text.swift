@@ -36,10 +36,24 @@ package enum Text {
         }
     }
 
-    /// Title size of the SwiftUI designs (SwiftUI `.title`, bold).
-    static let titleSize = 28.0
-    /// Body size (SwiftUI `.body`).
+    /// The seed's text styles at Apple's default (Large) Dynamic Type sizes, in points.
+    /// `.title2` bold: a card's title.
+    static let titleSize = 22.0
+    /// `.body`: a card's subtitle, a row's headline.
     static let bodySize = 17.0
+    /// `.largeTitle`: the list's navigation title and the card's "</>" watermark.
+    static let largeTitleSize = 34.0
+    /// The seed's `VStack(spacing: 16)` between a card's title and subtitle.
+    static let titleSpacing = 16.0
+
+    /// How a text came out: its laid-out height in points and whether pango had to cut it
+    /// (an ellipsis at the line or height limit).
+    package struct Measure: Hashable, Sendable {
+        package var height: Double
+        /// The widest line's logical width.
+        package var width: Double = 0
+        package var isCut: Bool
+    }
 
     /// Lays out `text` wrapped to `width` points (and clipped with an ellipsis to `maxHeight`,
     /// when given); draws it with its top-left at (x, y) unless `draw` is false.
@@ -49,9 +63,67 @@ package enum Text {
         _ text: String, cr: OpaquePointer, x: Double, y: Double, width: Double, maxHeight: Double? = nil,
         style: Style, draw: Bool = true
     ) -> Double {
-        guard !text.isEmpty, width > 0 else { return 0 }
-        let layout = pango_cairo_create_layout(cr)!
+        measure(text, cr: cr, x: x, y: y, width: width, maxHeight: maxHeight, style: style, draw: draw).height
+    }
+
+    /// `show`, also telling whether the text was cut.
+    @discardableResult
+    package static func measure(
+        _ text: String, cr: OpaquePointer, x: Double = 0, y: Double = 0, width: Double, maxHeight: Double? = nil,
+        style: Style, draw: Bool = false
+    ) -> Measure {
+        guard !text.isEmpty, width > 0 else { return Measure(height: 0, width: 0, isCut: false) }
+        let layout = makeLayout(text, cr: cr, width: width, maxHeight: maxHeight, style: style)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        var ink = PangoRectangle()
+        var logical = PangoRectangle()
+        pango_layout_get_extents(layout, &ink, &logical)
+        let height = Double(logical.height) / Double(PANGO_SCALE)
+        if draw {
+            Draw.setColor(cr, style.color)
+            cairo_move_to(cr, x, y)
+            pango_cairo_show_layout(cr, layout)
+        }
+        return Measure(
+            height: height, width: Double(logical.width) / Double(PANGO_SCALE),
+            isCut: pango_layout_is_ellipsized(layout) != 0)
+    }
+
+    /// The x of every glyph's origin on the first line, in points from the layout's left edge,
+    /// as the painter would place them on `cr` (for the glyph-spacing test).
+    package static func glyphOrigins(_ text: String, cr: OpaquePointer, style: Style) -> [Double] {
+        let layout = makeLayout(text, cr: cr, width: 100_000, maxHeight: nil, style: style)
+        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        guard let line = pango_layout_get_line_readonly(layout, 0) else { return [] }
+        var origins: [Double] = []
+        var x = 0
+        var run = line.pointee.runs
+        while let node = run {
+            if let item = node.pointee.data?.assumingMemoryBound(to: PangoGlyphItem.self),
+                let glyphs = item.pointee.glyphs
+            {
+                for i in 0..<Int(glyphs.pointee.num_glyphs) {
+                    let g = glyphs.pointee.glyphs[i]
+                    origins.append(Double(x + Int(g.geometry.x_offset)) / Double(PANGO_SCALE))
+                    x += Int(g.geometry.width)
+                }
+            }
+            run = node.pointee.next
+        }
+        return origins
+    }
+
+    /// How many characters of `text` no installed font has (drawn as boxes, "tofu").
+    package static func unknownGlyphCount(_ text: String, cr: OpaquePointer, style: Style) -> Int {
+        let layout = makeLayout(text, cr: cr, width: 100_000, maxHeight: nil, style: style)
+        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        return Int(pango_layout_get_unknown_glyphs_count(layout))
+    }
+
+    private static func makeLayout(
+        _ text: String, cr: OpaquePointer, width: Double, maxHeight: Double?, style: Style
+    ) -> OpaquePointer {
+        let layout = pango_cairo_create_layout(cr)!
         configure(layout, cr: cr)
         let desc = pango_font_description_from_string(families)!
         defer { pango_font_description_free(desc) }
@@ -74,20 +146,13 @@ package enum Text {
             pango_layout_set_height(layout, -1_000)
         }
         pango_layout_set_text(layout, text, -1)
-        var ink = PangoRectangle()
-        var logical = PangoRectangle()
-        pango_layout_get_extents(layout, &ink, &logical)
-        let height = Double(logical.height) / Double(PANGO_SCALE)
-        if draw {
-            Draw.setColor(cr, style.color)
-            cairo_move_to(cr, x, y)
-            pango_cairo_show_layout(cr, layout)
-        }
-        return height
+        return layout
     }
 
-    /// Grey antialiasing (cards are rotated, so no subpixel order), no hinting of metrics so
-    /// a layout wraps the same at every scale.
+    /// Type as Apple sets it: grey antialiasing (cards are rotated, so no subpixel order),
+    /// unhinted metrics and glyphs placed at fractional positions (no rounding to whole device
+    /// pixels, which made "wen n du wei ter"), only slight outline hinting. A layout therefore
+    /// wraps and spaces the same at every scale.
     private static func configure(_ layout: OpaquePointer, cr: OpaquePointer) {
         let options = cairo_font_options_create()!
         defer { cairo_font_options_destroy(options) }
@@ -96,6 +161,7 @@ package enum Text {
         cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_SLIGHT)
         let context = pango_layout_get_context(layout)
         pango_cairo_context_set_font_options(context, options)
+        pango_context_set_round_glyph_positions(context, 0)
         pango_layout_context_changed(layout)
     }
 }

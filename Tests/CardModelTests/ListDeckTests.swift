@@ -10,7 +10,7 @@ import Testing
 
 @Suite struct ListDeckTests {
     /// Row k's centre at rest, unscrolled.
-    func rowCentre(_ k: Int) -> Point { Point(x: 400, y: 56 + 64 * Double(k) + 32) }
+    func rowCentre(_ k: Int) -> Point { Point(x: 400, y: 56 + 76 * Double(k) + 38) }
 
     func list(_ n: Int = 20, seed: UInt64 = 7) -> ListDeck {
         ListDeck(cards: sampleCards(n), metrics: panel7, randomSeed: seed)
@@ -27,7 +27,7 @@ import Testing
         #expect(add.zIndex > title.zIndex)
         for k in 0..<3 {
             let row = try #require(scene.element("row:c\(k)"))
-            #expect(row.frame == Rect(x: 10, y: 56 + 64 * Double(k) + 2, width: 780, height: 60))
+            #expect(row.frame == Rect(x: 10, y: 56 + 76 * Double(k) + 2, width: 780, height: 72), "72 pt rows")
             #expect(row.kind == .row(sampleCards(3)[k]))
             #expect(row.zIndex < title.zIndex)
         }
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func flingIntoTheEndBouncesBack() {
-        var deck = list(20)  // content 1280, viewport 424: max offset 856
+        var deck = list(16)  // content 1216, viewport 424: max offset 792
         var s = TouchScript()
         s.down(rowCentre(5))
         s.move(to: rowCentre(5) + Point(x: 0, y: -240), over: 100)  // 2400 pt/s
@@ -120,8 +120,8 @@ import Testing
         let offsets = stride(from: 0.0, through: 3, by: 1 / 60).map {
             deck.scrollOffset(at: s.now.advanced(bySeconds: $0))
         }
-        #expect(offsets.max()! > 856 + 5, "overshoots the end")
-        #expect(offsets.last! == 856)
+        #expect(offsets.max()! > 792 + 5, "overshoots the end")
+        #expect(offsets.last! == 792)
     }
 
     @Test func tapOpensButADragDoesNot() throws {
@@ -202,7 +202,7 @@ import Testing
             #expect(scene.element("delete:c3") == nil)
             let offset = deck.scrollOffset(at: s.now)
             #expect(offset < -40 && offset > -100 * 0.55, "pulled down at the top: rubber band")
-            expectClose(row.frame.minY, 56 + 3 * 64 + 2 - offset)
+            expectClose(row.frame.minY, 56 + 3 * 76 + 2 - offset)
         }
     }
 
@@ -210,7 +210,7 @@ import Testing
         var deck = list(6)
         let before = try #require(deck.scene(at: .seconds(1)).element("row:c3")).frame
         var s = TouchScript()
-        s.drag(from: rowCentre(2), by: Point(x: -300, y: 0), over: 500)
+        s.drag(from: rowCentre(2), by: Point(x: -420, y: 0), over: 500)
         deck.play(&s)
         let d = deck.takeDecisions()
         #expect(d.map(\.action) == [.deleted])
@@ -218,12 +218,12 @@ import Testing
         #expect(deck.cards.map(\.id) == ["c0", "c1", "c3", "c4", "c5"])
         let mid = deck.scene(at: s.now.advanced(bySeconds: 0.1))
         let moving = try #require(mid.element("row:c3")).frame
-        #expect(moving.minY < before.minY && moving.minY > before.minY - 64, "closing the gap")
+        #expect(moving.minY < before.minY && moving.minY > before.minY - 76, "closing the gap")
         let leaving = try #require(mid.element("row:c2"))
-        #expect(leaving.transform.translation.x < -300)
+        #expect(leaving.transform.translation.x < -420)
         #expect(mid.element("delete:c2") != nil)
         let rest = deck.scene(at: s.now.advanced(bySeconds: 3))
-        #expect(try #require(rest.element("row:c3")).frame.minY == before.minY - 64)
+        #expect(try #require(rest.element("row:c3")).frame.minY == before.minY - 76)
         #expect(rest.element("row:c2") == nil && rest.element("delete:c2") == nil)
         #expect(!rest.isAnimating)
     }
@@ -231,9 +231,10 @@ import Testing
     @Test func shortSwipeSpringsBackAndFlickDeletes() throws {
         var deck = list(6)
         var s = TouchScript()
-        s.drag(from: rowCentre(1), by: Point(x: -120, y: 0), over: 500, holdMs: 120)
+        s.drag(from: rowCentre(1), by: Point(x: -30, y: 0), over: 500, holdMs: 120)
         deck.play(&s)
         #expect(deck.takeDecisions().isEmpty)
+        #expect(deck.openRowID == nil)
         let rest = deck.scene(at: s.now.advanced(bySeconds: 3))
         #expect(try #require(rest.element("row:c1")).transform == .identity)
         var f = TouchScript(at: s.now.advanced(bySeconds: 3))
@@ -244,17 +245,96 @@ import Testing
         #expect(deck.takeDecisions().map(\.cardID) == ["c1"])
     }
 
+    /// A partial swipe stays open on the Delete button; a tap on the button deletes.
+    @Test func partialSwipeStaysOpenAndItsDeleteButtonDeletes() throws {
+        var deck = list(6)
+        var s = TouchScript()
+        s.drag(from: rowCentre(1), by: Point(x: -120, y: 0), over: 500, holdMs: 120)
+        deck.play(&s)
+        #expect(deck.takeDecisions().isEmpty)
+        #expect(deck.openRowID == "c1")
+        let open = deck.scene(at: s.now.advanced(bySeconds: 3))
+        let row = try #require(open.element("row:c1"))
+        expectClose(row.transform.translation.x, -ListLayout.deleteButtonWidth, within: 0.1)
+        let button = try #require(open.element("delete:c1"))
+        expectClose(button.frame.width, ListLayout.deleteButtonWidth, within: 0.1)
+        #expect(!open.isAnimating, "it stays open")
+        var tap = TouchScript(at: s.now.advanced(bySeconds: 3))
+        tap.tap(at: button.frame.center)
+        deck.play(&tap)
+        #expect(deck.takeDecisions().map(\.cardID) == ["c1"])
+        #expect(deck.openRowID == nil)
+        #expect(deck.cards.map(\.id) == ["c0", "c2", "c3", "c4", "c5"])
+    }
+
+    /// A tap elsewhere closes the open row and does nothing else (no detail page opens).
+    @Test func aTapElsewhereClosesTheOpenRow() throws {
+        var deck = list(6)
+        var s = TouchScript()
+        s.drag(from: rowCentre(1), by: Point(x: -120, y: 0), over: 500, holdMs: 120)
+        s.wait(1000)
+        s.tap(at: rowCentre(3))
+        deck.play(&s)
+        #expect(deck.openRowID == nil)
+        #expect(deck.openCard == nil)
+        #expect(deck.takeDecisions().isEmpty)
+        let rest = deck.scene(at: s.now.advanced(bySeconds: 3))
+        #expect(try #require(rest.element("row:c1")).transform == .identity)
+        #expect(rest.element("delete:c1") == nil)
+        // Tapping the open row's own body closes it too.
+        var again = TouchScript(at: s.now.advanced(bySeconds: 3))
+        again.drag(from: rowCentre(1), by: Point(x: -120, y: 0), over: 500, holdMs: 120)
+        again.wait(1000)
+        again.tap(at: rowCentre(1) + Point(x: -200, y: 0))
+        deck.play(&again)
+        #expect(deck.openRowID == nil && deck.openCard == nil)
+    }
+
+    /// A full swipe (past half the row) deletes without a second tap.
+    @Test func fullSwipeDeletes() {
+        var deck = list(6)
+        var s = TouchScript()
+        s.drag(from: rowCentre(2), by: Point(x: -(deck.layout.deleteThreshold + 20), y: 0), over: 600, holdMs: 120)
+        deck.play(&s)
+        #expect(deck.takeDecisions().map(\.action) == [.deleted])
+        #expect(deck.openRowID == nil)
+    }
+
+    /// The deck's empty text shows when the list has no rows.
+    @Test func emptyListShowsTheEmptyText() throws {
+        var deck = ListDeck(cards: [], metrics: panel7, emptyText: "Keine Karten", randomSeed: 1)
+        let scene = deck.scene(at: .seconds(1))
+        let empty = try #require(scene.element("empty"))
+        #expect(empty.kind == .label(text: "Keine Karten", color: Color(rgb: 0x8E8E93)))
+        #expect(deck.layout.viewport.contains(empty.frame.center))
+        var full = list(1)
+        #expect(full.scene(at: .seconds(1)).element("empty") == nil)
+        full.perform(.remove, at: .seconds(2))
+        #expect(full.scene(at: .seconds(5)).element("empty") == nil, "no empty text without one given")
+    }
+
+    /// The detail page names the list it goes back to ("‹ Color Cards").
+    @Test func detailPageCarriesTheBackTitle() throws {
+        var deck = list(3)
+        var s = TouchScript()
+        s.tap(at: rowCentre(1))
+        deck.play(&s)
+        let page = try #require(deck.scene(at: s.now.advanced(bySeconds: 2)).element("detail:c1"))
+        #expect(page.kind == .detailPage(sampleCards(3)[1], backTitle: "Color Cards"))
+        #expect(deck.layout.backButton.width >= 150, "room for \"‹ Color Cards\"")
+    }
+
     @Test func deletingNearTheEndKeepsTheListInBounds() {
-        var deck = list(10)  // content 640, max offset 216
+        var deck = list(10)  // content 760, max offset 336
         var s = TouchScript()
         s.drag(from: rowCentre(5), by: Point(x: 0, y: -400), over: 600)
         deck.play(&s)
         _ = deck.scene(at: s.now.advanced(bySeconds: 3))
-        #expect(deck.scrollOffset(at: s.now.advanced(bySeconds: 3)) == 216)
+        #expect(deck.scrollOffset(at: s.now.advanced(bySeconds: 3)) == 336)
         deck.perform(.remove, at: .seconds(10))
         #expect(deck.takeDecisions().map(\.action) == [.deleted])
         _ = deck.scene(at: .seconds(13))
-        #expect(deck.scrollOffset(at: .seconds(13)) == 216 - 64)
+        #expect(deck.scrollOffset(at: .seconds(13)) == 336 - 76)
     }
 
     @Test func plusAddsASeededRandomThemeAndScrollsToIt() throws {
@@ -284,7 +364,7 @@ import Testing
         let row = try #require(rest.element("row:" + d[0].cardID))
         #expect(row.frame.maxY <= 480 && row.frame.minY >= 56)
         #expect(row.opacity == 1)
-        #expect(deck.scrollOffset(at: s.now.advanced(bySeconds: 3)) == 21 * 64 - 424)
+        #expect(deck.scrollOffset(at: s.now.advanced(bySeconds: 3)) == 21 * 76 - 424)
     }
 
     @Test func unplugMidSwipeSpringsBack() throws {
@@ -337,5 +417,13 @@ import Testing
             compared += 1
         }
         #expect(compared == (hz == 30 ? 91 : 37))
+    }
+}
+
+extension TouchScript {
+    /// Down and up at `p` 60 ms later: a tap.
+    fileprivate mutating func tap(at p: Point) {
+        down(p)
+        up(afterMs: 60)
     }
 }

@@ -213,7 +213,7 @@ import Testing
         }
         let products = try DeckLoader.load(path: examples + "/products/products.json").get()
         #expect(products.imageCount == products.cards.count)
-        let seed = try DeckLoader.load(path: examples + "/seed-stack.json").get()
+        let seed = try DeckLoader.load(path: examples + "/onboarding.json").get()
         #expect(seed.cards.count == 5)
         #expect(seed.layout == .stack)
         let list = try DeckLoader.load(path: examples + "/seed-list.json").get()
@@ -238,6 +238,35 @@ import Testing
 
         #expect(CheckDeckCommand.evaluate(arguments: []).status == 2)
         #expect(CheckDeckCommand.evaluate(arguments: ["--frob"]).status == 2)
+    }
+
+    /// `seed-stack.json` is the seed's own deck: Karte 1–5 in SwiftUI's system colours.
+    @Test func seedStackIsTheSeedsDeck() throws {
+        let seed = try DeckLoader.load(path: RenderDeckTests.examples + "/seed-stack.json").get()
+        #expect(seed.layout == .stack)
+        #expect(seed.cards.map(\.title) == (1...5).map { "Karte \($0)" })
+        #expect(
+            seed.cards.map(\.subtitle) == [
+                "Erste Information", "Zweite Information", "Dritte Information", "Vierte Information",
+                "Fünfte Information",
+            ])
+        // .blue, .purple, .green, .orange, .pink (iOS light appearance).
+        #expect(seed.cards.map(\.color) == [0x007AFF, 0xAF52DE, 0x34C759, 0xFF9500, 0xFF2D55].map { Color(rgb: $0) })
+    }
+
+    /// A title the card would cut is a warning at its line and field; the deck stays valid.
+    @Test func checkDeckWarnsAboutTextTheCardWouldCut() {
+        let file = DeckFixtures.good("cut-text.json")
+        let out = CheckDeckCommand.evaluate(arguments: [file])
+        #expect(out.status == 0)
+        #expect(out.problems.isEmpty)
+        #expect(out.warnings.count == 1)
+        #expect(out.warnings.first?.hasPrefix(file + ":9:16: warning: cards[1].title: ") == true, "\(out.warnings)")
+        // The shipped decks fit.
+        for deck in ["seed-stack.json", "onboarding.json", "quiz-flashcards.json", "products/products.json"] {
+            let shipped = CheckDeckCommand.evaluate(arguments: [RenderDeckTests.examples + "/" + deck])
+            #expect(shipped.warnings.isEmpty, "\(deck): \(shipped.warnings)")
+        }
     }
 }
 

@@ -33,7 +33,12 @@ import Testing
 
     /// A visitor touched the card and let go: the stack at rest, with its buttons.
     @Test func stackAtRest() throws {
-        check(try scene(Self.example("seed-stack.json"), "tap 500 300", atMs: 1000), "stack-rest")
+        check(try scene(Self.example("onboarding.json"), "tap 500 300", atMs: 1000), "stack-rest")
+    }
+
+    /// The seed's own five cards (`seed-stack.json`) at rest.
+    @Test func seedStack() throws {
+        check(try scene(Self.example("seed-stack.json"), "tap 500 300", atMs: 1000), "seed-stack")
     }
 
     @Test func stackMidDragLeft() throws {
@@ -41,19 +46,19 @@ import Testing
     }
 
     @Test func stackMidDragRight() throws {
-        check(try scene(Self.example("seed-stack.json"), "drag 170 -24"), "stack-drag-right")
+        check(try scene(Self.example("onboarding.json"), "drag 170 -24"), "stack-drag-right")
     }
 
     /// Between visitors: the attract line and the top card mid-nudge.
     @Test func attract() throws {
-        let s = try scene(Self.example("seed-stack.json"), nil, atMs: 1850)
+        let s = try scene(Self.example("onboarding.json"), nil, atMs: 1850)
         #expect(s.elements.contains { $0.id == "label:attract" })
         check(s, "attract")
     }
 
     /// Every card swiped away (by the ✓ key), the departures gone: the empty state.
     @Test func emptyState() throws {
-        let file = try Self.example("seed-stack.json")
+        let file = try Self.example("onboarding.json")
         let metrics = ScreenMetrics(size: Self.size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
         let start = Instant.seconds(1)
         var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: true, at: start)
@@ -71,6 +76,22 @@ import Testing
     /// The first row held mid-swipe to the left, the delete area behind it.
     @Test func listRowMidDelete() throws {
         check(try scene(Self.example("seed-list.json"), "drag -96 0"), "list-row-delete")
+    }
+
+    /// The first row swiped part of the way and let go: it stays open on its Delete button.
+    @Test func listRowOpen() throws {
+        let s = try scene(Self.example("seed-list.json"), "release -120 0", atMs: 1500)
+        #expect(s.elements.contains { $0.id.hasPrefix("delete:") })
+        check(s, "list-row-open")
+    }
+
+    /// A list deck without cards: the deck's empty text.
+    @Test func listEmpty() throws {
+        var file = try Self.example("seed-list.json")
+        file.cards = []
+        let s = try scene(file, nil, atMs: 500)
+        #expect(s.elements.contains { $0.id == "empty" })
+        check(s, "list-empty")
     }
 
     /// The fifth row tapped: its detail page, slid in.
@@ -105,9 +126,62 @@ import Testing
     @Test(arguments: texts.map(\.name))
     func text(_ name: String) throws {
         let t = try #require(Self.texts.first { $0.name == name })
-        var file = try Self.example("seed-stack.json")
+        var file = try Self.example("onboarding.json")
         file.cards = [Card(id: name, title: t.title, subtitle: t.subtitle, color: Color(rgb: 0x3A3A8C))]
         check(try scene(file, "tap 500 300", atMs: 1000), name)
+    }
+
+    /// The swipe stamp and edge tint on a light, a dark and a photo card, to both sides.
+    @Test(arguments: ["light", "dark", "photo"], ["left", "right"])
+    func stamp(_ card: String, _ side: String) throws {
+        var file = try Self.example(card == "photo" ? "products/products.json" : "onboarding.json")
+        if card != "photo" {
+            let light = card == "light"
+            file.cards = [
+                Card(
+                    id: card, title: light ? "Helle Karte" : "Dunkle Karte",
+                    subtitle: "Der Stempel deckt weder Titel noch Untertitel.",
+                    color: Color(rgb: light ? 0xF4EFE6 : 0x1C1C1E), accent: light ? Color(rgb: 0x1C1C1E) : .white),
+                Card(id: "next", title: "Darunter", subtitle: "Scheint nicht durch.", color: Color(rgb: 0x3A7BD5)),
+            ]
+        }
+        check(try scene(file, side == "left" ? "drag -130 20" : "drag 130 -20"), "stamp-\(card)-\(side)")
+    }
+
+    /// Panels as `run` lays them out (`PanelGeometry` from pixels and EDID millimetres), the
+    /// same frames `render --size WxH --panel-mm WxH` writes.
+    static let panels: [(name: String, pixels: Size, mm: Size)] = [
+        ("panel-7in-800x480", Size(width: 800, height: 480), Size(width: 154, height: 86)),
+        ("panel-10in-1280x800", Size(width: 1280, height: 800), Size(width: 217, height: 136)),
+        ("panel-15in-1920x1080", Size(width: 1920, height: 1080), Size(width: 344, height: 194)),
+        ("panel-10in-portrait-800x1280", Size(width: 800, height: 1280), Size(width: 136, height: 217)),
+    ]
+
+    @Test(arguments: panels.map(\.name))
+    func panel(_ name: String) throws {
+        let p = try #require(Self.panels.first { $0.name == name })
+        let geometry = PanelGeometry(
+            pixelWidth: Int(p.pixels.width), pixelHeight: Int(p.pixels.height), millimetres: p.mm)
+        let s = try RenderInputs.scene(
+            deck: Self.example("onboarding.json"), size: geometry.metrics.size, gesture: "drag 60 0", scriptPath: nil,
+            atMs: 0, pointsPerMillimetre: geometry.metrics.pointsPerMillimetre)
+        let image = RenderFixtures.render(
+            s, width: Int(p.pixels.width), height: Int(p.pixels.height), scale: geometry.scale)
+        RenderFixtures.expectMatchesGolden(image, name)
+    }
+
+    /// Japanese, Chinese and colour emoji on one card: boxes here mean a
+    /// font is missing (fonts-noto-cjk, fonts-noto-color-emoji).
+    static let cjkEmoji = (title: "東京の展示会へようこそ 🎉", subtitle: "右にスワイプ👍、左は👎。中文也可以显示：欢迎光临！😀🍣")
+
+    @Test func textCJKAndEmoji() throws {
+        var file = try Self.example("onboarding.json")
+        file.cards = [
+            Card(
+                id: "cjk", title: Self.cjkEmoji.title, subtitle: Self.cjkEmoji.subtitle, color: Color(rgb: 0xF4EFE6),
+                accent: Color(rgb: 0x1C1C1E))
+        ]
+        check(try scene(file, "tap 500 300", atMs: 1000), "text-cjk-emoji")
     }
 
     /// An 800×480 panel mounted portrait: the scene is laid out in 480×800 pixels (600×1000
@@ -116,7 +190,7 @@ import Testing
         let rotation = Rotation.deg90
         let logical = rotation.logicalSize(physical: Size(width: 800, height: 480))
         let scene = try scene(
-            Self.example("seed-stack.json"), "drag 60 0",
+            Self.example("onboarding.json"), "drag 60 0",
             size: Size(width: logical.width / Self.scale, height: logical.height / Self.scale))
         let image = RenderFixtures.render(
             scene, width: Int(logical.width), height: Int(logical.height), scale: Self.scale)

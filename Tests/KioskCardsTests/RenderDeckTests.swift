@@ -21,14 +21,14 @@ import Testing
     }
 
     @Test func deckFileCardsAreOnTheStackInOrder() throws {
-        let deck = try RenderInputs.deck(path: Self.examples + "/seed-stack.json", layout: nil)
+        let deck = try RenderInputs.deck(path: Self.examples + "/onboarding.json", layout: nil)
         let scene = try RenderInputs.scene(
             deck: deck, size: Size(width: 800, height: 480), gesture: nil, scriptPath: nil, atMs: 0)
         #expect(topCardID(scene) == deck.cards.first?.id)
     }
 
     @Test func releasedBeyondTheThresholdOrFlickedShowsTheNextCard() throws {
-        let deck = try RenderInputs.deck(path: Self.examples + "/seed-stack.json", layout: nil)
+        let deck = try RenderInputs.deck(path: Self.examples + "/onboarding.json", layout: nil)
         let size = Size(width: 800, height: 480)
         let held = try RenderInputs.scene(deck: deck, size: size, gesture: "drag 200 0", scriptPath: nil, atMs: 0)
         let dragged = try #require(held.elements.first { $0.id == "card:\(deck.cards[0].id)" })
@@ -61,9 +61,9 @@ import Testing
     @Test func scriptIsMappedThroughTheRotation() throws {
         let dir = try TouchTestData.requireDirectory()
         let path = dir + "/wacom-isdv4-e6-finger-two-finger-swipe.evemu"
-        let deck = try RenderInputs.deck(path: RenderDeckTests.examples + "/seed-stack.json", layout: nil)
+        let deck = try RenderInputs.deck(path: RenderDeckTests.examples + "/onboarding.json", layout: nil)
         // Upright the swipe runs left → right and dismisses the top card to the right.
-        let upright = try RenderInputs.deck(path: RenderDeckTests.examples + "/seed-stack.json", layout: nil)
+        let upright = try RenderInputs.deck(path: RenderDeckTests.examples + "/onboarding.json", layout: nil)
         let flat = try RenderInputs.scene(
             deck: upright, size: Size(width: 800, height: 480), gesture: nil, scriptPath: path, atMs: 3000)
         #expect(RenderDeckTests().topCardID(flat) == deck.cards[1].id)

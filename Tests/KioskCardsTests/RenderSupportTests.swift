@@ -8,16 +8,54 @@ import Testing
 
 /// Scale, photos, the `render` command's options and its output.
 @Suite struct RenderSupportTests {
-    /// A 7" 800×480 panel (154×86 mm) and a 15.6" 1920×1080 panel (344×194 mm) show a card
-    /// at the same physical width.
-    @Test func cardHasTheSamePhysicalSizeOnSmallAndLargePanels() {
-        func cardWidthMM(_ w: Int, _ h: Int, _ wmm: Double, _ hmm: Double) -> Double {
-            let s = RenderScale.pixelsPerPoint(pixelWidth: w, pixelHeight: h, widthMM: wmm, heightMM: hmm)
-            return 320 * s / Double(w) * wmm
+    /// The layout fills a panel as the seed's 400×600 frame fills a phone: the shorter side is
+    /// 600 points on a 10" and a 15.6" panel, so the card grows with the panel (it no longer
+    /// stays phone-sized in the middle of a large screen).
+    @Test func layoutFillsThePanelAsTheSeedFillsAPhone() {
+        let tenInch = PanelGeometry(pixelWidth: 1280, pixelHeight: 800, millimetres: Size(width: 217, height: 136))
+        expectClose(tenInch.scale, 800.0 / 600)
+        expectClose(tenInch.metrics.size.height, 600)
+        let large = PanelGeometry(pixelWidth: 1920, pixelHeight: 1080, millimetres: Size(width: 344, height: 194))
+        expectClose(large.metrics.size.height, 600)
+        func cardWidthMM(_ p: PanelGeometry, _ mm: Double) -> Double { 320 / p.metrics.size.width * mm }
+        #expect(cardWidthMM(large, 344) > 1.5 * cardWidthMM(tenInch, 217) * 0.9)
+        // Portrait: the same rule on the shorter side.
+        let portrait = PanelGeometry(pixelWidth: 1080, pixelHeight: 1920, millimetres: Size(width: 194, height: 344))
+        expectClose(portrait.metrics.size.width, 600)
+    }
+
+    /// On the Pi's 7" panel 600 points would make a point 0.154 mm; the physical floor (0.17 mm)
+    /// wins there, and the stack still fits in 480 px.
+    @Test func aSevenInchPanelGetsThePhysicalFloor() {
+        let pi = PanelGeometry(pixelWidth: 800, pixelHeight: 480, millimetres: Size(width: 154, height: 86))
+        let mmPerPoint = 154 / pi.metrics.size.width
+        #expect(mmPerPoint >= RenderScale.minimumPointMillimetres - 1e-9)
+        #expect(pi.scale > 800.0 / 1000)
+        #expect(pi.metrics.size.height >= RenderScale.minimumShortSidePoints - 1e-9)
+        // The slop stays 2 mm on the glass whatever the scale.
+        expectClose(pi.metrics.touchSlop / pi.metrics.pointsPerMillimetre, ScreenMetrics.touchSlopMillimetres)
+        let scaled = PanelGeometry(
+            pixelWidth: 800, pixelHeight: 480, millimetres: Size(width: 154, height: 86), scale: 0.6)
+        expectClose(scaled.scale, 0.6)
+        expectClose(scaled.metrics.touchSlop / scaled.metrics.pointsPerMillimetre, ScreenMetrics.touchSlopMillimetres)
+    }
+
+    /// `render --panel-mm` takes the panel's millimetres; nonsense is a usage error naming the form.
+    @Test func panelMillimetresOption() throws {
+        let ok = RenderOptions.table.parse(["--panel-mm", "154x86", "--out", "x.png"], from: RenderOptions())
+        guard case .success(let o) = ok else {
+            Issue.record("\(ok)")
+            return
         }
-        let small = cardWidthMM(800, 480, 154, 86)
-        let large = cardWidthMM(1920, 1080, 344, 194)
-        #expect(abs(small - large) / large < 0.05, "\(small) mm vs \(large) mm")
+        #expect(o.panelMM == Size(width: 154, height: 86))
+        for bad in ["0x86", "154", "154x-1", "nanx5", "1e9x5"] {
+            let r = RenderOptions.table.parse(["--panel-mm", bad, "--out", "x.png"], from: RenderOptions())
+            guard case .failure(let e) = r else {
+                Issue.record("\(bad) accepted")
+                continue
+            }
+            #expect("\(e)".contains("154x86"), "\(e)")
+        }
     }
 
     @Test(arguments: [(0.0, 0.0), (1.0, 1.0), (160.0, 90.0), (-5.0, 3.0)])
@@ -27,7 +65,7 @@ import Testing
         if mm == (160, 90) {
             #expect(s > 1.2 && s <= 800 / RenderScale.minimumShortSidePoints)
         } else {
-            #expect(abs(s - 800.0 / 600) < 1e-9)
+            #expect(abs(s - 800.0 / RenderScale.layoutShortSidePoints) < 1e-9)
         }
     }
 
@@ -121,4 +159,10 @@ import Testing
         #expect(CommandLine.runKiosk(arguments: ["render", "--size", "480x320"]) == 2)
         #expect(CommandLine.runKiosk(arguments: ["render", "--out", out, "--deck", "/nonexistent.json"]) == 2)
     }
+}
+
+private func expectClose(
+    _ a: Double, _ b: Double, within tolerance: Double = 1e-6, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(abs(a - b) <= tolerance, "\(a) is not within \(tolerance) of \(b)", sourceLocation: sourceLocation)
 }

@@ -4,7 +4,8 @@
 #   base (cached in $VM_CACHE/initramfs, rebuilt only when its inputs change): busybox-static
 #     and its applet links, the kernel modules with their dependencies (resolved from
 #     modules.dep, load order in /etc/kiosk/modules), evemu-tools with their libraries, fonts
-#     (a DejaVu + Noto subset), fonts.conf and a prebuilt fontconfig cache;
+#     (a DejaVu + Noto subset, Noto Color Emoji, a Noto Sans CJK JP subset), fonts.conf and a
+#     prebuilt fontconfig cache;
 #   app (rebuilt every time, a second or so): /init, the guest helpers, the KioskCards binary
 #     and its ldd closure, extra binaries, examples/ at /opt/kioskcards/examples, and the
 #     evemu fixtures of Tests/KioskCardsTests/Fixtures at /opt/kioskcards/fixtures.
@@ -56,7 +57,14 @@ fonts=${KIOSK_VM_FONTS:-"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
 /usr/share/fonts/truetype/noto/NotoSans-Regular.ttf
 /usr/share/fonts/truetype/noto/NotoSans-Bold.ttf
-/usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf"}
+/usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf
+/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf"}
+# CJK: the Japanese face of Noto Sans CJK Regular cut down to CJK punctuation, kana, full-width
+# forms and the unified ideographs (11 MB instead of the 19 MB collection), so CJK titles show
+# as text, not tofu. Needs fontTools (python3-fonttools); without it the collection is packed.
+cjk_font=/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc
+cjk_subset=/usr/share/fonts/opentype/noto/NotoSansCJKjp-Regular-subset.otf
+cjk_unicodes="U+3000-30FF,U+31F0-31FF,U+FF00-FFEF,U+4E00-9FFF"
 tools="/usr/bin/evemu-device /usr/bin/evemu-play /usr/bin/evemu-record /usr/bin/evemu-describe /usr/bin/evemu-event
 /usr/bin/fc-match /usr/bin/fc-list /usr/bin/fc-cache"
 busybox=$VM_SYSROOT/bin/busybox
@@ -148,11 +156,13 @@ key=$(
     echo "$release ${kdir##*/} $VM_ARCH $VM_SYSROOT"
     echo "$modules"
     echo "$fonts"
+    echo "$cjk_font $cjk_unicodes"
     echo "$tools"
     # Contents only (not names), so that the key does not depend on how the script was called.
     # shellcheck disable=SC2086  # word lists by design
     cat "$VM_DIR/build-initramfs.sh" "$busybox" "$VM_DIR/guest/fonts.conf"
     for f in $fonts $tools; do cat "$VM_SYSROOT$f"; done
+    [ ! -f "$VM_SYSROOT$cjk_font" ] || cat "$VM_SYSROOT$cjk_font"
   } | sha256sum | cut -c1-16
 )
 base="$VM_CACHE/initramfs/base-$key.cpio"
@@ -180,6 +190,19 @@ if [ ! -f "$base" ]; then
   mkdir -p "$root/etc/fonts"
   cp "$VM_DIR/guest/fonts.conf" "$root/etc/fonts/fonts.conf"
   for f in $fonts; do copy_same_path "$root" "$f"; done
+  if [ -f "$VM_SYSROOT$cjk_font" ]; then
+    mkdir -p "$root$(dirname "$cjk_subset")"
+    if /usr/bin/python3 -c 'import fontTools' 2>/dev/null; then
+      vm_log "subsetting $cjk_font (about a minute, once)"
+      /usr/bin/python3 -m fontTools.subset "$VM_SYSROOT$cjk_font" --font-number=0 --unicodes="$cjk_unicodes" \
+        --layout-features='*' --output-file="$root$cjk_subset" 2>/dev/null
+    else
+      vm_log "python3-fonttools is missing: packing all of $cjk_font"
+      copy_same_path "$root" "$cjk_font"
+    fi
+  else
+    vm_log "no $cjk_font (fonts-noto-cjk): CJK text will show as boxes in the guest"
+  fi
   # The cache is built against the packed tree (--sysroot), so the guest finds it valid and
   # never rescans the fonts at startup.
   FONTCONFIG_FILE="$root/etc/fonts/fonts.conf" vm_run_target "$VM_SYSROOT/usr/bin/fc-cache" --sysroot="$root" -f >/dev/null 2>&1 ||

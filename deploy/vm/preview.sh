@@ -13,7 +13,7 @@
 #   --vm-binary PATH    the app binary (default .build/release/KioskCards; built if missing)
 #   APP ARGUMENTS       appended to the default command:
 #                       KioskCards run --deck <deck> [--rotation 90] ARGUMENTS...
-#   env KIOSK_DECK      the deck: a path relative to the repo (default examples/seed-stack.json)
+#   env KIOSK_DECK      the deck: a path relative to the repo (default examples/onboarding.json)
 #                       or any file on this machine (passed in through the share)
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -71,7 +71,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 if [ -z "$command" ]; then
-  deck=${KIOSK_DECK:-examples/seed-stack.json}
+  deck=${KIOSK_DECK:-examples/onboarding.json}
   if [ -f "$deck" ] && [[ $deck == /* || ! -f "$REPO_ROOT/$deck" ]]; then
     # A deck outside the repo's examples reaches the guest through the share.
     cp "$deck" "$share/deck.json"

@@ -1,5 +1,7 @@
-/// The "Color Cards" list (the SwiftUI design's list): rows that scroll with momentum and a rubber band, a left
-/// swipe deletes a row, a tap opens its detail page, "+" appends a card with a random theme.
+/// The "Color Cards" list (the SwiftUI design's list): rows that scroll with momentum and a rubber band, a tap
+/// opens its detail page, "+" appends a card with a random theme. iOS's swipe to delete: a partial left swipe
+/// leaves the row open on its Delete button (a tap on it deletes, a touch elsewhere closes it), a full swipe
+/// deletes at once. With no rows the deck's empty text shows.
 public struct ListDeck: CardDeck, IntakeDrivenDeck {
     struct Row: Hashable, Sendable {
         var card: Card
@@ -43,6 +45,8 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         case scrolling(rawStart: Double, dyAtStart: Double)
         case swiping(rowID: String, base: Double, dxAtStart: Double)
         case button(ButtonRole)
+        /// Down on the open row's Delete button.
+        case deleteButton(rowID: String)
         case ignored
     }
 
@@ -56,6 +60,8 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
     var intake: GestureIntake
     var recognizer: DragRecognizer { intake.recognizer }
     private(set) var grab: Grab = .none
+    /// The row left open on its Delete button by a partial swipe.
+    public private(set) var openRowID: String?
     private var decisions: [Decision] = []
     private var random: SplitMix64
     private var addedCount = 0
@@ -63,6 +69,8 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
 
     /// Between visitors, the line inviting the next one (none when empty).
     public var attractText: String
+    /// Shown in the middle of the list when it has no rows (the deck's `emptyText`).
+    public var emptyText: String
     /// When the attract screen appeared; nil while a visitor uses the deck.
     private(set) var attractSince: Instant?
 
@@ -70,11 +78,12 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
     /// (or a replay) sees the same themes again.
     public init(
         cards: [Card], metrics: ScreenMetrics, title: String = "Color Cards", attractText: String = "",
-        randomSeed: UInt64
+        emptyText: String = "", randomSeed: UInt64
     ) {
         self.metrics = metrics
         self.title = title
         self.attractText = attractText
+        self.emptyText = emptyText
         layout = ListLayout(screen: metrics.safeSize)
         intake = GestureIntake(slop: metrics.touchSlop)
         random = SplitMix64(seed: randomSeed)
@@ -131,6 +140,16 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
                 grab = layout.backButton.contains(p) ? .button(.back) : .ignored
             } else if layout.addButton.contains(p) {
                 grab = .button(.add)
+            } else if let open = openRowID {
+                // An open row: its Delete button takes the touch; anywhere else closes it.
+                if let i = rows.firstIndex(where: { $0.card.id == open }),
+                    deleteButtonFrame(i, offset: scrollOffset(at: t), at: t).contains(p)
+                {
+                    grab = .deleteButton(rowID: open)
+                } else {
+                    close(at: t)
+                    grab = .ignored
+                }
             } else if layout.titleBar.contains(p) {
                 grab = .ignored
             } else {
@@ -215,12 +234,37 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
             rows[i].swipe.set(shownX)
             if x < -layout.deleteThreshold || predicted < -layout.deleteThreshold {
                 delete(i, at: t, velocity: min(0, end.velocity.x))
+            } else if x < -ListLayout.revealThreshold && predicted < -ListLayout.revealThreshold {
+                rows[i].swipe.animate(to: -ListLayout.deleteButtonWidth, at: t, velocity: end.velocity.x)
+                openRowID = id
             } else {
                 rows[i].swipe.animate(to: 0, at: t, velocity: end.velocity.x)
+                if openRowID == id { openRowID = nil }
+            }
+        case .deleteButton(let id):
+            guard let i = rows.firstIndex(where: { $0.card.id == id }) else { return }
+            if end.isTap && deleteButtonFrame(i, offset: scrollOffset(at: t), at: t).contains(end.location) {
+                delete(i, at: t, velocity: 0)
+            } else {
+                close(at: t)
             }
         case .none, .ignored:
             break
         }
+    }
+
+    /// Where row `i`'s Delete button shows while the row is open.
+    func deleteButtonFrame(_ i: Int, offset: Double, at t: Instant) -> Rect {
+        let f = rowFrame(i, offset: offset, at: t)
+        let w = ListLayout.deleteButtonWidth
+        return Rect(x: f.maxX - w, y: f.minY, width: w, height: f.height)
+    }
+
+    /// The open row slides shut.
+    private mutating func close(at t: Instant) {
+        guard let id = openRowID else { return }
+        openRowID = nil
+        if let i = rows.firstIndex(where: { $0.card.id == id }) { rows[i].swipe.animate(to: 0, at: t) }
     }
 
     // MARK: Actions
@@ -277,6 +321,7 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
     }
 
     private mutating func open(_ i: Int, at t: Instant) {
+        close(at: t)
         var slide = AnimatedValue(layout.screen.width, restDistance: 0.05)
         slide.animate(to: 0, at: t)
         detail = Detail(card: rows[i].card, slide: slide)
@@ -285,6 +330,7 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
 
     private mutating func delete(_ i: Int, at t: Instant, velocity: Double) {
         let row = rows.remove(at: i)
+        if openRowID == row.card.id { openRowID = nil }
         var swipe = row.swipe
         swipe.animate(to: -(layout.screen.width + 10), at: t, velocity: velocity)
         departing.append(
@@ -332,6 +378,7 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         rows = uniquingIDs(cards).map { Row(card: $0, since: time) }
         departing.removeAll()
         detail = nil
+        openRowID = nil
         scroll = .rest(0)
         if grab != .none { grab = .ignored }
         checkInvariants()
@@ -394,6 +441,13 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
             SceneElement(id: "button:add", kind: .button(.add), frame: layout.addButton, zIndex: 301),
         ]
         let viewport = layout.viewport
+        if rows.isEmpty && departing.isEmpty && !emptyText.isEmpty {
+            out.append(
+                SceneElement(
+                    id: "empty", kind: .label(text: emptyText, color: Color(rgb: 0x8E8E93)),
+                    frame: viewport,
+                    zIndex: 5))
+        }
         var swiped: String?
         if case .swiping(let id, _, _) = grab { swiped = id }
         for i in rows.indices {
@@ -412,7 +466,7 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
             let x = detail.slide.value(at: t)
             out.append(
                 SceneElement(
-                    id: "detail:" + detail.card.id, kind: .detailPage(detail.card),
+                    id: "detail:" + detail.card.id, kind: .detailPage(detail.card, backTitle: title),
                     frame: Rect(origin: .zero, size: layout.screen),
                     transform: Transform(translation: Point(x: x, y: 0)), shadowRadius: x > 0 ? 8 : 0, zIndex: 400))
             out.append(

@@ -1,12 +1,12 @@
 /// The "Color Cards" list's geometry on a screen of any size.
 ///
-/// Rows have a fixed content height: the headline's 44 pt plus 8 pt padding above and below
-/// (60 pt), inside list-row insets of 2 pt top and bottom and 10 pt left and right, so a row
-/// takes a 64 pt slot.
+/// Rows have a fixed height as in the seed: a 22 pt `.headline` line with 25 pt padding above
+/// and below (72 pt), inside list-row insets of 2 pt top and bottom and 10 pt left and right,
+/// so a row takes a 76 pt slot.
 public struct ListLayout: Hashable, Sendable {
     public static let titleBarHeight = 56.0
-    public static let rowContentHeight = 44.0
-    public static let rowPadding = 8.0
+    public static let rowContentHeight = 22.0
+    public static let rowPadding = 25.0
     public static let insetVertical = 2.0
     public static let insetHorizontal = 10.0
     public static var rowHeight: Double { rowContentHeight + 2 * rowPadding }
@@ -23,11 +23,20 @@ public struct ListLayout: Hashable, Sendable {
 
     public var titleBar: Rect { Rect(x: 0, y: 0, width: screen.width, height: Self.titleBarHeight) }
     public var addButton: Rect { Rect(x: screen.width - 56, y: 6, width: 44, height: 44) }
-    public var backButton: Rect { Rect(x: 8, y: 6, width: 88, height: 44) }
+    /// The detail page's "‹ Color Cards" (the list's title), as a navigation bar shows it.
+    public var backButton: Rect { Rect(x: 8, y: 6, width: min(220, max(88, screen.width - 16)), height: 44) }
     public var rowWidth: Double { max(0, screen.width - 2 * Self.insetHorizontal) }
 
-    /// A left swipe beyond this (or flicked beyond it) deletes the row.
-    public var deleteThreshold: Double { min(rowWidth / 2, 160) }
+    /// The Delete button a partial swipe uncovers (iOS: about 80 pt).
+    public static let deleteButtonWidth = 80.0
+
+    /// A left swipe released beyond this (or flicked beyond it) deletes the row at once, as a
+    /// full swipe does on iOS: half the row, at least well past the Delete button.
+    public var deleteThreshold: Double { max(rowWidth / 2, Self.deleteButtonWidth + 80) }
+
+    /// A left swipe released beyond this (short of `deleteThreshold`) leaves the row open with
+    /// its Delete button showing.
+    public static let revealThreshold = 40.0
 
     /// The frame of a row whose slot starts `contentY` points into the content, scrolled by
     /// `offset`.

@@ -50,10 +50,15 @@ public enum ElementKind: Hashable, Sendable {
     case button(ButtonRole)
     /// A check-seal icon and the text under it, when the stack is empty.
     case emptyState(text: String)
-    /// A row's detail page, filled with the card's colour.
-    case detailPage(Card)
-    /// A line of text, e.g. a "Nein"/"Ja" hint while dragging or "Tippen zum Starten".
+    /// A row's detail page as in the seed: the card's colour and a "‹ `backTitle`" back
+    /// control in the top-left corner (the list's title).
+    case detailPage(Card, backTitle: String)
+    /// A line of text, e.g. "Tippen zum Starten".
     case label(text: String, color: Color)
+    /// The swipe hint while dragging, drawn over the card it belongs to (same frame and
+    /// transform): a tint along the card's edge and a rotated, bordered "Nein"/"Ja" stamp in
+    /// the card's lower corner away from the swipe, clear of the title and subtitle.
+    case stamp(text: String, color: Color, side: DismissDirection)
 }
 
 /// One thing to draw.

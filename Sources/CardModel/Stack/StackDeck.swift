@@ -442,34 +442,22 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
         return [top, next]
     }
 
-    /// "Nein"/"Ja" on the upper part of the card, turning with it, fading in over the first
-    /// 120 pt of the drag.
+    /// The "Nein"/"Ja" stamp over the top card (its frame and transform, so it turns with
+    /// it), fading in over the first 120 pt of the drag.
     private func labels(drag: Point, depth: Double) -> [SceneElement] {
-        let side: (id: String, text: String, color: Color)?
+        let side: (id: String, text: String, color: Color, side: DismissDirection)?
         if drag.x < 0, let text = options.leftLabel {
-            side = ("label:left", text, StackOptions.leftLabelColor)
+            side = ("label:left", text, StackOptions.leftLabelColor, .left)
         } else if drag.x > 0, let text = options.rightLabel {
-            side = ("label:right", text, StackOptions.rightLabelColor)
+            side = ("label:right", text, StackOptions.rightLabelColor, .right)
         } else {
             side = nil
         }
         guard let side else { return [] }
-        let card = layout.cardTransform(drag: drag, depth: depth)
-        let size = Size(width: 200, height: 56)
-        let offset = Point(x: 0, y: -150)  // label centre from the card centre
-        let c = layout.cardFrame.center
-        let frame = Rect(
-            x: c.x + offset.x - size.width / 2, y: c.y + offset.y - size.height / 2, width: size.width,
-            height: size.height)
-        let cosA = cos(card.rotation)
-        let sinA = sin(card.rotation)
-        let o = offset * card.scale
-        let turned = Point(x: o.x * cosA - o.y * sinA, y: o.x * sinA + o.y * cosA)
-        let translation = card.translation + turned - offset
         return [
             SceneElement(
-                id: side.id, kind: .label(text: side.text, color: side.color), frame: frame,
-                transform: Transform(translation: translation, rotation: card.rotation, scale: card.scale),
+                id: side.id, kind: .stamp(text: side.text, color: side.color, side: side.side),
+                frame: layout.cardFrame, transform: layout.cardTransform(drag: drag, depth: depth),
                 opacity: min(1, abs(drag.x) / StackLayout.dismissThreshold), zIndex: 150)
         ]
     }

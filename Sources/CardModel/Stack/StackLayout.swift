@@ -87,14 +87,29 @@ public struct StackLayout: Hashable, Sendable {
             scale: max(0, 1 - Self.depthScale * depth) * fit)
     }
 
-    /// The side a released drag dismisses to, judged on the card's translation and on its
-    /// predicted end (so a quick flick dismisses too). Beyond the threshold the drag's own side
-    /// wins; otherwise the flick's.
+    /// A flick dismisses only after the card has travelled this far (Tinder-style stacks
+    /// ask for about half of the seed's threshold): a short jab must not store a decision.
+    public static let flickMinimumDistance = 60.0
+    /// …and only when the finger still moves at least this fast towards that side at the lift
+    /// (points per second, least squares over the last ~100 ms).
+    public static let flickMinimumSpeed = 300.0
+
+    /// The side a released drag dismisses to. Beyond the seed's 120 pt the drag's own side
+    /// wins. Short of it, a flick dismisses when it has travelled at least
+    /// `flickMinimumDistance`, is faster than `flickMinimumSpeed` towards the same side, and
+    /// its predicted end (translation + velocity · 0.25 s) lies beyond 120 pt on that side.
     public static func dismissDirection(translation: Point, predictedEnd: Point) -> DismissDirection? {
         if translation.x > dismissThreshold { return .right }
         if translation.x < -dismissThreshold { return .left }
-        if predictedEnd.x > dismissThreshold { return .right }
-        if predictedEnd.x < -dismissThreshold { return .left }
+        let speed = (predictedEnd.x - translation.x) / DragRecognizer.projectionTime
+        if translation.x >= flickMinimumDistance && speed >= flickMinimumSpeed && predictedEnd.x > dismissThreshold {
+            return .right
+        }
+        if translation.x <= -flickMinimumDistance && speed <= -flickMinimumSpeed
+            && predictedEnd.x < -dismissThreshold
+        {
+            return .left
+        }
         return nil
     }
 }

@@ -77,21 +77,16 @@ final class KioskApp {
     // MARK: Set-up
 
     static func makeSurface(display: Display, scale: Double?) -> Surface {
-        let mm = display.logicalSizeMM
-        let s =
-            scale
-            ?? RenderScale.pixelsPerPoint(
-                pixelWidth: display.pixelWidth, pixelHeight: display.pixelHeight, widthMM: mm?.width,
-                heightMM: mm?.height)
-        let size = Size(width: Double(display.pixelWidth) / s, height: Double(display.pixelHeight) / s)
-        // Without a physical size, a point is 1/160 inch (RenderScale's baseline).
-        let perMM = mm.map { size.width / $0.width } ?? (RenderScale.baselinePixelsPerInch / 25.4)
+        // The same geometry `render --panel-mm` draws with.
+        let panel = PanelGeometry(
+            pixelWidth: display.pixelWidth, pixelHeight: display.pixelHeight, millimetres: display.logicalSizeMM,
+            scale: scale)
         return Surface(
             frame: PixelBuffer(width: display.pixelWidth, height: display.pixelHeight),
             renderer: SceneRenderer(
-                pixelWidth: display.pixelWidth, pixelHeight: display.pixelHeight, scale: s, images: ImageCache(),
-                preparer: ElementPreparer()),
-            metrics: ScreenMetrics(size: size, pointsPerMillimetre: perMM), scale: s)
+                pixelWidth: display.pixelWidth, pixelHeight: display.pixelHeight, scale: panel.scale,
+                images: ImageCache(), preparer: ElementPreparer()),
+            metrics: panel.metrics, scale: panel.scale)
     }
 
     static func makeDeck(_ file: DeckFile, metrics: ScreenMetrics, buttons: Bool, at time: Instant) -> any CardDeck {
@@ -106,7 +101,7 @@ final class KioskApp {
             let seed = RandomID.bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             return ListDeck(
                 cards: file.cards, metrics: metrics, title: file.title, attractText: file.attractText,
-                randomSeed: seed)
+                emptyText: file.emptyText, randomSeed: seed)
         }
     }
 

@@ -33,7 +33,7 @@ EOF
   kiosk_mark bad-deck-refused
   kiosk_wait_host checked-console 30
 
-  app_start --deck examples/seed-stack.json --idle-timeout 10m
+  app_start --deck examples/onboarding.json --idle-timeout 10m
   app_wait_log 'first frame on screen' 1 60
   app_geometry
   kiosk_mark "unplug-first-frame $APP_GEOMETRY"
@@ -81,7 +81,7 @@ host() {
 
   line=$(qmp wait-serial unplug-first-frame --timeout 90)
   host_app_geometry "$line"
-  deck="$REPO_ROOT/examples/seed-stack.json"
+  deck="$REPO_ROOT/examples/onboarding.json"
   host_render first "$deck"
   host_render dragged "$deck" --gesture "drag 150 0"
   host_render next "$deck" --gesture "release 200 0" --at 3000

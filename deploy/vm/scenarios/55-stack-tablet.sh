@@ -8,7 +8,7 @@ VM_TABLET=1
 guest() {
   . /share/lib/app.sh
   kiosk_input_device "QEMU USB Tablet" 20 >/dev/null
-  app_start --deck examples/seed-stack.json --idle-timeout 10m
+  app_start --deck examples/onboarding.json --idle-timeout 10m
   app_wait_log 'first frame on screen' 1 60
   app_wait_log "USB Tablet': absolute pointer" 1 20
   app_geometry
@@ -28,7 +28,7 @@ host() {
   . "$VM_DIR/scenarios/lib/app.sh"
   line=$(qmp wait-serial tablet-first-frame --timeout 90)
   host_app_geometry "$line"
-  deck="$REPO_ROOT/examples/seed-stack.json"
+  deck="$REPO_ROOT/examples/onboarding.json"
   host_render first "$deck"
   host_render next "$deck" --gesture "release 200 0" --at 3000
   host_differ first next

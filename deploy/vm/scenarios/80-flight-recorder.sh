@@ -9,7 +9,7 @@ VM_DISPLAY=virtio
 VM_TIMEOUT=180
 
 guest() {
-  deck=/opt/kioskcards/examples/seed-stack.json
+  deck=/opt/kioskcards/examples/onboarding.json
   mkdir -p /tmp/data
   KioskCards run --deck "$deck" --data /tmp/data --kiosk-id vm-80 --idle-timeout 10m 2>/tmp/app.log &
   app=$!

@@ -11,7 +11,7 @@ VM_TIMEOUT=150
 guest() {
   cat >/tmp/kiosk.conf <<'EOF'
 # kiosk.conf for scenario 81
-deck = /opt/kioskcards/examples/seed-stack.json
+deck = /opt/kioskcards/examples/onboarding.json
 
 # Touch calibration (KioskCards calibrate writes it)
 touch-matrix = 1 0 0 0 1 0
@@ -51,7 +51,7 @@ EOF
     test "$(sed -n 5p /tmp/kiosk.conf)" = "$line"
   kiosk_check "every other line is kept" \
     test "$(sed 5d /tmp/kiosk.conf | md5sum)" = "$(printf '%s\n' '# kiosk.conf for scenario 81' \
-      'deck = /opt/kioskcards/examples/seed-stack.json' '' \
+      'deck = /opt/kioskcards/examples/onboarding.json' '' \
       '# Touch calibration (KioskCards calibrate writes it)' 'rotation = 0' 'buttons = on' | md5sum)"
   no_leftover() { for f in /tmp/kiosk.conf.calibrate-*; do [ ! -e "$f" ]; done; }
   kiosk_check "no temporary file is left" no_leftover

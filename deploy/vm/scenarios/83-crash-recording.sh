@@ -8,7 +8,7 @@ VM_TIMEOUT=150
 
 guest() {
   mkdir -p /tmp/data
-  KioskCards run --deck examples/seed-stack.json --data /tmp/data --kiosk-id vm-83 2>/tmp/app.log &
+  KioskCards run --deck examples/onboarding.json --data /tmp/data --kiosk-id vm-83 2>/tmp/app.log &
   app=$!
   kiosk_wait_until 90 grep -q 'first frame' /tmp/app.log
   KioskCards inject --settle 2000 \

@@ -140,7 +140,7 @@ guest() {
   # --- the app: first frame, idle, a swipe, idle again ----------------------------------------
   log=$KIOSK_OUT/run.log
   mkdir -p /tmp/d
-  KioskCards run --deck examples/seed-stack.json --data /tmp/d --stats "$KIOSK_OUT/stats.json" \
+  KioskCards run --deck examples/onboarding.json --data /tmp/d --stats "$KIOSK_OUT/stats.json" \
     --drm "/dev/dri/$card" >"$log" 2>&1 &
   app=$!
   kiosk_wait_until 60 grep -q 'first frame on screen' "$log"

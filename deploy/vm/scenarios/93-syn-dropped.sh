@@ -17,7 +17,7 @@ guest() {
     echo "skip: $recording is missing (shared/testdata is not beside the clone)"
     exit 77
   fi
-  KioskCards run --deck examples/seed-stack.json 2>/tmp/app.log &
+  KioskCards run --deck examples/onboarding.json 2>/tmp/app.log &
   app=$!
   kiosk_wait_until 60 grep -q 'first frame' /tmp/app.log
   evemu-device "$recording" >/tmp/device.out 2>&1 &

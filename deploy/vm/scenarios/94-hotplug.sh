@@ -14,7 +14,7 @@ guest() {
     echo "skip: $recording is missing (shared/testdata is not beside the clone)"
     exit 77
   fi
-  KioskCards run --deck examples/seed-stack.json 2>/tmp/app.log &
+  KioskCards run --deck examples/onboarding.json 2>/tmp/app.log &
   app=$!
   kiosk_wait_until 60 grep -q 'first frame' /tmp/app.log
   kiosk_check "no touchscreen at the start" grep -q 'no touchscreen found yet' /tmp/app.log

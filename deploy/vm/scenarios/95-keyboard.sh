@@ -10,7 +10,7 @@ VM_TIMEOUT=90
 
 guest() {
   keyboard=/opt/kioskcards/fixtures/uinput-keyboard.desc.evemu
-  KioskCards run --deck examples/seed-stack.json 2>/tmp/app.log &
+  KioskCards run --deck examples/onboarding.json 2>/tmp/app.log &
   app=$!
   kiosk_wait_until 60 grep -q 'first frame' /tmp/app.log
   evemu-device "$keyboard" >/tmp/keyboard.out 2>&1 &

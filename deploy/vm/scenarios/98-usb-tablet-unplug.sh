@@ -10,7 +10,7 @@ VM_TABLET=1
 VM_TIMEOUT=90
 
 guest() {
-  KioskCards run --deck examples/seed-stack.json 2>/tmp/app.log &
+  KioskCards run --deck examples/onboarding.json 2>/tmp/app.log &
   app=$!
   kiosk_wait_until 60 grep -q 'first frame' /tmp/app.log
   tablet_lines() { grep -c "input: /dev/input/event[0-9]* '.*USB Tablet': absolute pointer" /tmp/app.log || true; }

@@ -10,7 +10,7 @@ import KioskSystem
 /// Scenes (scale S = height/600 pixels per point, so every size shows 600 points high), the
 /// example decks in `examples/` through the real deck loader and the real decks, a finger
 /// moving at 60 Hz, with the app's idle preparation between gestures:
-/// - stack-drag: `seed-stack.json`'s top card dragged 0 → 300 points and back (`--frames`);
+/// - stack-drag: `onboarding.json`'s top card dragged 0 → 300 points and back (`--frames`);
 /// - stack-drag-photo: the same on `products/products.json`, whose top card has a photo;
 /// - stack-visit, photo-visit: a whole visit of those decks (every card revealed, dragged,
 ///   released, flown out; the stack settles; the empty state);
@@ -117,12 +117,12 @@ enum Bench {
     /// The example decks the scenes are made of; nil (and a message) when `examples/` is not found.
     static func exampleDecks() -> Decks? {
         guard let dir = ExampleScenes.directory() else {
-            Log.error("bench: cannot find examples/seed-stack.json; run bench from the repository (or /opt/kioskcards)")
+            Log.error("bench: cannot find examples/onboarding.json; run bench from the repository (or /opt/kioskcards)")
             return nil
         }
         do {
             return Decks(
-                stack: try ExampleScenes.deck("seed-stack.json", in: dir),
+                stack: try ExampleScenes.deck("onboarding.json", in: dir),
                 photo: try ExampleScenes.deck("products/products.json", in: dir),
                 list: try ExampleScenes.deck("seed-list.json", in: dir))
         } catch {

@@ -5,9 +5,9 @@ import KioskSystem
 /// goal figures as measured in this run.
 enum BenchReport {
     static let descriptions = [
-        "stack-drag": "seed-stack.json's top card dragged 0 → 300 pt and back",
+        "stack-drag": "onboarding.json's top card dragged 0 → 300 pt and back",
         "stack-drag-photo": "products.json's top card (a photo) dragged 0 → 300 pt and back",
-        "stack-visit": "a whole visit of seed-stack.json: every card dragged, released, flown out",
+        "stack-visit": "a whole visit of onboarding.json: every card dragged, released, flown out",
         "photo-visit": "a whole visit of products.json (photo cards)",
         "list-visit": "seed-list.json ×40 rows: flicked up, a row deleted, a detail page opened and closed",
         "memcpy": "one frame copied in memory (hot: two buffers in cache; cold: a ring beyond the L3)",

@@ -20,10 +20,10 @@ enum ExampleScenes {
                 candidates.append(dir + "/examples")
             }
         }
-        return candidates.first { access($0 + "/seed-stack.json", R_OK) == 0 }
+        return candidates.first { access($0 + "/onboarding.json", R_OK) == 0 }
     }
 
-    /// The example deck `name` (e.g. "seed-stack.json") from `directory`.
+    /// The example deck `name` (e.g. "onboarding.json") from `directory`.
     static func deck(_ name: String, in directory: String) throws(RenderError) -> DeckFile {
         try RenderInputs.deck(path: directory + "/" + name, layout: nil)
     }
@@ -108,7 +108,7 @@ enum ExampleScenes {
         let middle = Point(x: size.width / 2, y: size.height / 2)
         let gestures: [(from: Point, by: Point, frames: Int)] = [
             (Point(x: size.width / 2, y: size.height - 60), Point(x: 0, y: -240), 30),
-            (middle, Point(x: -260, y: 0), 24),
+            (middle, Point(x: -size.width * 0.7, y: 0), 24),
             (middle, .zero, 1),
         ]
         for g in gestures {

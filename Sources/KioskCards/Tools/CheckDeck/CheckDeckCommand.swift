@@ -1,4 +1,6 @@
+import CardModel
 import KioskDeckFiles
+import KioskRender
 import KioskSystem
 
 /// `KioskCards check-deck FILE…`: validates deck files and prints every problem.
@@ -8,6 +10,10 @@ enum CheckDeckCommand {
         details: """
             Checks deck files (format: schema/deck.schema.json) and prints every problem as
             FILE:LINE:COLUMN: error: FIELD: message. Exit status 0 when all are valid, 2 otherwise.
+            A valid stack deck is also laid out as the kiosk draws it: a title longer than three
+            lines or a subtitle longer than the card has room for is reported as
+            FILE:LINE:COLUMN: warning: FIELD: … (the card is 320×440 points on every panel, so
+            what is cut on the smallest panel is cut on all of them); warnings keep status 0.
             """,
         options: [],
         positional: CommandPositional(name: "FILE", help: "a deck file (JSON)", count: .oneOrMore) { files, v in
@@ -20,6 +26,8 @@ enum CheckDeckCommand {
         var status: Int32
         var summaries: [String]
         var problems: [String]
+        /// Texts the kiosk would cut, with file, line and field.
+        var warnings: [String] = []
     }
 
     /// Checks `arguments`' files without printing (tests call this).
@@ -36,6 +44,7 @@ enum CheckDeckCommand {
             switch DeckLoader.load(path: file) {
             case .success(let deck):
                 outcome.summaries.append("\(file): valid — \(deck.summary)")
+                outcome.warnings += cutTexts(deck, file: file)
             case .failure(let problems):
                 outcome.status = 2
                 outcome.problems += problems.problems.map { $0.formatted(file: file) }
@@ -46,9 +55,44 @@ enum CheckDeckCommand {
         return outcome
     }
 
+    /// Warnings for every stack card whose title or subtitle `CardTextFit` would cut, at the
+    /// field's position in the file.
+    static func cutTexts(_ deck: DeckFile, file: String) -> [String] {
+        guard deck.layout == .stack else { return [] }
+        var nodes: [JSONNode] = []
+        if let bytes = try? FileIO.readAll(file, limit: DeckLoader.maxDeckBytes),
+            let root = try? JSONReader.parse(bytes)
+        {
+            nodes = root["cards"]?.elements ?? []
+        }
+        var out: [String] = []
+        for (i, card) in deck.cards.enumerated() {
+            let fit = CardTextFit.measure(card, size: StackLayout.cardSize)
+            func warn(_ field: String, _ message: String) {
+                let member = i < nodes.count ? nodes[i].members?.first { $0.key == field } : nil
+                let place = member.map { "\(file):\($0.value.position.line):\($0.value.position.column)" } ?? file
+                out.append("\(place): warning: cards[\(i)].\(field): \(message)")
+            }
+            if fit.titleIsCut {
+                warn(
+                    "title",
+                    "the title takes more than \(CardTextFit.titleLines) lines and ends in \"…\" on the card; shorten it"
+                )
+            }
+            if fit.subtitleIsCut {
+                let room =
+                    card.imagePath == nil
+                    ? "" : " (the photo takes the card's upper \(Int(CardTextFit.imageShare * 100)) %)"
+                warn("subtitle", "the subtitle does not fit on the card\(room) and ends in \"…\"; shorten it")
+            }
+        }
+        return out
+    }
+
     static func run(arguments: [String]) -> Int32 {
         let outcome = evaluate(arguments: arguments)
         for line in outcome.problems { Log.raw(line) }
+        for line in outcome.warnings { Log.raw(line) }
         for line in outcome.summaries { print(line) }
         return outcome.status
     }

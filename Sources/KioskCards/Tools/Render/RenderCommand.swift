@@ -10,7 +10,7 @@ import KioskSystem
 ///
 ///     KioskCards render [--deck FILE] --size WxH --out FILE.png [--layout stack|list]
 ///                       [--gesture "drag DX DY" | --script FILE] [--at MS]
-///                       [--scale S] [--rotation 0|90|180|270] [--touch-matrix M] [--naive]
+///                       [--scale S | --panel-mm WxH] [--rotation 0|90|180|270] [--touch-matrix M] [--naive]
 ///
 /// `--size` is the panel's pixel size; with `--rotation 90`/`270` the scene is laid out
 /// upright in the swapped (portrait) size and the PNG shows the panel as mounted.
@@ -30,6 +30,8 @@ struct RenderOptions: Equatable {
     /// The latest `--at`: a day after the last touch is long past every animation.
     static let maxAtMs: Double = 86_400_000
     var scale: Double?
+    /// `--panel-mm`: the panel's size in millimetres as mounted unrotated (as its EDID says).
+    var panelMM: Size?
     var rotation = Rotation.deg0
     var naive = false
     /// `--touch-matrix`: the calibration a `--script` recording was made with.
@@ -91,6 +93,17 @@ struct RenderOptions: Equatable {
             CommandOption(name: "scale", value: "S", help: "pixels per point (default: from the size)") { o, v in
                 guard let s = Double(v), s > 0.1, s < 10 else { return "pixels per point between 0.1 and 10" }
                 o.scale = s
+                return nil
+            },
+            CommandOption(
+                name: "panel-mm", value: "WxH",
+                help: "the panel's physical size in mm (as its EDID reports): draw exactly what run draws there"
+            ) { o, v in
+                let parts = v.split(separator: "x").compactMap { Double($0) }
+                guard parts.count == 2, parts.allSatisfy({ $0.isFinite && $0 > 0 && $0 <= 10_000 }) else {
+                    return "WIDTHxHEIGHT in millimetres, e.g. 154x86 (the Raspberry Pi 7\" panel)"
+                }
+                o.panelMM = Size(width: parts[0], height: parts[1])
                 return nil
             },
             CommandOption(name: "rotation", value: "DEG", help: "panel rotation clockwise: 0, 90, 180 or 270") {
@@ -163,9 +176,9 @@ enum RenderInputs {
     /// calibration); nil: onto `size` upright.
     static func scene(
         deck file: DeckFile, size: Size, gesture: String?, scriptPath: String?, atMs: Double, buttons: Bool = true,
-        touch: TouchReplayOptions? = nil
+        touch: TouchReplayOptions? = nil, pointsPerMillimetre: Double = RenderScale.baselinePixelsPerInch / 25.4
     ) throws(RenderError) -> Scene {
-        let metrics = ScreenMetrics(size: size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
+        let metrics = ScreenMetrics(size: size, pointsPerMillimetre: pointsPerMillimetre)
         let start = Instant.seconds(1)
         var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: buttons, at: start)
         var session = VisitorSession(policy: VisitorSession.Policy(), now: start) { "render" }
@@ -288,9 +301,12 @@ func runRenderCommand(_ args: [String]) -> Int32 {
         let logical = o.rotation.logicalSize(physical: Size(width: Double(o.width), height: Double(o.height)))
         let pw = Int(logical.width)
         let ph = Int(logical.height)
-        let scale =
-            o.scale
-            ?? RenderScale.pixelsPerPoint(pixelWidth: o.width, pixelHeight: o.height, widthMM: nil, heightMM: nil)
+        // The kiosk's own geometry for this panel (KioskApp.makeSurface): scale, size, slop.
+        let mm = o.panelMM.map {
+            o.rotation == .deg90 || o.rotation == .deg270 ? Size(width: $0.height, height: $0.width) : $0
+        }
+        let panel = PanelGeometry(pixelWidth: pw, pixelHeight: ph, millimetres: mm, scale: o.scale)
+        let scale = panel.scale
         let deck = try RenderInputs.deck(path: o.deckPath, layout: o.layout.flatMap(DeckLayout.init(rawValue:)))
         // A script is mapped as the kiosk mapped it: onto the panel in points, turned, calibrated.
         var touch = TouchReplayOptions()
@@ -298,8 +314,8 @@ func runRenderCommand(_ args: [String]) -> Int32 {
         touch.rotation = o.rotation
         touch.calibration = o.touchMatrix
         let scene = try RenderInputs.scene(
-            deck: deck, size: Size(width: Double(pw) / scale, height: Double(ph) / scale), gesture: o.gesture,
-            scriptPath: o.scriptPath, atMs: o.atMs, touch: touch)
+            deck: deck, size: panel.metrics.size, gesture: o.gesture, scriptPath: o.scriptPath, atMs: o.atMs,
+            touch: touch, pointsPerMillimetre: panel.metrics.pointsPerMillimetre)
         let images = ImageCache()
         let buffer = PixelBuffer(width: pw, height: ph)
         // Headless: wait for photos instead of drawing placeholders.

@@ -7,7 +7,7 @@
 #   first frame   the deck's first card, stack, buttons            expected-first
 #   slow drag     100 pt right over 2 s, released: springs back    expected-back (render: release 100 0)
 #   drag 200 pt   right: dismissed, swipedRight stored             expected-next (render: release 200 0)
-#   flick 60 pt   in 80 ms: dismissed by its velocity              expected-flicked (deck minus 1 card, release 200 0)
+#   flick 80 pt   in 80 ms: dismissed by its velocity              expected-flicked (deck minus 1 card, release 200 0)
 #   3 more drags  left, right, left: the empty state               expected-empty (the last card, release -200 0)
 #   SIGTERM       exit status 0, the console's CRTC is back        the console's VGA blue
 #
@@ -17,7 +17,7 @@
 # the last card has flown out. (Not before the first touch: the attract screen nudges the top
 # card every few seconds by design, StackDeck.hintPeriod.)
 
-STACK_DECK=examples/seed-stack.json
+STACK_DECK=examples/onboarding.json
 IDLE_SECONDS=5
 # At most this many clock ticks (1/100 s) of CPU while idle: a wake-up or two of slack, far
 # below one redraw under TCG (frame_time_p50 is tens of milliseconds here).
@@ -67,7 +67,7 @@ stack_guest() {
   kiosk_mark stack-swiped-200
   kiosk_wait_host checked-next 30
 
-  app_inject "flick $(app_at 0 0) $(app_at 60 0) 80"
+  app_inject "flick $(app_at 0 0) $(app_at 80 0) 80"  # past the 60 pt a flick needs
   app_wait_log "decision: swipedRight card 'wlan'" 1 15
   kiosk_mark stack-flicked
   kiosk_wait_host checked-flicked 30
