@@ -166,4 +166,35 @@ import Testing
             #expect(file.device == reader.device, "\(name)")
         }
     }
+
+    /// `render --script` moves the touches to start at 1 s: a recording spanning the whole
+    /// Int64 nanosecond range overflowed that shift (a trap) before; now it is a usage error.
+    @Test func renderScriptSpanningThe292YearsIsAUsageErrorNotATrap() throws {
+        let dir = DeckFixtures.temporaryDirectory("stream-span")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/span.evemu"
+        let header = FlightRecorder.evemuText(device: UInputDevice.touchscreenDescription, events: [], note: "span")
+        DeckFixtures.write(
+            header + """
+                E: 0.000000 0003 0039 1
+                E: 0.000000 0003 0035 100
+                E: 0.000000 0003 0036 100
+                E: 0.000000 0001 014a 1
+                E: 0.000000 0000 0000 0
+                E: 9223372035.999999 0003 0039 -1
+                E: 9223372035.999999 0001 014a 0
+                E: 9223372035.999999 0000 0000 0
+
+                """, to: path)
+        let deck = try RenderInputs.deck(path: nil, layout: nil)
+        do {
+            _ = try RenderInputs.scene(
+                deck: deck, size: Size(width: 800, height: 480), gesture: nil, scriptPath: path, atMs: 0)
+            Issue.record("a 292-year script was rendered")
+        } catch .usage(let message) {
+            #expect(message.contains("span.evemu: the touches span more than 292 years"), "\(message)")
+        } catch {
+            Issue.record("unexpected error: \(error)")
+        }
+    }
 }
