@@ -274,6 +274,9 @@ for f in "${scenarios[@]}"; do
       *) why+=("guest status $guest_status") ;;
     esac
     ((host_status == 0)) || why+=("host checks status $host_status")
+    # A wrong result names its first failed check, so the line tells it from no progress.
+    first_fail=$(cat "$dir/serial.log" "$dir/host.log" 2>/dev/null | tr -d '\r' | grep -m1 '^FAIL ' | cut -c6-165 || true)
+    [ -z "$first_fail" ] || why+=("wrong result: $first_fail")
     echo "FAIL $name ($detail): $(printf '%s; ' "${why[@]}" | sed 's/; $//')"
     grep -h '^FAIL\|^ok ' "$dir/serial.log" "$dir/host.log" 2>/dev/null | sed 's/^/   /' || true
     show_tail "$dir/serial.log"
