@@ -18,80 +18,243 @@ package struct EvemuRecording: Sendable {
 
     /// Parses `text`; `source` names the file in errors.
     init(parsing text: String, source: String = "<recording>") throws(EvemuError) {
-        var parser = EvemuParser(source: source)
-        var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            try parser.parse(line: line, number: lineNumber)
-        }
-        try self.init(finishing: parser, source: source)
-    }
-
-    private init(finishing parser: EvemuParser, source: String) throws(EvemuError) {
-        guard parser.sawDescription else {
-            throw EvemuError(
-                source: source, line: max(1, parser.firstEventLine ?? 1),
-                message:
-                    "no device description (N:/I:/P:/B:/A: lines) before the events — record with "
-                    + "'evemu-record', which writes both, or put the output of 'evemu-describe' first")
-        }
-        device = parser.device
-        events = parser.events
+        try self.init(all: EvemuReader(parsing: text, source: source))
     }
 
     /// The longest line read; evemu lines are short (a `B:` line of a keyboard is ~100 bytes).
     package static let maxLineBytes = 64 << 10
 
-    /// Reads and parses the file at `path` line by line, 64 KiB at a time: the file's text is
-    /// never held whole (only the decoded events are). Regular files only (`replay /dev/zero`
-    /// is refused at once), and a line over `maxLineBytes` is an error naming it.
+    /// Reads the whole file at `path` into memory (tests and small files; the tools stream it
+    /// with `EvemuReader`). Regular files only, and a line over `maxLineBytes` is an error.
     package init(contentsOf path: String) throws(EvemuError) {
+        try self.init(all: EvemuReader(contentsOf: path))
+    }
+
+    private init(all reader: EvemuReader) throws(EvemuError) {
+        var events: [InputEvent] = []
+        while let e = try reader.next() { events.append(e) }
+        device = reader.device
+        self.events = events
+    }
+}
+
+/// An evemu recording read as a stream: the description at once, then one event per `next()`,
+/// parsed as its line is read. Memory is flat in the recording's length: one 64 KiB read
+/// buffer and at most one line of `EvemuRecording.maxLineBytes` are held, never the file or
+/// its events, so `replay` of a day-long flight recording needs no more memory than of a tap.
+///
+/// The description (`N:`/`I:`/`P:`/`B:`/`A:` lines) must come before the first event, as
+/// `evemu-record` writes it; description lines after it are still checked but change nothing.
+package final class EvemuReader {
+    /// The device as described before the first event.
+    package private(set) var device = DeviceDescription()
+    private var lines: EvemuLineReader
+    private var parser: EvemuParser
+    /// The first event, read while looking for the end of the description.
+    private var first: InputEvent?
+    /// Common `E:` lines through `EvemuFastEvent`; false sends every line to the general
+    /// parser (the tests compare the two).
+    package var fastEvents = true
+
+    /// Opens the file at `path` (regular files only: `replay /dev/zero` is refused at once)
+    /// and reads its description.
+    package convenience init(contentsOf path: String) throws(EvemuError) {
         let fd: Int32
         do { fd = try FileIO.openRegularFile(path, what: "the recording") } catch {
             throw EvemuError(source: path, line: 0, message: "cannot read the file: \(error.reason)")
         }
-        defer { close(fd) }
-        var parser = EvemuParser(source: path)
-        var lineNumber = 0
-        var pending: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        func checkLength(_ count: Int) throws(EvemuError) {
-            guard count <= Self.maxLineBytes else {
-                throw EvemuError(
-                    source: path, line: lineNumber + 1,
-                    message: "line is longer than \(FileIO.sizeText(Self.maxLineBytes)); this is not an evemu recording"
-                )
-            }
+        try self.init(lines: EvemuLineReader(fd: fd, source: path))
+    }
+
+    /// Reads `text` as a recording; `source` names it in errors.
+    package convenience init(parsing text: String, source: String = "<recording>") throws(EvemuError) {
+        try self.init(lines: EvemuLineReader(text: text, source: source))
+    }
+
+    private init(lines: EvemuLineReader) throws(EvemuError) {
+        self.lines = lines
+        parser = EvemuParser(source: lines.source)
+        // Every line up to the first event is description; the first event is kept for next().
+        while first == nil, let line = try self.lines.next() {
+            first = try parser.parse(
+                line: Substring(String(decoding: line, as: UTF8.self)), number: self.lines.lineNumber)
         }
-        func parse(_ bytes: ArraySlice<UInt8>) throws(EvemuError) {
-            try checkLength(bytes.count)
-            lineNumber += 1
-            try parser.parse(line: Substring(String(decoding: bytes, as: UTF8.self)), number: lineNumber)
+        guard parser.sawDescription else {
+            throw EvemuError(
+                source: lines.source, line: max(1, parser.firstEventLine ?? 1),
+                message:
+                    "no device description (N:/I:/P:/B:/A: lines) before the events — record with "
+                    + "'evemu-record', which writes both, or put the output of 'evemu-describe' first")
         }
+        device = parser.device
+    }
+
+    /// The next event, nil at the end of the recording; throws for a bad line (naming it).
+    package func next() throws(EvemuError) -> InputEvent? {
+        if let e = first {
+            first = nil
+            return e
+        }
+        while let line = try lines.next() {
+            if fastEvents, let e = EvemuFastEvent.parse(line) { return e }
+            let text = Substring(String(decoding: line, as: UTF8.self))
+            if let e = try parser.parse(line: text, number: lines.lineNumber) { return e }
+        }
+        return nil
+    }
+}
+
+/// Lines of a file (or a string), one at a time through a 64 KiB buffer; a line longer than
+/// `EvemuRecording.maxLineBytes` is an error naming it. Owns and closes the descriptor.
+private final class EvemuLineReader {
+    let source: String
+    /// The number of the line last returned (1-based).
+    private(set) var lineNumber = 0
+    private let fd: Int32
+    private var buffer: [UInt8]
+    private var start = 0
+    private var end: Int
+    private var pending: [UInt8] = []
+    private var atEOF: Bool
+    private var done = false
+
+    init(fd: Int32, source: String) {
+        self.fd = fd
+        self.source = source
+        buffer = [UInt8](repeating: 0, count: 64 << 10)
+        end = 0
+        atEOF = false
+    }
+
+    init(text: String, source: String) {
+        fd = -1
+        self.source = source
+        buffer = Array(text.utf8)
+        end = buffer.count
+        atEOF = true
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    private func checkLength(_ count: Int) throws(EvemuError) {
+        guard count <= EvemuRecording.maxLineBytes else {
+            throw EvemuError(
+                source: source, line: lineNumber + 1,
+                message:
+                    "line is longer than \(FileIO.sizeText(EvemuRecording.maxLineBytes)); this is not an evemu recording"
+            )
+        }
+    }
+
+    /// The next line without its newline; after the last newline the (empty) rest is a line
+    /// too, as `split(separator:omittingEmptySubsequences: false)` would give it. Nil at the end.
+    func next() throws(EvemuError) -> ArraySlice<UInt8>? {
         while true {
-            let n: Int
-            do {
-                n = try retryingOnInterrupt("read", detail: path) {
-                    chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                }
-            } catch { throw EvemuError(source: path, line: 0, message: "cannot read the file: \(error)") }
-            if n == 0 { break }
-            var start = 0
-            for i in 0..<n where chunk[i] == UInt8(ascii: "\n") {
+            if let i = buffer[start..<end].firstIndex(of: UInt8(ascii: "\n")) {
+                let line: ArraySlice<UInt8>
                 if pending.isEmpty {
-                    try parse(chunk[start..<i])
+                    try checkLength(i - start)
+                    line = buffer[start..<i]
                 } else {
-                    pending += chunk[start..<i]
-                    try parse(pending[...])
-                    pending.removeAll(keepingCapacity: true)
+                    pending += buffer[start..<i]
+                    try checkLength(pending.count)
+                    line = pending[...]
+                    pending = []
                 }
                 start = i + 1
+                lineNumber += 1
+                return line
             }
-            pending += chunk[start..<n]
+            pending += buffer[start..<end]
+            start = 0
+            end = 0
             try checkLength(pending.count)
+            if atEOF {
+                if done { return nil }
+                done = true
+                lineNumber += 1
+                let line = pending[...]
+                pending = []
+                return line
+            }
+            let n: Int
+            do {
+                n = try retryingOnInterrupt("read", detail: source) {
+                    buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                }
+            } catch { throw EvemuError(source: source, line: 0, message: "cannot read the file: \(error)") }
+            if n == 0 { atEOF = true } else { end = n }
         }
-        try parse(pending[...])  // the last line (empty after a final newline, as in `parsing:`)
-        try self.init(finishing: parser, source: path)
+    }
+}
+
+/// The common `E:` line (`E: 12.345678 0003 0035 1041  # comment`) read straight from its
+/// bytes (`replay` of 2 M events in a debug build: 14 s, 48 s through the general parser). Anything unusual (signs,
+/// long fields, a value out of range) returns nil and goes to `EvemuParser`, which accepts or
+/// rejects it with its message; so this only ever agrees with it.
+enum EvemuFastEvent {
+    static func parse(_ line: ArraySlice<UInt8>) -> InputEvent? {
+        var i = line.startIndex
+        var end = line.endIndex
+        if end > i, line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        guard end - i > 2, line[i] == UInt8(ascii: "E"), line[i + 1] == UInt8(ascii: ":") else { return nil }
+        i += 2
+        func isSpace(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
+        func skipSpaces() { while i < end, isSpace(line[i]) { i += 1 } }
+        /// Decimal digits (at most `limit`); nil when there are none or more.
+        func digits(_ limit: Int) -> (value: Int64, count: Int)? {
+            var v: Int64 = 0
+            var n = 0
+            while i < end, line[i] >= UInt8(ascii: "0"), line[i] <= UInt8(ascii: "9") {
+                n += 1
+                if n > limit { return nil }
+                v = v * 10 + Int64(line[i] - UInt8(ascii: "0"))
+                i += 1
+            }
+            return n == 0 ? nil : (v, n)
+        }
+        func hex4() -> UInt16? {
+            var v: UInt16 = 0
+            var n = 0
+            while i < end, !isSpace(line[i]) {
+                let b = line[i]
+                let d: UInt8
+                switch b {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): d = b - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): d = b - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): d = b - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                n += 1
+                if n > 4 { return nil }
+                v = v << 4 | UInt16(d)
+                i += 1
+            }
+            return n == 0 ? nil : v
+        }
+        skipSpaces()
+        guard let sec = digits(10), sec.value <= EvemuParser.maxSeconds, i < end, line[i] == UInt8(ascii: ".")
+        else { return nil }
+        i += 1
+        guard let usec = digits(6), i < end, isSpace(line[i]) else { return nil }
+        skipSpaces()
+        guard let type = hex4(), i < end else { return nil }
+        skipSpaces()
+        guard let code = hex4(), i < end else { return nil }
+        skipSpaces()
+        var negative = false
+        if i < end, line[i] == UInt8(ascii: "-") {
+            negative = true
+            i += 1
+        }
+        guard let magnitude = digits(9) else { return nil }  // nine digits always fit an Int32
+        // The rest: nothing, or blanks and/or a comment.
+        skipSpaces()
+        guard i == end || line[i] == UInt8(ascii: "#") else { return nil }
+        let value = Int32(negative ? -magnitude.value : magnitude.value)
+        return InputEvent(
+            time: Instant(nanoseconds: sec.value * 1_000_000_000 + usec.value * 1000), type: type, code: code,
+            value: value)
     }
 }
 
@@ -109,7 +272,6 @@ package struct EvemuError: Error, CustomStringConvertible, Equatable {
 private struct EvemuParser {
     let source: String
     var device = DeviceDescription()
-    var events: [InputEvent] = []
     var sawDescription = false
     var firstEventLine: Int?
     /// Bytes already read per `B:` type (each line carries the next 8 bytes of its bitmask).
@@ -118,11 +280,12 @@ private struct EvemuParser {
 
     init(source: String) { self.source = source }
 
-    mutating func parse(line raw: Substring, number: Int) throws(EvemuError) {
+    /// Parses one line; returns the event of an `E:` line.
+    mutating func parse(line raw: Substring, number: Int) throws(EvemuError) -> InputEvent? {
         var line = raw
         if line.last == "\r" { line = line.dropLast() }
         let trimmed = line.drop { $0 == " " || $0 == "\t" }
-        if trimmed.isEmpty || trimmed.first == "#" { return }
+        if trimmed.isEmpty || trimmed.first == "#" { return nil }
         guard trimmed.count >= 2, trimmed.dropFirst().first == ":" else {
             throw fail(
                 number, "not an evemu line: '\(trimmed.prefix(40))' (expected 'N:', 'I:', 'P:', 'B:', 'A:' or 'E:')")
@@ -134,7 +297,7 @@ private struct EvemuParser {
             device.name = String(
                 rest.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
             sawDescription = true
-            return
+            return nil
         }
         let body = rest.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         let fields = body.split(whereSeparator: { $0 == " " || $0 == "\t" })
@@ -143,14 +306,15 @@ private struct EvemuParser {
         case "P": try parseProperties(fields, number)
         case "B": try parseMask(fields, number)
         case "A": try parseAbs(fields, number)
-        case "E": try parseEvent(fields, number)
+        case "E": return try parseEvent(fields, number)
         case "L", "S":
             // LED and switch states of newer evemu versions: nothing the touch path uses.
-            return
+            return nil
         default:
             let shown = Excerpt.of(String(kind))
             throw fail(number, "unknown line type '\(shown):' (expected 'N:', 'I:', 'P:', 'B:', 'A:' or 'E:')")
         }
+        return nil
     }
 
     /// The largest event or property code a mask may set (codes are 16-bit).
@@ -246,7 +410,7 @@ private struct EvemuParser {
         sawDescription = true
     }
 
-    private mutating func parseEvent(_ f: [Substring], _ line: Int) throws(EvemuError) {
+    private mutating func parseEvent(_ f: [Substring], _ line: Int) throws(EvemuError) -> InputEvent {
         if firstEventLine == nil { firstEventLine = line }
         guard f.count == 4 else { throw fail(line, "'E:' needs sec.usec type code value, got \(f.count) fields") }
         let parts = f[0].split(separator: ".", omittingEmptySubsequences: false)
@@ -263,8 +427,7 @@ private struct EvemuParser {
         let type: UInt16 = try hex(f[1], "event type", line)
         let code: UInt16 = try hex(f[2], "event code", line)
         let value = try decimal(f[3], "value", line)
-        events.append(
-            InputEvent(
-                time: Instant(nanoseconds: sec * 1_000_000_000 + usec * 1000), type: type, code: code, value: value))
+        return InputEvent(
+            time: Instant(nanoseconds: sec * 1_000_000_000 + usec * 1000), type: type, code: code, value: value)
     }
 }

@@ -71,7 +71,8 @@ import Testing
         var turned = TouchReplayOptions()
         turned.screen = Size(width: 800, height: 480)
         turned.rotation = .deg180
-        let frames = try RenderInputs.scriptFrames(path: path, options: turned, startingAt: .seconds(1))
+        var frames: [TouchFrame] = []
+        try RenderInputs.feedScript(path: path, options: turned, startingAt: .seconds(1)) { frames.append($0) }
         let xs = frames.compactMap { $0.contacts.first?.position.x }
         #expect(try #require(xs.first) > (try #require(xs.last)))
     }

@@ -17,7 +17,12 @@
 #                       first, and when it cannot get the kernel packages — offline — the
 #                       scenario is SKIPPED with the reason, without a VM; a build error FAILs it)
 #   VM_TABLET=1         add the usb-tablet (default 0)
-#   VM_TIMEOUT=60       seconds before the VM is killed (default 90)
+#   VM_STALL=60         seconds without progress — no new serial output (kernel, guest checks,
+#                       the app's log) and no new host check line — before the scenario FAILs
+#                       with "no progress for 60 s after 'LAST LINE'" (default 60)
+#   VM_TIMEOUT=60       the scenario's time on an idle host; the hard cap, reached only by a
+#                       scenario that keeps making progress, is 5× it (default 90: 450 s;
+#                       KIOSK_E2E_CAP_FACTOR=N changes the 5). A loaded host is slow, not stuck.
 #   VM_SIZE=1920x1080   the panel's pixels (default 800x480)
 #   guest() { ... }     runs inside the VM (busybox sh, set -e, cwd /opt/kioskcards, helpers
 #                       from guest/guest.sh); exit 77 means skipped; lines it writes to
@@ -96,11 +101,11 @@ build_release() {
 # Prints a scenario's settings as shell assignments (sourced in a subshell, so nothing leaks).
 scenario_settings() {
   (
-    VM_DISPLAY=virtio VM_TABLET=0 VM_TIMEOUT=90 VM_SIZE=800x480
+    VM_DISPLAY=virtio VM_TABLET=0 VM_TIMEOUT=90 VM_STALL=60 VM_SIZE=800x480
     # shellcheck disable=SC1090
     . "$1"
-    printf 'display=%q tablet=%q timeout=%q size=%q has_host=%q\n' "$VM_DISPLAY" "$VM_TABLET" \
-      "$VM_TIMEOUT" "$VM_SIZE" "$(declare -F host >/dev/null && echo 1 || echo 0)"
+    printf 'display=%q tablet=%q timeout=%q stall=%q size=%q has_host=%q\n' "$VM_DISPLAY" "$VM_TABLET" \
+      "$VM_TIMEOUT" "$VM_STALL" "$VM_SIZE" "$(declare -F host >/dev/null && echo 1 || echo 0)"
   )
 }
 
@@ -207,8 +212,9 @@ for f in "${scenarios[@]}"; do
   dir="$out/$name"
   share="$dir/share"
   mkdir -p "$share"
-  display=virtio tablet=0 timeout=90 size=800x480 has_host=0
+  display=virtio tablet=0 timeout=90 stall=60 size=800x480 has_host=0
   eval "$(scenario_settings "$f")"
+  cap=$((timeout * ${KIOSK_E2E_CAP_FACTOR:-5}))
   if [ "$display" = vkms ] && [ -z "$vkms_ko" ]; then
     # No VM without the module: say why, once, in the result line.
     if [ -n "$vkms_skip" ]; then
@@ -225,7 +231,8 @@ for f in "${scenarios[@]}"; do
   cp "$f" "$share/scenario.sh"
   # Code shared by several scenarios (the guest sources it from /share/lib).
   [ ! -d "$VM_DIR/scenarios/lib" ] || cp -R "$VM_DIR/scenarios/lib" "$share/lib"
-  vm_args=(--display "$display" --size "$size" --timeout "$timeout" --share "$share"
+  vm_args=(--display "$display" --size "$size" --timeout "$cap" --stall "$stall" --share "$share"
+    --progress "$dir/host.log"
     --scenario "$share/scenario.sh"
     --serial "$dir/serial.log" --qmp "$dir/qmp.sock")
   [ "$tablet" = 1 ] && vm_args+=(--tablet)
@@ -262,10 +269,14 @@ for f in "${scenarios[@]}"; do
     case $guest_status in
       0) ;;
       125) ((host_status != 0)) || why+=("the VM stopped without a scenario status") ;;
-      124) why+=("the VM timed out after $timeout s") ;;
+      123) why+=("$(sed -n 's/^run-vm\.sh: \(no progress for .*\); killing the VM after \([0-9.]*\) s.*/\1 (at \2 s)/p' "$dir/run-vm.log" | tail -n1)") ;;
+      124) why+=("the hard cap of $cap s (${KIOSK_E2E_CAP_FACTOR:-5} × VM_TIMEOUT) was reached while the scenario was still making progress") ;;
       *) why+=("guest status $guest_status") ;;
     esac
     ((host_status == 0)) || why+=("host checks status $host_status")
+    # A wrong result names its first failed check, so the line tells it from no progress.
+    first_fail=$(cat "$dir/serial.log" "$dir/host.log" 2>/dev/null | tr -d '\r' | grep -m1 '^FAIL ' | cut -c6-165 || true)
+    [ -z "$first_fail" ] || why+=("wrong result: $first_fail")
     echo "FAIL $name ($detail): $(printf '%s; ' "${why[@]}" | sed 's/; $//')"
     grep -h '^FAIL\|^ok ' "$dir/serial.log" "$dir/host.log" 2>/dev/null | sed 's/^/   /' || true
     show_tail "$dir/serial.log"

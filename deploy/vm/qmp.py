@@ -18,7 +18,7 @@ variables e2e.sh sets for a scenario's host() checks. Commands (see `qmp.py COMM
     tablet-move X Y | tablet-down X Y | tablet-up | tablet-tap X Y
     tablet-drag X0 Y0 X1 Y1 MS [--steps N]
     tablet-unplug | tablet-plug        the usb-tablet leaves / comes back (hot-unplug)
-    wait-serial TEXT [--timeout S] [--count N]
+    wait-serial TEXT [--timeout S] [--count N]   (S: seconds without new serial output; cap 5×S)
     quit | hmp 'info ...' | raw COMMAND ['{"json": "args"}']
     to-png IN.ppm OUT.png
 
@@ -296,19 +296,39 @@ def within(actual, expected, tolerance):
 
 
 def wait_serial(log, text, timeout=30.0, count=1):
-    """Waits until `text` has appeared `count` times in the serial log; returns the line."""
-    deadline = time.monotonic() + timeout
+    """Waits until `text` has appeared `count` times in the serial log; returns the line.
+
+    `timeout` is a no-progress window, not a total: it restarts whenever the log grows (the
+    guest printed something: a check, the app's log, the kernel), so a slow, loaded host
+    that is still working does not fail. A hard cap of CAP_FACTOR × `timeout` (env
+    KIOSK_E2E_CAP_FACTOR, default 5) ends a wait on a guest that talks but never says `text`.
+    """
+    factor = float(os.environ.get("KIOSK_E2E_CAP_FACTOR", "5"))
+    start = time.monotonic()
+    last_size, last_progress = -1, start
     while True:
         try:
             with open(log, "rb") as f:
-                lines = [ln for ln in f.read().decode(errors="replace").splitlines() if text in ln]
+                data = f.read()
         except FileNotFoundError:
-            lines = []
+            data = b""
+        lines = [ln for ln in data.decode(errors="replace").splitlines() if text in ln]
         if len(lines) >= count:
             return lines[count - 1]
-        if time.monotonic() > deadline:
+        now = time.monotonic()
+        if len(data) != last_size:
+            last_size, last_progress = len(data), now
+        said = f"'{text}' appeared {len(lines)} of {count} times in {log}"
+        if now - last_progress > timeout:
+            tail = [ln.strip() for ln in data.decode(errors="replace").splitlines() if ln.strip()]
+            last = tail[-1][:120] if tail else "(nothing)"
             raise TimeoutError(
-                f"'{text}' appeared {len(lines)} of {count} times in {log} within {timeout} s"
+                f"no progress for {timeout:g} s after '{last}' while waiting for '{text}' ({said})"
+            )
+        if now - start > timeout * factor:
+            raise TimeoutError(
+                f"{said}: the hard cap of {timeout * factor:g} s ({factor:g} × {timeout:g} s) was reached"
+                " although the guest kept writing"
             )
         time.sleep(0.05)
 

@@ -19,7 +19,11 @@
 #   --vnc ADDR       VNC display, e.g. 127.0.0.1:0 (= port 5900); implied by --display preview
 #   --qmp SOCK       QMP unix socket (default DIR/qmp.sock)
 #   --serial FILE    serial console log (default DIR/serial.log)
-#   --timeout SEC    kill the VM after SEC seconds, exit 124 (default 120; 0 = never)
+#   --stall SEC      kill the VM when it makes no progress for SEC seconds — no new serial
+#                    output and no growth of a --progress file —, exit 123 (default 60; 0 = never)
+#   --progress FILE  another file whose growth counts as progress (e2e.sh: the host checks' log)
+#   --timeout SEC    hard cap: kill the VM after SEC seconds even while it makes progress,
+#                    exit 124 (default 600; 0 = never)
 #   --memory MB      guest memory (default 512)
 #   --append ARGS    more kernel command line
 #   --kernel FILE / --initrd FILE   (defaults: the cached kernel — its vmlinux when there is
@@ -28,13 +32,14 @@
 #   --console        serial console on this terminal instead of the log file (interactive)
 #   env KIOSK_VM_ACCEL   qemu accelerator (default tcg; kvm where it works)
 # Prints "run-vm: userspace after N s" and "run-vm: done after N s, status S" on stderr.
-# Exit status: the scenario's, 124 on timeout, 125 when the VM stopped without reporting one.
+# Exit status: the scenario's, 123 no progress, 124 hard cap, 125 when the VM stopped without
+# reporting one. The reason is logged: "no progress for 60 s after 'LAST SERIAL LINE'".
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 display=virtio size=800x480 scenario="" command="" share="" testdata="" tablet=0 vnc=""
-qmp="" serial="" timeout=120 memory=512 append="" kernel="" initrd="" shell=0 console=0
+qmp="" serial="" timeout=600 stall=60 progress_files=() memory=512 append="" kernel="" initrd="" shell=0 console=0
 while (($#)); do
   case $1 in
     --display) display=$2 && shift 2 ;;
@@ -48,6 +53,8 @@ while (($#)); do
     --qmp) qmp=$2 && shift 2 ;;
     --serial) serial=$2 && shift 2 ;;
     --timeout) timeout=$2 && shift 2 ;;
+    --stall) stall=$2 && shift 2 ;;
+    --progress) progress_files+=("$2") && shift 2 ;;
     --memory) memory=$2 && shift 2 ;;
     --append) append=$2 && shift 2 ;;
     --kernel) kernel=$2 && shift 2 ;;
@@ -144,13 +151,40 @@ else
   trap 'kill "$pid" 2>/dev/null || true' EXIT
   trap 'exit 130' INT TERM
   seen_userspace=0
+  # Progress: the serial log (kernel, guest checks, the app's log) or a --progress file grew.
+  progress_size() {
+    local total=0 f n
+    for f in "$serial" "${progress_files[@]}"; do
+      n=$(stat -c %s "$f" 2>/dev/null || echo 0)
+      total=$((total + n))
+    done
+    echo "$total"
+  }
+  # The last non-empty serial line, for the no-progress message (short, printable).
+  last_serial_line() {
+    tr -d '\r' <"$serial" 2>/dev/null | grep -v '^[[:space:]]*$' | tail -n1 | cut -c1-120 | tr -c '[:print:]\n' '?'
+  }
+  last_size=-1 last_progress=$(vm_now_ms) tick=0
   while kill -0 "$pid" 2>/dev/null; do
     if [ "$seen_userspace" = 0 ] && grep -q 'KIOSK-VM: userspace' "$serial" 2>/dev/null; then
       seen_userspace=1
       vm_log "userspace after $(vm_elapsed "$t0" "$(vm_now_ms)") s"
     fi
-    if [ "$timeout" != 0 ] && (($(vm_now_ms) - t0 > timeout * 1000)); then
-      vm_log "timeout: the VM ran longer than $timeout s; killing it (serial log: $serial)"
+    now=$(vm_now_ms)
+    if ((tick++ % 5 == 0)); then
+      size=$(progress_size)
+      if [ "$size" != "$last_size" ]; then
+        last_size=$size last_progress=$now
+      fi
+    fi
+    if [ "$stall" != 0 ] && ((now - last_progress > stall * 1000)); then
+      vm_log "no progress for $stall s after '$(last_serial_line)' (no new serial output or check); killing the VM after $(vm_elapsed "$t0" "$now") s (serial log: $serial)"
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+      exit 123
+    fi
+    if [ "$timeout" != 0 ] && ((now - t0 > timeout * 1000)); then
+      vm_log "hard cap: the VM ran longer than $timeout s although it kept making progress (last: '$(last_serial_line)'); killing it (serial log: $serial)"
       kill "$pid" 2>/dev/null || true
       wait "$pid" 2>/dev/null || true
       exit 124

@@ -169,8 +169,9 @@ private func makeInjectedTouchscreen(settle: Double) throws(SystemCallError) -> 
 
 /// Clones the recorded device through uinput and plays its events with their original spacing.
 private func injectRecording(_ path: String, settle: Double, linger: Double) -> Int32 {
-    let recording: EvemuRecording
-    do { recording = try EvemuRecording(contentsOf: path) } catch {
+    // Streamed: events are played as their lines are read, so memory is flat in the length.
+    let recording: EvemuReader
+    do { recording = try EvemuReader(contentsOf: path) } catch {
         Log.error("inject: \(error)")
         return 2
     }
@@ -178,18 +179,34 @@ private func injectRecording(_ path: String, settle: Double, linger: Double) -> 
         let device = try UInputDevice(recording.device)
         Log.info("inject: cloned '\(recording.device.name)' at \(device.devnode ?? "(unknown node)")")
         sleepMilliseconds(settle)
-        var last = recording.events.first?.time
-        for e in recording.events where e.type != EvdevCode.evSyn || e.code != EvdevCode.synDropped {
+        var last: Instant?
+        while let e = try nextInjectedEvent(recording) {
+            if last == nil { last = e.time }  // spacing counts from the first event, as recorded
+            if e.type == EvdevCode.evSyn && e.code == EvdevCode.synDropped { continue }
             if let l = last, e.time > l { sleepMilliseconds(e.time.seconds(since: l) * 1000) }
             last = e.time
             try device.write(type: e.type, code: e.code, value: e.value)
         }
         sleepMilliseconds(linger)
+    } catch let error as InjectReplayError {
+        Log.error("inject: \(error)")
+        return 2
     } catch {
         Log.error("inject: \(error)")
         return 1
     }
     return 0
+}
+
+/// The recording's next event; a bad line ends `inject` with exit 2 (a usage error, as when
+/// the whole file was read first), so it is thrown apart from the device's errors.
+private func nextInjectedEvent(_ recording: EvemuReader) throws(InjectReplayError) -> InputEvent? {
+    do { return try recording.next() } catch { throw InjectReplayError(error: error) }
+}
+
+private struct InjectReplayError: Error, CustomStringConvertible {
+    var error: EvemuError
+    var description: String { error.description }
 }
 
 extension UInputDevice {

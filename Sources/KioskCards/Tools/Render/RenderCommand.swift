@@ -184,16 +184,8 @@ enum RenderInputs {
         var session = VisitorSession(policy: VisitorSession.Policy(), now: start) { "render" }
         var attractShown = session.attractSince
         deck.setAttract(since: attractShown, at: start)
-        var frames: [TouchFrame] = []
-        if let scriptPath {
-            var options = touch ?? TouchReplayOptions()
-            if touch == nil { options.screen = size }
-            frames = try scriptFrames(path: scriptPath, options: options, startingAt: start)
-        } else if let gesture {
-            frames = try gestureFrames(gesture, origin: origin(of: deck.scene(at: start), size: size), at: start)
-        }
         var last = start
-        for f in frames {
+        func feed(_ f: TouchFrame) {
             // The scene is drawn only at the end, but the model advances with each frame, as in the app.
             _ = deck.scene(at: f.time)
             let (deliver, _) = session.handle(f)
@@ -203,6 +195,15 @@ enum RenderInputs {
             }
             if let deliver { deck.handle(deliver) }
             last = f.time
+        }
+        if let scriptPath {
+            var options = touch ?? TouchReplayOptions()
+            if touch == nil { options.screen = size }
+            try feedScript(path: scriptPath, options: options, startingAt: start, to: feed)
+        } else if let gesture {
+            for f in try gestureFrames(gesture, origin: origin(of: deck.scene(at: start), size: size), at: start) {
+                feed(f)
+            }
         }
         return deck.scene(at: last.advanced(bySeconds: atMs / 1000))
     }
@@ -251,23 +252,32 @@ enum RenderInputs {
         }
     }
 
-    /// The touch frames of an evemu recording (a flight-recorder file, or `evemu-record`
-    /// output), mapped like `replay` maps it with `options` and moved in time to begin at `start`.
-    static func scriptFrames(path: String, options: TouchReplayOptions, startingAt start: Instant)
-        throws(RenderError) -> [TouchFrame]
-    {
-        let replay: TouchReplay
+    /// Feeds the touch frames of an evemu recording (a flight-recorder file, or `evemu-record`
+    /// output) to `body` as they are read, mapped like `replay` maps it with `options` and
+    /// moved in time to begin at `start`. Streamed: memory is flat in the recording's length.
+    static func feedScript(
+        path: String, options: TouchReplayOptions, startingAt start: Instant, to body: (TouchFrame) -> Void
+    ) throws(RenderError) {
         do {
-            replay = try TouchReplay(try EvemuRecording(contentsOf: path), options: options)
+            let replay = try TouchReplayStream(contentsOf: path, options: options)
+            var first: Int64?
+            while var f = try replay.next() {
+                let origin = first ?? f.time.nanoseconds
+                first = origin
+                // Both times are at most ~292 years: their difference fits, the sum may not.
+                let (t, overflow) = (f.time.nanoseconds - origin).addingReportingOverflow(start.nanoseconds)
+                guard !overflow else {
+                    throw RenderError.usage(
+                        "render: --script \(path): the touches span more than \(Int64.max / 1_000_000_000 / 31_557_600) years; this is not a real recording"
+                    )
+                }
+                f.time = Instant(nanoseconds: t)
+                body(f)
+            }
+        } catch let error as RenderError {
+            throw error
         } catch {
             throw .usage("render: --script \(error)")
-        }
-        guard let first = replay.frames.first?.time else { return [] }
-        let shift = start.nanoseconds - first.nanoseconds
-        return replay.frames.map { f in
-            var f = f
-            f.time = Instant(nanoseconds: f.time.nanoseconds + shift)
-            return f
         }
     }
 }

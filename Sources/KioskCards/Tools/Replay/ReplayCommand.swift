@@ -12,9 +12,11 @@ func runReplayCommand(arguments: [String]) -> Int32 {
     case .success(let o): parsed = o
     case .failure(let status): return status.code
     }
-    let replay: TouchReplay
+    // Read as a stream: each frame is printed as its SYN_REPORT is parsed, so memory stays
+    // flat however long the recording is (a bad line later on still ends with exit 2).
+    let replay: TouchReplayStream
     do {
-        replay = try TouchReplay(try EvemuRecording(contentsOf: parsed.path), options: parsed.touch)
+        replay = try TouchReplayStream(contentsOf: parsed.path, options: parsed.touch)
     } catch let error as EvemuError {
         Log.error("replay: \(error)")
         return 2
@@ -23,10 +25,15 @@ func runReplayCommand(arguments: [String]) -> Int32 {
         return 2
     }
     var gestures = ReplayGestureHook(
-        screen: replay.mapping.logicalSize, millimetres: replay.profile.physicalSizeMillimetres)
-    for frame in replay.frames {
-        print(replayFrameJSON(frame))
-        for line in gestures.feed(frame) { print(line) }
+        screen: replay.decoder.mapping.logicalSize, millimetres: replay.decoder.profile.physicalSizeMillimetres)
+    do {
+        while let frame = try replay.next() {
+            print(replayFrameJSON(frame))
+            for line in gestures.feed(frame) { print(line) }
+        }
+    } catch {
+        Log.error("replay: \(error)")
+        return 2
     }
     if replay.cancelledAtEnd > 0 {
         Log.warning("replay: \(replay.cancelledAtEnd) contact(s) still down at the end of the recording were cancelled")

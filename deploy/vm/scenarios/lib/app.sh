@@ -32,19 +32,29 @@ app_start() {
 # Number of lines of the app's log containing TEXT.
 app_count() { grep -cF -- "$1" "$APP_LOG" || true; }
 
-# Waits until TEXT is in the app's log COUNT times (default 1) within SECONDS (default 30);
-# fails at once if the app exits meanwhile.
+# Waits until TEXT is in the app's log COUNT times (default 1); fails at once if the app exits
+# meanwhile. SECONDS (default 30) is a no-progress window, not a total: it restarts whenever
+# the app's log grows, so a slow, loaded host does not fail a working app; a hard cap of 5×
+# SECONDS ends the wait on an app that logs but never says TEXT.
 app_wait_log() {
-  _text=$1 _want=${2:-1} _ticks=$((${3:-30} * 10))
+  _text=$1 _want=${2:-1} _ticks=$((${3:-30} * 10)) _cap=$((${3:-30} * 50)) _size=-1
   while [ "$(app_count "$_text")" -lt "$_want" ]; do
     if ! kill -0 "$APP_PID" 2>/dev/null; then
       echo "app_wait_log: the app exited while waiting for '$_text' (x$_want); its log:" >&2
       cat "$APP_LOG" >&2
       return 1
     fi
-    _ticks=$((_ticks - 1))
+    _now=$(wc -c <"$APP_LOG")
+    if [ "$_now" != "$_size" ]; then
+      _size=$_now _ticks=$((${3:-30} * 10))
+    fi
+    _ticks=$((_ticks - 1)) _cap=$((_cap - 1))
     if [ "$_ticks" -le 0 ]; then
-      echo "app_wait_log: '$_text' (x$_want) not in the app's log within ${3:-30} s" >&2
+      echo "app_wait_log: no progress for ${3:-30} s after '$(tail -n1 "$APP_LOG" | cut -c1-120)' while waiting for '$_text' (x$_want)" >&2
+      return 1
+    fi
+    if [ "$_cap" -le 0 ]; then
+      echo "app_wait_log: '$_text' (x$_want) not in the app's log within the hard cap of $((${3:-30} * 5)) s although it kept logging" >&2
       return 1
     fi
     usleep 100000
