@@ -292,23 +292,27 @@ package struct SQLiteReportSource: ReportSource {
         }
         let day = { (column: String) in "strftime('%Y-%m-%d', \(column) / 1000, 'unixepoch', 'localtime')" }
         try query(db, "SELECT \(weekdayHour("start_ms")) AS cell, COUNT(*) FROM v GROUP BY cell", f) { s in
-            a.hourWeekday[Int(s.int64(0)), default: .init()].visits = Int(s.int64(1))
+            let key = Int(s.int64(0))
+            a.hourWeekday[key, default: .init()].visits = Int(s.int64(1))
         }
         try query(
             db, "SELECT \(weekdayHour("wall_ms")) AS cell, COUNT(*), SUM(action = 'swipedRight') FROM f GROUP BY cell",
             f
         ) { s in
-            a.hourWeekday[Int(s.int64(0)), default: .init()].n = Int(s.int64(1))
-            a.hourWeekday[Int(s.int64(0)), default: .init()].right = Int(s.int64(2))
+            let key = Int(s.int64(0))
+            a.hourWeekday[key, default: .init()].n = Int(s.int64(1))
+            a.hourWeekday[key, default: .init()].right = Int(s.int64(2))
         }
         try query(db, "SELECT \(day("start_ms")) AS day, COUNT(*) FROM v GROUP BY day", f) { s in
-            a.days[s.text(0), default: .init()].visits = Int(s.int64(1))
+            let day = s.text(0)
+            a.days[day, default: .init()].visits = Int(s.int64(1))
         }
         try query(
             db, "SELECT \(day("wall_ms")) AS day, COUNT(*), SUM(action = 'swipedRight') FROM f GROUP BY day", f
         ) { s in
-            a.days[s.text(0), default: .init()].n = Int(s.int64(1))
-            a.days[s.text(0), default: .init()].right = Int(s.int64(2))
+            let day = s.text(0)
+            a.days[day, default: .init()].n = Int(s.int64(1))
+            a.days[day, default: .init()].right = Int(s.int64(2))
         }
 
         // 5. Per kiosk.
@@ -327,8 +331,9 @@ package struct SQLiteReportSource: ReportSource {
         try query(
             db, "SELECT kiosk_id, COUNT(*), SUM(action = 'swipedRight') FROM f GROUP BY kiosk_id", f
         ) { s in
-            kiosks[s.text(0), default: .init(kioskID: s.text(0))].n = Int(s.int64(1))
-            kiosks[s.text(0), default: .init(kioskID: s.text(0))].right = Int(s.int64(2))
+            let k = s.text(0)
+            kiosks[k, default: .init(kioskID: k)].n = Int(s.int64(1))
+            kiosks[k, default: .init(kioskID: k)].right = Int(s.int64(2))
         }
         try query(db, "SELECT kiosk_id, MAX(wall_ms) FROM d GROUP BY kiosk_id", f) { s in
             let k = s.text(0)

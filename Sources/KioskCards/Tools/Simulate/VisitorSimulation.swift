@@ -86,12 +86,17 @@ struct VisitorSimulation {
         while let deadline = session.nextDeadline, deadline <= t {
             now = max(now, deadline)
             let effects = session.advance(to: now)
-            for case .reset = effects { deck.reset(cards: deckFile.cards, at: now) }
+            if effects.contains(where: Self.isReset) { deck.reset(cards: deckFile.cards, at: now) }
             flushVisitEvents()
             syncAttract()
             if effects.isEmpty { break }
         }
         now = max(now, t)
+    }
+
+    private static func isReset(_ effect: VisitorSession.Effect) -> Bool {
+        if case .reset = effect { return true }
+        return false
     }
 
     private mutating func syncAttract() {
@@ -101,7 +106,10 @@ struct VisitorSimulation {
     private mutating func flushVisitEvents() {
         for event in session.takeVisitEvents() {
             if case .started = event { summary.visits += 1 }
-            for item in recorder.record(event, wallMs: { wallMs($0) }) { emit(item, simulatedSeconds) }
+            let start = options.startMs
+            let zero = origin.nanoseconds
+            let items = recorder.record(event) { start + ($0.nanoseconds - zero) / 1_000_000 }
+            for item in items { emit(item, simulatedSeconds) }
         }
     }
 
@@ -124,7 +132,7 @@ struct VisitorSimulation {
 
     private mutating func send(_ contacts: [TouchContact]) {
         let (deliver, effects) = session.handle(TouchFrame(time: now, contacts: contacts))
-        for case .reset = effects { deck.reset(cards: deckFile.cards, at: now) }
+        if effects.contains(where: Self.isReset) { deck.reset(cards: deckFile.cards, at: now) }
         flushVisitEvents()
         syncAttract()
         if let deliver { deck.handle(deliver) }
