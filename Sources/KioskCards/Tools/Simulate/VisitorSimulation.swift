@@ -207,6 +207,16 @@ struct VisitorSimulation {
             masher()
             return
         }
+        // Most do as the attract screen says and tap to start; the first card's time to decide
+        // then counts from that tap (the deck measures from the visit's first touch).
+        if chance(0.8) {
+            let id = nextContactID
+            nextContactID += 1
+            let p = deck.layout.cardFrame.center
+            send([TouchContact(id: id, position: p, phase: .began)])
+            now = now.advanced(bySeconds: 0.09)
+            send([TouchContact(id: id, position: p, phase: .ended)])
+        }
         let patience = chance(0.25) ? Int(uniform() * Double(deckFile.cards.count)) : Int.max
         var decided = 0
         var retries = 0
