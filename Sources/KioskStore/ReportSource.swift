@@ -211,7 +211,8 @@ package struct SQLiteReportSource: ReportSource {
             db,
             """
             CREATE TEMP TABLE v AS \(recorded)
-            SELECT session_id, MIN(kiosk_id), MIN(wall_ms), NULL FROM d \(unrecorded) GROUP BY session_id
+            SELECT session_id, MIN(kiosk_id) AS kiosk_id, MIN(wall_ms) AS start_ms, NULL AS end_reason
+            FROM d \(unrecorded) GROUP BY session_id
             """, f
         ) { _ in }
 
