@@ -127,6 +127,7 @@ package struct SQLiteReportSource: ReportSource {
                 call: "open", code: SQLITE_ERROR, message: "not a KioskCards decisions database (no schema)", path: path)
         }
         try db.execute("PRAGMA temp_store = MEMORY")
+        try db.execute("PRAGMA cache_size = -65536")
         return try Self.aggregate(db, filter)
     }
 
@@ -159,7 +160,12 @@ package struct SQLiteReportSource: ReportSource {
         if case let i = index(":cooldown"), i > 0 { try stmt.bind(i, f.cooldownMs) }
         if case let i = index(":mashmin"), i > 0 { try stmt.bind(i, Int64(f.mashMinimum)) }
         if case let i = index(":toofast"), i > 0 { try stmt.bind(i, f.tooFastMs) }
+        let began = MonotonicClock.now()
         while try stmt.step() { row(stmt) }
+        if getenv("KIOSK_REPORT_TIMING") != nil {
+            let ms = MonotonicClock.now().seconds(since: began) * 1000
+            Log.info("report: \(jsonNumber(ms, decimals: 0)) ms: \(sql.split(separator: "\n").first ?? "")")
+        }
     }
 
     static func aggregate(_ db: borrowing SQLiteDatabase, _ f: ReportFilter) throws(SQLiteError) -> ReportAggregates {
@@ -175,7 +181,9 @@ package struct SQLiteReportSource: ReportSource {
         try query(
             db,
             """
-            CREATE TEMP TABLE d AS SELECT id, kiosk_id, session_id, deck_id, card_id, action, wall_ms, dwell_ms,
+            CREATE TEMP TABLE d AS SELECT id, kiosk_id, session_id, deck_id, card_id,
+                CASE action WHEN 'swipedLeft' THEN 0 WHEN 'swipedRight' THEN 1 WHEN 'removed' THEN 2
+                    WHEN 'undone' THEN 3 ELSE 4 END AS a, wall_ms, dwell_ms,
                 \(positionColumn) AS position, \(methodColumn) AS input_method
             FROM decisions WHERE \(rowFilter)
             """, f
@@ -184,9 +192,9 @@ package struct SQLiteReportSource: ReportSource {
             db,
             """
             CREATE TEMP TABLE m AS SELECT session_id, COUNT(*) AS rows FROM d
-            WHERE action IN ('swipedLeft', 'swipedRight') 
+            WHERE a < 2
             GROUP BY session_id
-            HAVING COUNT(*) >= :mashmin AND COUNT(DISTINCT action) = 1 AND MAX(dwell_ms) < :cooldown
+            HAVING COUNT(*) >= :mashmin AND MIN(a) = MAX(a) AND MAX(dwell_ms) < :cooldown
             """, f
         ) { _ in }
         try db.execute("CREATE UNIQUE INDEX temp.m_session ON m (session_id)")
@@ -195,7 +203,7 @@ package struct SQLiteReportSource: ReportSource {
             """
             CREATE TEMP TABLE f AS SELECT * FROM (
                 SELECT *, ROW_NUMBER() OVER (PARTITION BY session_id, card_id ORDER BY id DESC) AS latest FROM d
-            ) WHERE latest = 1 AND action IN ('swipedLeft', 'swipedRight') AND \(counted)
+            ) WHERE latest = 1 AND a < 2 AND \(counted)
             """)
         // v: visits — recorded ones in range, and sessions seen only through their decisions.
         let recorded =
@@ -233,26 +241,34 @@ package struct SQLiteReportSource: ReportSource {
         }
 
         // 1–2. Per card: answers, approval counts, dwell median and p90 (nearest rank).
+        // Each visit has at most one final answer per card, so a card's answers are its visits.
         try query(
             db,
             """
-            SELECT deck_id, card_id, COUNT(*), SUM(action = 'swipedRight'), COUNT(DISTINCT session_id),
-                SUM(dwell_ms < :toofast),
-                MAX(CASE WHEN rank = (cnt + 1) / 2 THEN dwell_ms END),
-                MAX(CASE WHEN rank = (9 * cnt + 9) / 10 THEN dwell_ms END)
-            FROM (
-                SELECT deck_id, card_id, action, session_id, dwell_ms,
-                    ROW_NUMBER() OVER (PARTITION BY deck_id, card_id ORDER BY dwell_ms, id) AS rank,
-                    COUNT(*) OVER (PARTITION BY deck_id, card_id) AS cnt
-                FROM f
-            ) GROUP BY deck_id, card_id ORDER BY deck_id, card_id
+            SELECT deck_id, card_id, COUNT(*), SUM(a = 1), SUM(dwell_ms < :toofast) FROM f
+            GROUP BY deck_id, card_id ORDER BY deck_id, card_id
             """, f
         ) { s in
             a.cards.append(
                 ReportAggregates.Card(
                     deckID: s.text(0), cardID: s.text(1), n: Int(s.int64(2)), right: Int(s.int64(3)),
-                    visits: Int(s.int64(4)), medianDwellMs: s.isNull(6) ? nil : s.int64(6),
-                    p90DwellMs: s.isNull(7) ? nil : s.int64(7), tooFast: Int(s.int64(5))))
+                    visits: Int(s.int64(2)), tooFast: Int(s.int64(4))))
+        }
+        // Median and p90 by nearest rank (the ⌈p·n⌉-th smallest dwell), read off an index.
+        try db.execute("CREATE INDEX temp.f_dwell ON f (deck_id, card_id, dwell_ms)")
+        let rank = try db.prepare(
+            "SELECT dwell_ms FROM f WHERE deck_id = ?1 AND card_id = ?2 ORDER BY dwell_ms LIMIT 1 OFFSET ?3")
+        for i in a.cards.indices {
+            let n = a.cards[i].n
+            for (isMedian, offset) in [(true, (n + 1) / 2 - 1), (false, (9 * n + 9) / 10 - 1)] {
+                try rank.bind(1, a.cards[i].deckID)
+                try rank.bind(2, a.cards[i].cardID)
+                try rank.bind(3, Int64(offset))
+                if try rank.step() {
+                    if isMedian { a.cards[i].medianDwellMs = rank.int64(0) } else { a.cards[i].p90DwellMs = rank.int64(0) }
+                }
+                rank.reset()
+            }
         }
         try query(db, "SELECT COUNT(*), SUM(dwell_ms < :toofast) FROM f", f) { s in
             a.finalAnswers = Int(s.int64(0))
@@ -262,7 +278,7 @@ package struct SQLiteReportSource: ReportSource {
         // 3. Funnel, drop-off by position, how visits end.
         try query(db, "SELECT COUNT(*) FROM v", f) { s in a.visits = Int(s.int64(0)) }
         try query(
-            db, "SELECT COUNT(*) FROM v WHERE session_id IN (SELECT session_id FROM d WHERE action <> 'undone')", f
+            db, "SELECT COUNT(*) FROM v WHERE session_id IN (SELECT session_id FROM d WHERE a <> 3)", f
         ) { s in a.visitsWithDecision = Int(s.int64(0)) }
         try query(db, "SELECT end_reason, COUNT(*) FROM v GROUP BY end_reason", f) { s in
             a.endReasons[s.isNull(0) ? nil : s.text(0)] = Int(s.int64(1))
@@ -281,7 +297,7 @@ package struct SQLiteReportSource: ReportSource {
             """
             SELECT furthest, COUNT(*) FROM (
                 SELECT session_id, MAX(position) AS furthest FROM d
-                WHERE action <> 'undone' AND position IS NOT NULL GROUP BY session_id
+                WHERE a <> 3 AND position IS NOT NULL GROUP BY session_id
             ) GROUP BY furthest
             """, f
         ) { s in a.furthestPosition[Int(s.int64(0))] = Int(s.int64(1)) }
@@ -297,7 +313,7 @@ package struct SQLiteReportSource: ReportSource {
             a.hourWeekday[key, default: .init()].visits = Int(s.int64(1))
         }
         try query(
-            db, "SELECT \(weekdayHour("wall_ms")) AS cell, COUNT(*), SUM(action = 'swipedRight') FROM f GROUP BY cell",
+            db, "SELECT \(weekdayHour("wall_ms")) AS cell, COUNT(*), SUM(a = 1) FROM f GROUP BY cell",
             f
         ) { s in
             let key = Int(s.int64(0))
@@ -309,7 +325,7 @@ package struct SQLiteReportSource: ReportSource {
             a.days[day, default: .init()].visits = Int(s.int64(1))
         }
         try query(
-            db, "SELECT \(day("wall_ms")) AS day, COUNT(*), SUM(action = 'swipedRight') FROM f GROUP BY day", f
+            db, "SELECT \(day("wall_ms")) AS day, COUNT(*), SUM(a = 1) FROM f GROUP BY day", f
         ) { s in
             let day = s.text(0)
             a.days[day, default: .init()].n = Int(s.int64(1))
@@ -330,7 +346,7 @@ package struct SQLiteReportSource: ReportSource {
                 lastSeenMs: s.int64(4))
         }
         try query(
-            db, "SELECT kiosk_id, COUNT(*), SUM(action = 'swipedRight') FROM f GROUP BY kiosk_id", f
+            db, "SELECT kiosk_id, COUNT(*), SUM(a = 1) FROM f GROUP BY kiosk_id", f
         ) { s in
             let k = s.text(0)
             kiosks[k, default: .init(kioskID: k)].n = Int(s.int64(1))
@@ -346,14 +362,14 @@ package struct SQLiteReportSource: ReportSource {
         try query(
             db,
             """
-            SELECT SUM(action IN ('swipedLeft', 'swipedRight', 'removed')), SUM(action = 'undone') FROM d
+            SELECT SUM(a < 3), SUM(a = 3) FROM d
             WHERE \(counted)
             """, f
         ) { s in
             a.decidedRows = Int(s.int64(0))
             a.undoRows = Int(s.int64(1))
         }
-        try query(db, "SELECT input_method, COUNT(*) FROM d WHERE action <> 'undone' GROUP BY input_method", f) { s in
+        try query(db, "SELECT input_method, COUNT(*) FROM d WHERE a <> 3 GROUP BY input_method", f) { s in
             a.inputMethods[s.isNull(0) ? nil : s.text(0)] = Int(s.int64(1))
         }
         try query(db, "SELECT COUNT(*), COALESCE(SUM(rows), 0) FROM m", f) { s in
@@ -363,7 +379,7 @@ package struct SQLiteReportSource: ReportSource {
         try query(
             db,
             """
-            SELECT position, COUNT(*), SUM(action = 'swipedRight'), COUNT(DISTINCT session_id) FROM f
+            SELECT position, COUNT(*), SUM(a = 1), COUNT(DISTINCT session_id) FROM f
             WHERE position IS NOT NULL GROUP BY position
             """, f
         ) { s in
