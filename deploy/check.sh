@@ -26,6 +26,11 @@ echo "exposure $figure (deploy/README.md records 0.7)"
 # Fail when the unit gets noticeably weaker than the README says.
 awk -v f="$figure" 'BEGIN { exit !(f <= 1.5) }' || { echo "check: exposure $figure is above 1.5" >&2; exit 1; }
 
+echo "== systemd-analyze verify deploy/report/ (the report timer example)"
+sed "s|/usr/local/bin/KioskCards|$bin|g" deploy/report/kioskcards-report.service >"$tmp/kioskcards-report.service"
+cp deploy/report/kioskcards-report.timer "$tmp/"
+systemd-analyze verify "$tmp/kioskcards-report.service" "$tmp/kioskcards-report.timer"
+
 echo "== install-rpi.sh --root (staged install)"
 deploy/install-rpi.sh --binary "$bin" --root "$tmp/root" --deck examples/products/products.json >/dev/null
 for f in usr/local/bin/KioskCards etc/systemd/system/kioskcards.service etc/kioskcards/kiosk.conf \
