@@ -124,7 +124,8 @@ package struct SQLiteReportSource: ReportSource {
         db.setBusyTimeout(milliseconds: 5000)
         guard (try db.scalarInt("PRAGMA user_version") ?? 0) >= 1 else {
             throw SQLiteError(
-                call: "open", code: SQLITE_ERROR, message: "not a KioskCards decisions database (no schema)", path: path)
+                call: "open", code: SQLITE_ERROR, message: "not a KioskCards decisions database (no schema)", path: path
+            )
         }
         // Temporary tables spill to a file beyond a 64 MiB cache: 1M decisions stay near 150 MB RSS.
         try db.execute("PRAGMA temp_store = FILE")
@@ -176,7 +177,8 @@ package struct SQLiteReportSource: ReportSource {
         a.hasEvents = try tableExists(db, "kiosk_events")
         let positionColumn = a.hasPositions ? "position" : "NULL"
         let methodColumn = a.hasPositions ? "input_method" : "NULL"
-        let rowFilter = "wall_ms >= :since AND wall_ms < :until AND (:kiosk IS NULL OR kiosk_id = :kiosk) AND (:deck IS NULL OR deck_id = :deck)"
+        let rowFilter =
+            "wall_ms >= :since AND wall_ms < :until AND (:kiosk IS NULL OR kiosk_id = :kiosk) AND (:deck IS NULL OR deck_id = :deck)"
         // d: the decisions in range. m: suspected mashing visits. f: each visit's final answer
         // per card (the last row of that card in the visit, when it is a left or right swipe).
         try query(
@@ -266,7 +268,11 @@ package struct SQLiteReportSource: ReportSource {
                 try rank.bind(2, a.cards[i].cardID)
                 try rank.bind(3, Int64(offset))
                 if try rank.step() {
-                    if isMedian { a.cards[i].medianDwellMs = rank.int64(0) } else { a.cards[i].p90DwellMs = rank.int64(0) }
+                    if isMedian {
+                        a.cards[i].medianDwellMs = rank.int64(0)
+                    } else {
+                        a.cards[i].p90DwellMs = rank.int64(0)
+                    }
                 }
                 rank.reset()
             }

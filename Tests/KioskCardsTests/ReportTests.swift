@@ -126,7 +126,8 @@ import Testing
         #expect(Self.number(funnel["visitsStarted"]) == Double(visits))
         #expect(
             Self.number(funnel["attractShown"])
-                == Double(try #require(try db.scalarInt("SELECT COUNT(*) FROM kiosk_events WHERE kind = 'attract_shown'"))))
+                == Double(
+                    try #require(try db.scalarInt("SELECT COUNT(*) FROM kiosk_events WHERE kind = 'attract_shown'"))))
         let completed = try #require(try db.scalarInt("SELECT COUNT(*) FROM visits WHERE end_reason = 'completed'"))
         let idle = try #require(try db.scalarInt("SELECT COUNT(*) FROM visits WHERE end_reason = 'idle'"))
         #expect(completed > 0 && idle > 0)

@@ -329,7 +329,8 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         row.opacity.animate(to: 1, at: t)
         rows.append(row)
         decisions.append(
-            Decision(cardID: id, action: .added, time: t, dwellSeconds: 0, position: rows.count - 1, method: performMethod))
+            Decision(
+                cardID: id, action: .added, time: t, dwellSeconds: 0, position: rows.count - 1, method: performMethod))
         if case .scrolling = grab { return }
         let target = layout.offsetShowingLast(rows: rows.count)
         if scroll.offset(at: t) < target { scroll = scroll.springing(to: target, at: t) }

@@ -75,7 +75,9 @@ struct ReportFigures {
         }
         var reasons: [(String, JSONValue)] = []
         for name in ["completed", "idle", "reset", "shutdown"] { reasons.append((name, .int(a.endReasons[name] ?? 0))) }
-        let other = a.endReasons.filter { $0.key != nil && !["completed", "idle", "reset", "shutdown"].contains($0.key!) }
+        let other = a.endReasons.filter {
+            $0.key != nil && !["completed", "idle", "reset", "shutdown"].contains($0.key!)
+        }
         for (name, count) in other.sorted(by: { $0.key! < $1.key! }) { reasons.append((name!, .int(count))) }
         reasons.append(("unknown", .int(a.endReasons[nil] ?? 0)))
         let funnel: JSONValue = .object([
@@ -86,7 +88,10 @@ struct ReportFigures {
         let cells: [JSONValue] = a.hourWeekday.keys.sorted().map { key in
             let c = a.hourWeekday[key]!
             return .object(
-                [("weekday", .int(key / 24)), ("hour", .int(key % 24)), ("visits", c.visits >= k ? .int(c.visits) : .null)]
+                [
+                    ("weekday", .int(key / 24)), ("hour", .int(key % 24)),
+                    ("visits", c.visits >= k ? .int(c.visits) : .null),
+                ]
                     + approval(c.right, c.n, visits: c.visits))
         }
         let days: [JSONValue] = a.days.keys.sorted().map { day in
@@ -108,7 +113,10 @@ struct ReportFigures {
             if kiosk.visits >= k {
                 fields += [
                     ("visits", .int(kiosk.visits)), ("activeDays", .int(kiosk.activeDays)),
-                    ("visitsPerDay", kiosk.activeDays > 0 ? .number(Double(kiosk.visits) / Double(kiosk.activeDays), 3) : .null),
+                    (
+                        "visitsPerDay",
+                        kiosk.activeDays > 0 ? .number(Double(kiosk.visits) / Double(kiosk.activeDays), 3) : .null
+                    ),
                     ("completion", ratio(kiosk.completed, kiosk.visits)),
                 ]
             } else {
@@ -133,7 +141,8 @@ struct ReportFigures {
         ])
         let positions: [JSONValue] = a.positions.keys.sorted().map { p in
             let c = a.positions[p]!
-            return .object([("position", .int(p)), ("visits", .int(c.visits))] + approval(c.right, c.n, visits: c.visits))
+            return .object(
+                [("position", .int(p)), ("visits", .int(c.visits))] + approval(c.right, c.n, visits: c.visits))
         }
         return .object([
             ("generated", time(generatedMs)), ("source", .string(source)),
@@ -151,7 +160,8 @@ struct ReportFigures {
             (
                 "schema",
                 .object([
-                    ("visits", .bool(a.hasVisits)), ("events", .bool(a.hasEvents)), ("positions", .bool(a.hasPositions)),
+                    ("visits", .bool(a.hasVisits)), ("events", .bool(a.hasEvents)),
+                    ("positions", .bool(a.hasPositions)),
                 ])
             ),
             (
@@ -215,7 +225,8 @@ indirect enum JSONValue: Hashable {
         case .string(let s): return JSONWriter.quoted(s)
         case .array(let items):
             guard !items.isEmpty else { return "[]" }
-            return "[" + items.map { pad + $0.text(indent: indent, level: level + 1) }.joined(separator: ",") + close + "]"
+            return "[" + items.map { pad + $0.text(indent: indent, level: level + 1) }.joined(separator: ",") + close
+                + "]"
         case .object(let fields):
             guard !fields.isEmpty else { return "{}" }
             return "{"

@@ -46,11 +46,16 @@ struct ReportPage {
         }
         let head = Array(text.utf8.prefix(400))
         let banner = Array("Chart.js v".utf8)
-        guard let at = (0..<max(0, head.count - banner.count)).first(where: { Array(head[$0..<$0 + banner.count]) == banner })
+        guard
+            let at = (0..<max(0, head.count - banner.count)).first(where: {
+                Array(head[$0..<$0 + banner.count]) == banner
+            })
         else {
             return .failure(
                 LoadError(
-                    message: "\(path) does not look like Chart.js (no 'Chart.js vX.Y.Z' banner); use libjs-chart.js's chart.min.js"))
+                    message:
+                        "\(path) does not look like Chart.js (no 'Chart.js vX.Y.Z' banner); use libjs-chart.js's chart.min.js"
+                ))
         }
         let rest = head[(at + banner.count)...].prefix { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }
         let version = String(decoding: rest, as: UTF8.self)
@@ -122,7 +127,8 @@ struct ReportPage {
             body += "<p class=\"empty\">No decisions or visits in this period: nothing to show yet.</p>"
         }
         if !figures.aggregates.hasVisits {
-            body += "<p class=\"note\">This database predates visit recording (no visits table): visits are inferred from decisions; positions, input methods and end reasons are unknown.</p>"
+            body +=
+                "<p class=\"note\">This database predates visit recording (no visits table): visits are inferred from decisions; positions, input methods and end reasons are unknown.</p>"
         }
         // 1–2. Cards.
         var rows = ""
@@ -131,7 +137,8 @@ struct ReportPage {
             let grey = isTrue("\(p).suppressed") || isTrue("\(p).belowMinN")
             rows +=
                 "<tr class=\"\(grey ? "grey" : "")\"><td>\(string("\(p).card"))</td><td>\(string("\(p).deck"))</td>"
-                + cell("\(p).approval", "pct") + cell("\(p).low", "pct") + cell("\(p).high", "pct") + cell("\(p).n", "int")
+                + cell("\(p).approval", "pct") + cell("\(p).low", "pct") + cell("\(p).high", "pct")
+                + cell("\(p).n", "int")
                 + cell("\(p).visits", "int") + cell("\(p).medianDwellMs", "ms") + cell("\(p).p90DwellMs", "ms")
                 + cell("\(p).tooFastShare", "pct") + "</tr>\n"
         }
@@ -150,7 +157,9 @@ struct ReportPage {
         var reached = ""
         for i in 0..<count("funnel.reached") {
             let p = "funnel.reached.\(i)"
-            reached += "<tr>" + cell("\(p).position", "int") + cell("\(p).visits", "int") + cell("\(p).stoppedHere", "int") + "</tr>"
+            reached +=
+                "<tr>" + cell("\(p).position", "int") + cell("\(p).visits", "int") + cell("\(p).stoppedHere", "int")
+                + "</tr>"
         }
         var reasons = ""
         if case .object(let fields)? = json["funnel.endReasons"] {
@@ -173,7 +182,9 @@ struct ReportPage {
         var days = ""
         for i in 0..<count("days") {
             let p = "days.\(i)"
-            days += "<tr><td>\(string("\(p).date"))</td>" + cell("\(p).visits", "int") + cell("\(p).n", "int") + cell("\(p).approval", "pct") + "</tr>"
+            days +=
+                "<tr><td>\(string("\(p).date"))</td>" + cell("\(p).visits", "int") + cell("\(p).n", "int")
+                + cell("\(p).approval", "pct") + "</tr>"
         }
         body += """
             <div class="chart"><canvas id="chart-days"></canvas></div>
@@ -183,7 +194,8 @@ struct ReportPage {
         var kiosks = ""
         for i in 0..<count("kiosks") {
             let p = "kiosks.\(i)"
-            kiosks += "<tr>" + cell("\(p).rank", "int") + "<td>\(string("\(p).kiosk"))</td>" + cell("\(p).visits", "int")
+            kiosks +=
+                "<tr>" + cell("\(p).rank", "int") + "<td>\(string("\(p).kiosk"))</td>" + cell("\(p).visits", "int")
                 + cell("\(p).visitsPerDay", "num") + cell("\(p).completion", "pct") + cell("\(p).approval", "pct")
                 + "<td>\(string("\(p).lastSeen"))</td><td>needs heartbeats</td></tr>"
         }
@@ -197,7 +209,8 @@ struct ReportPage {
         var positions = ""
         for i in 0..<count("positionBias") {
             let p = "positionBias.\(i)"
-            positions += "<tr>" + cell("\(p).position", "int") + cell("\(p).n", "int") + cell("\(p).approval", "pct") + "</tr>"
+            positions +=
+                "<tr>" + cell("\(p).position", "int") + cell("\(p).n", "int") + cell("\(p).approval", "pct") + "</tr>"
         }
         var methods = ""
         if case .object(let fields)? = json["quality.inputMethods"] {
@@ -245,7 +258,8 @@ struct ReportPage {
         var maxVisits = 1.0
         for i in cells.values { maxVisits = max(maxVisits, json["hourWeekday.\(i).visits"]?.double ?? 0) }
         let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-        var out = "<h3>\(visits ? "Visits" : "Approval") by hour × weekday</h3><div class=\"scroll\"><table class=\"heat\"><tr><th></th>"
+        var out =
+            "<h3>\(visits ? "Visits" : "Approval") by hour × weekday</h3><div class=\"scroll\"><table class=\"heat\"><tr><th></th>"
         for h in 0..<24 { out += "<th>\(h)</th>" }
         out += "</tr>"
         for w in 0..<7 {
@@ -266,7 +280,8 @@ struct ReportPage {
                     ? "rgba(37,99,235,\(jsonNumber(0.12 + 0.88 * x / maxVisits, decimals: 3)))"
                     : "hsl(\(jsonNumber(x * 120, decimals: 0)),70%,\(jsonNumber(80 - 25 * abs(x - 0.5) * 2, decimals: 0))%)"
                 let text = visits ? jsonNumber(x, decimals: 0) : jsonNumber(x * 100, decimals: 0)
-                out += "<td style=\"background:\(colour)\" data-k=\"\(path)\" data-f=\"\(visits ? "int" : "pct0")\">\(text)</td>"
+                out +=
+                    "<td style=\"background:\(colour)\" data-k=\"\(path)\" data-f=\"\(visits ? "int" : "pct0")\">\(text)</td>"
             }
             out += "</tr>"
         }
