@@ -39,12 +39,12 @@ package enum DecisionDatabase {
         "CREATE INDEX decisions_wall_ms ON decisions (wall_ms);",
         // 4 (s3-report; the integrator renumbers on merge): what the report needs — the
         // position and input method of each decision (NULL on older rows), visits with their
-        // end reason, and events such as the attract screen appearing. The session index
-        // finds each visit's final answer per card (the last row of that card in the visit).
+        // end reason, and events such as the attract screen appearing. No new index on
+        // decisions: the report sorts its own temporary copy, and a kiosk's small SD card
+        // keeps room for more decisions.
         """
         ALTER TABLE decisions ADD COLUMN position INTEGER;
         ALTER TABLE decisions ADD COLUMN input_method TEXT;
-        CREATE INDEX decisions_session ON decisions (session_id, card_id, id);
         CREATE TABLE visits (
             id INTEGER PRIMARY KEY,
             session_id TEXT NOT NULL UNIQUE,

@@ -309,7 +309,7 @@ struct ReportPage {
         function chart(id,config){const el=document.getElementById(id);if(el)new Chart(el,config);}
         chart('chart-approval',{type:'bar',data:{labels:shown.map(c=>c.card),datasets:[
           {label:'Approval',data:shown.map(c=>c.approval),backgroundColor:shown.map(grey)},
-          {label:'Wilson 95 %',data:shown.map(c=>[c.low,c.high]),backgroundColor:'rgba(0,0,0,0.15)'}]},
+          {label:'Wilson 95 %',data:shown.map(c=>[c.low,c.high]),backgroundColor:'rgba(0,0,0,0.28)',grouped:false,barPercentage:0.25}]},
           options:{scales:{y:{min:0,max:1}},plugins:{title:{display:true,text:'Approval per card (n ≥ '+R.filter.minN+' in colour)'}}}});
         chart('chart-dwell',{type:'bar',data:{labels:shown.map(c=>c.card),datasets:[
           {label:'Median dwell (ms)',data:shown.map(c=>c.medianDwellMs),backgroundColor:'rgba(16,185,129,0.7)'},
