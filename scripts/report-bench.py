@@ -50,17 +50,20 @@ print(f"report-bench: {total} decisions, {visits} visits from {kiosks} kiosks ({
       f"made in {time.time() - started:.1f} s; database {os.path.getsize(os.path.join(data, 'decisions.sqlite3')) / 1e6:.0f} MB")
 
 def timed(args, stdout):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.time()
     subprocess.run(args, check=True, stdout=stdout, env=dict(os.environ, TZ="UTC"))
     elapsed = time.time() - t
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, the largest child so far
-    return elapsed, peak, before
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return elapsed, cpu, r1.ru_maxrss, r0.ru_maxrss  # KiB, the largest child so far
 
 for label, args in (("json", ["--format", "json"]), ("html", ["--out", os.path.join(work, "report.html")])):
     with open(os.path.join(work, f"report.{label}.out"), "wb") as out:
-        elapsed, peak, before = timed([binary, "report", "--data", data] + args, out)
+        elapsed, cpu, peak, before = timed([binary, "report", "--data", data] + args, out)
     note = "" if peak > before else " (no higher than an earlier child's)"
-    print(f"report-bench: report {label}: {elapsed:.2f} s wall, peak RSS {peak / 1024:.0f} MB{note}")
+    load = os.getloadavg()[0]
+    print(f"report-bench: report {label}: {elapsed:.2f} s wall, {cpu:.2f} s CPU, peak RSS {peak / 1024:.0f} MB{note}"
+          f" (load average {load:.1f})")
 print(f"report-bench: HTML {os.path.getsize(os.path.join(work, 'report.html')) / 1024:.0f} KiB, "
       f"JSON {os.path.getsize(os.path.join(work, 'report.json.out')) / 1024:.0f} KiB")

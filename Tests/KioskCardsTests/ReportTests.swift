@@ -124,10 +124,8 @@ import Testing
         let visits = try #require(try db.scalarInt("SELECT COUNT(*) FROM visits"))
         let funnel = try #require(json["funnel"])
         #expect(Self.number(funnel["visitsStarted"]) == Double(visits))
-        #expect(
-            Self.number(funnel["attractShown"])
-                == Double(
-                    try #require(try db.scalarInt("SELECT COUNT(*) FROM kiosk_events WHERE kind = 'attract_shown'"))))
+        let attract = try #require(try db.scalarInt("SELECT COUNT(*) FROM kiosk_events WHERE kind = 'attract_shown'"))
+        #expect(Self.number(funnel["attractShown"]) == Double(attract))
         let completed = try #require(try db.scalarInt("SELECT COUNT(*) FROM visits WHERE end_reason = 'completed'"))
         let idle = try #require(try db.scalarInt("SELECT COUNT(*) FROM visits WHERE end_reason = 'idle'"))
         #expect(completed > 0 && idle > 0)
@@ -236,7 +234,8 @@ import Testing
         #expect(json["funnel"]?["attractShown"]?.value == .null)
         // The report only reads: the old file keeps its schema.
         let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir), readOnly: true, create: false)
-        #expect(try db.scalarInt("PRAGMA user_version") == 2)
+        let version = try db.scalarInt("PRAGMA user_version")
+        #expect(version == 2)
     }
 
     @Test func badInputExitsTwoWithTheFix() throws {
@@ -248,14 +247,16 @@ import Testing
                 ["report", "--data", dir, "--since", "2026-11-05", "--until", "2026-11-01", "--format", "json"],
                 stderrPath: log))
         #expect(swapped.status == 2)
-        #expect(try FileIO.readText(log, limit: 1 << 16).contains("is not before --until"))
+        let swappedLog = try FileIO.readText(log, limit: 1 << 16)
+        #expect(swappedLog.contains("is not before --until"))
         let missing = try #require(StoreTestSupport.run(["report", "--data", dir + "/nothing", "--format", "json"]))
         #expect(missing.status == 2)
         let noChart = try #require(
             StoreTestSupport.run(
                 ["report", "--data", dir, "--out", dir + "/r.html", "--chart-js", dir + "/none.js"], stderrPath: log))
         #expect(noChart.status == 2)
-        #expect(try FileIO.readText(log, limit: 1 << 16).contains("libjs-chart.js"))
+        let chartLog = try FileIO.readText(log, limit: 1 << 16)
+        #expect(chartLog.contains("libjs-chart.js"))
         let noOut = try #require(StoreTestSupport.run(["report", "--data", dir]))
         #expect(noOut.status == 2)
     }
