@@ -164,6 +164,29 @@ import Testing
         }
     }
 
+    @Test func kioskAndTimeFiltersSelectTheRows() throws {
+        let dir = DeckFixtures.temporaryDirectory("report-filter")
+        defer { DeckFixtures.removeTree(dir) }
+        try Self.simulate(dir, seed: 21, visitors: 80, kiosk: "lobby-1")
+        try Self.simulate(dir, seed: 22, visitors: 50, kiosk: "lobby-2")
+        let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir), readOnly: true, create: false)
+        let second = try #require(try db.scalarInt("SELECT COUNT(*) FROM decisions WHERE kiosk_id = 'lobby-2'"))
+        let all = try Self.report(["--data", dir])
+        #expect(all["kiosks"]?.elements?.count == 2)
+        let one = try Self.report(["--data", dir, "--kiosk", "lobby-2"])
+        #expect(Self.number(one["totals"]?["decisionRows"]) == Double(second))
+        #expect(one["kiosks"]?.elements?.count == 1)
+        // 2026-11-03 00:00Z to 2026-11-04 00:00Z: one day, since inclusive and until exclusive.
+        let from: Int64 = 1_793_664_000_000
+        let to: Int64 = 1_793_750_400_000
+        let inDay = try #require(
+            try db.scalarInt("SELECT COUNT(*) FROM decisions WHERE wall_ms >= \(from) AND wall_ms < \(to)"))
+        #expect(inDay > 0)
+        let day = try Self.report(["--data", dir, "--since", "2026-11-03", "--until", "2026-11-04"])
+        #expect(Self.number(day["totals"]?["decisionRows"]) == Double(inDay))
+        #expect(day["days"]?.elements?.map { $0["date"]?.stringValue } == ["2026-11-03"])
+    }
+
     @Test func simulateIsDeterministicForASeed() throws {
         let a = DeckFixtures.temporaryDirectory("report-seed-a")
         let b = DeckFixtures.temporaryDirectory("report-seed-b")
