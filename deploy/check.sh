@@ -50,6 +50,11 @@ if ((${#unlisted[@]})); then
 fi
 echo "all linked libraries are installed"
 
+echo "== systemd-analyze verify deploy/report/ (the report timer example)"
+sed "s|/usr/local/bin/KioskCards|$bin|g" deploy/report/kioskcards-report.service >"$tmp/kioskcards-report.service"
+cp deploy/report/kioskcards-report.timer "$tmp/"
+systemd-analyze verify "$tmp/kioskcards-report.service" "$tmp/kioskcards-report.timer"
+
 echo "== install-rpi.sh --root (staged install)"
 deploy/install-rpi.sh --binary "$bin" --root "$tmp/root" --deck examples/products/products.json >/dev/null
 for f in usr/local/bin/KioskCards etc/systemd/system/kioskcards.service etc/kioskcards/kiosk.conf \

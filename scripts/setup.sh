@@ -11,6 +11,7 @@ packages=(
   python3-fonttools # deploy/vm/build-initramfs.sh: the Noto Sans CJK subset for the virtual kiosk
   evemu-tools shellcheck systemd
   valgrind # bench --instructions: instructions per frame (callgrind)
+  libjs-chart.js chromium # report: Chart.js inlined into the page; the page checked in headless Chromium
   gcc-12 make binutils libelf1 # deploy/vm/build-vkms.sh: vkms.ko out of tree (kbuild tools need libelf)
   # scripts/test-arm64.sh: the trixie chroots (debootstrap), aarch64 programs on this machine
   # (qemu-user through binfmt_misc), the aarch64 virtual kiosk. dpkg-dev, lintian and Debian's

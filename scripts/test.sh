@@ -36,6 +36,9 @@ grep -q 'error:' "$log" && exit 1
 echo "== unit tests"
 swift test --skip-build
 
+echo "== report in headless Chromium (scripts/report-browser-test.sh)"
+bash scripts/report-browser-test.sh
+
 echo "== fuzz (libFuzzer, 45 s per parser; crashes in .build/fuzz/crashes/)"
 # Any crash fails the run (the crash file is under .build/fuzz/crashes/TARGET/).
 bash scripts/fuzz.sh all "${KIOSKCARDS_FUZZ_SECONDS:-45}"

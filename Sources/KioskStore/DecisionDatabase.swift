@@ -37,6 +37,38 @@ package enum DecisionDatabase {
         """,
         // 2: `export --since` filters by wall time.
         "CREATE INDEX decisions_wall_ms ON decisions (wall_ms);",
+        // 4 (s3-report; the integrator renumbers on merge): what the report needs — the
+        // position and input method of each decision (NULL on older rows), visits with their
+        // end reason, and events such as the attract screen appearing. No new index on
+        // decisions: the report sorts its own temporary copy, and a kiosk's small SD card
+        // keeps room for more decisions.
+        """
+        ALTER TABLE decisions ADD COLUMN position INTEGER;
+        ALTER TABLE decisions ADD COLUMN input_method TEXT;
+        CREATE TABLE visits (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL UNIQUE,
+            kiosk_id TEXT NOT NULL,
+            deck_id TEXT NOT NULL,
+            deck_version INTEGER NOT NULL,
+            started_wall_ms INTEGER NOT NULL,
+            started_monotonic_ns INTEGER NOT NULL,
+            ended_wall_ms INTEGER,
+            end_reason TEXT,
+            cards_shown INTEGER,
+            accessibility_used INTEGER
+        );
+        CREATE INDEX visits_started ON visits (started_wall_ms);
+        CREATE TABLE kiosk_events (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            kiosk_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            wall_ms INTEGER NOT NULL,
+            monotonic_ns INTEGER NOT NULL
+        );
+        CREATE INDEX kiosk_events_wall_ms ON kiosk_events (wall_ms);
+        """,
     ]
 
     static var schemaVersion: Int { migrations.count }
@@ -128,18 +160,73 @@ package enum DecisionDatabase {
     static let insertSQL = """
         INSERT OR IGNORE INTO decisions
             (uid, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_time, wall_ms,
-             monotonic_ns, dwell_ms)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+             monotonic_ns, dwell_ms, position, input_method)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+        """
+
+    /// A visit's start inserts it; its end (or a retried start) completes it. Only set fields
+    /// overwrite, so a replayed start never erases an end.
+    static let visitSQL = """
+        INSERT INTO visits
+            (session_id, kiosk_id, deck_id, deck_version, started_wall_ms, started_monotonic_ns,
+             ended_wall_ms, end_reason, cards_shown, accessibility_used)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+        ON CONFLICT (session_id) DO UPDATE SET
+            ended_wall_ms = COALESCE(excluded.ended_wall_ms, ended_wall_ms),
+            end_reason = COALESCE(excluded.end_reason, end_reason),
+            cards_shown = COALESCE(excluded.cards_shown, cards_shown),
+            accessibility_used = COALESCE(excluded.accessibility_used, accessibility_used)
+        """
+
+    static let eventSQL = """
+        INSERT OR IGNORE INTO kiosk_events (uid, kiosk_id, kind, wall_ms, monotonic_ns)
+        VALUES (?1, ?2, ?3, ?4, ?5)
         """
 
     /// Writes `batch` in one transaction; when this returns, every record is durable.
     static func insert(_ batch: [(uid: String, record: DecisionRecord)], into db: borrowing SQLiteDatabase)
         throws(SQLiteError)
     {
+        try insert(items: batch.map { (uid: $0.uid, item: StoreItem.decision($0.record)) }, into: db)
+    }
+
+    /// Writes decisions, visits and events in one transaction; when this returns, all are durable.
+    static func insert(items batch: [(uid: String, item: StoreItem)], into db: borrowing SQLiteDatabase)
+        throws(SQLiteError)
+    {
         try db.execute("BEGIN IMMEDIATE")
         do {
             let stmt = try db.prepare(insertSQL)
-            for (uid, r) in batch {
+            let visit = try db.prepare(visitSQL)
+            let event = try db.prepare(eventSQL)
+            for (uid, item) in batch {
+                let r: DecisionRecord
+                switch item {
+                case .decision(let d): r = d
+                case .visit(let v):
+                    try visit.bind(1, v.sessionID)
+                    try visit.bind(2, v.kioskID)
+                    try visit.bind(3, v.deckID)
+                    try visit.bind(4, Int64(v.deckVersion))
+                    try visit.bind(5, v.startedWallMs)
+                    try visit.bind(6, v.startedMonotonicNs)
+                    try visit.bind(7, v.endedWallMs)
+                    try visit.bind(8, v.endReason)
+                    try visit.bind(9, v.cardsShown.map(Int64.init))
+                    try visit.bind(10, v.accessibilityUsed.map { $0 ? Int64(1) : 0 })
+                    _ = try visit.step()
+                    visit.reset()
+                    continue
+                case .event(let e):
+                    try event.bind(1, uid)
+                    try event.bind(2, e.kioskID)
+                    try event.bind(3, e.kind)
+                    try event.bind(4, e.wallMs)
+                    try event.bind(5, e.monotonicNs)
+                    _ = try event.step()
+                    event.reset()
+                    continue
+                }
                 try stmt.bind(1, uid)
                 try stmt.bind(2, r.kioskID)
                 try stmt.bind(3, r.sessionID)
@@ -151,6 +238,8 @@ package enum DecisionDatabase {
                 try stmt.bind(9, r.wallTimeMs)
                 try stmt.bind(10, r.monotonicNs)
                 try stmt.bind(11, r.dwellMs)
+                try stmt.bind(12, r.position.map(Int64.init))
+                try stmt.bind(13, r.inputMethod?.rawValue)
                 _ = try stmt.step()
                 stmt.reset()
             }

@@ -16,13 +16,19 @@ package struct DecisionRecord: Hashable, Sendable {
     package var monotonicNs: Int64
     /// How long the card was on top (stack) or on screen (list) first, milliseconds.
     package var dwellMs: Int64
+    /// 0-based position at which the card was shown in its visit; nil when unknown (rows
+    /// stored before schema 4 have none).
+    package var position: Int?
+    /// How the decision was given; nil when unknown.
+    package var inputMethod: InputMethod?
 
     /// "2024-05-01T12:34:56.789Z".
     package var wallTimeISO: String { WallClock.iso8601(milliseconds: wallTimeMs) }
 
     package init(
         kioskID: String, sessionID: String, deckID: String, deckVersion: Int, cardID: String,
-        action: DecisionAction, wallTimeMs: Int64, monotonicNs: Int64, dwellMs: Int64
+        action: DecisionAction, wallTimeMs: Int64, monotonicNs: Int64, dwellMs: Int64, position: Int? = nil,
+        inputMethod: InputMethod? = nil
     ) {
         self.kioskID = kioskID
         self.sessionID = sessionID
@@ -33,5 +39,67 @@ package struct DecisionRecord: Hashable, Sendable {
         self.wallTimeMs = wallTimeMs
         self.monotonicNs = monotonicNs
         self.dwellMs = dwellMs
+        self.position = position
+        self.inputMethod = inputMethod
     }
+}
+
+/// One visit: from the first touch after the attract screen to its end, stored when it
+/// starts (end fields nil) and again, complete, when it ends.
+package struct VisitRecord: Hashable, Sendable {
+    package var sessionID: String
+    package var kioskID: String
+    package var deckID: String
+    package var deckVersion: Int
+    package var startedWallMs: Int64
+    package var startedMonotonicNs: Int64
+    package var endedWallMs: Int64?
+    /// `VisitorSession.VisitEndReason`'s raw value; nil while the visit is open.
+    package var endReason: String?
+    /// Cards that reached the top (stack) or were acted on (list) during the visit.
+    package var cardsShown: Int?
+    /// Whether the visit used an accessible way in: an on-screen button, a key, a switch, or
+    /// the "remove card" action.
+    package var accessibilityUsed: Bool?
+
+    package init(
+        sessionID: String, kioskID: String, deckID: String, deckVersion: Int, startedWallMs: Int64,
+        startedMonotonicNs: Int64, endedWallMs: Int64? = nil, endReason: String? = nil, cardsShown: Int? = nil,
+        accessibilityUsed: Bool? = nil
+    ) {
+        self.sessionID = sessionID
+        self.kioskID = kioskID
+        self.deckID = deckID
+        self.deckVersion = deckVersion
+        self.startedWallMs = startedWallMs
+        self.startedMonotonicNs = startedMonotonicNs
+        self.endedWallMs = endedWallMs
+        self.endReason = endReason
+        self.cardsShown = cardsShown
+        self.accessibilityUsed = accessibilityUsed
+    }
+}
+
+/// A kiosk event that is not a decision (today: the attract screen appeared).
+package struct KioskEventRecord: Hashable, Sendable {
+    package static let attractShown = "attract_shown"
+
+    package var kioskID: String
+    package var kind: String
+    package var wallMs: Int64
+    package var monotonicNs: Int64
+
+    package init(kioskID: String, kind: String, wallMs: Int64, monotonicNs: Int64) {
+        self.kioskID = kioskID
+        self.kind = kind
+        self.wallMs = wallMs
+        self.monotonicNs = monotonicNs
+    }
+}
+
+/// What the store's writer writes: a decision, a visit (its start or its end), or an event.
+package enum StoreItem: Hashable, Sendable {
+    case decision(DecisionRecord)
+    case visit(VisitRecord)
+    case event(KioskEventRecord)
 }

@@ -19,7 +19,7 @@ package final class DecisionStore: @unchecked Sendable {
     package struct Status: Hashable, Sendable {
         /// Accepted and not yet committed (in memory).
         package var pending: Int
-        /// Committed since this store started.
+        /// Decisions committed since this store started (visits and events are not counted).
         var stored: Int
         /// Every ticket up to and including this one is committed (0: none yet).
         var storedThrough: UInt64
@@ -49,7 +49,7 @@ package final class DecisionStore: @unchecked Sendable {
     private let onStored: (@Sendable (UInt64) -> Void)?
 
     // Guarded by `mutex`.
-    private typealias Entry = (ticket: UInt64, record: DecisionRecord)
+    private typealias Entry = (ticket: UInt64, item: StoreItem)
     /// Fixed-size chunks, so an append never copies the decisions already waiting (a growing
     /// flat array would move megabytes at once while the writer is stuck).
     private var inbox: [[Entry]] = []
@@ -111,6 +111,19 @@ package final class DecisionStore: @unchecked Sendable {
     /// decision is dropped and counted; the writer has logged why it cannot write).
     @discardableResult
     package func enqueue(_ record: DecisionRecord) -> UInt64? {
+        enqueue(item: .decision(record))
+    }
+
+    /// Queues a visit's start or end (like `enqueue`; visits share the decisions' queue, so
+    /// they are stored in the order they happened).
+    @discardableResult
+    package func enqueue(visit: VisitRecord) -> UInt64? { enqueue(item: .visit(visit)) }
+
+    /// Queues a kiosk event (the attract screen appeared).
+    @discardableResult
+    package func enqueue(event: KioskEventRecord) -> UInt64? { enqueue(item: .event(event)) }
+
+    private func enqueue(item: StoreItem) -> UInt64? {
         pthread_mutex_lock(mutex)
         if status.pending >= capacity {
             status.dropped += 1
@@ -130,7 +143,7 @@ package final class DecisionStore: @unchecked Sendable {
             chunk.reserveCapacity(Self.chunkSize)
             inbox.append(chunk)
         }
-        inbox[inbox.count - 1].append((ticket, record))
+        inbox[inbox.count - 1].append((ticket, item))
         status.pending += 1
         let wake = writerWaiting
         pthread_mutex_unlock(mutex)
@@ -177,7 +190,7 @@ package final class DecisionStore: @unchecked Sendable {
         }
     }
 
-    private typealias Batch = (items: [(uid: String, record: DecisionRecord)], lastTicket: UInt64)
+    private typealias Batch = (items: [(uid: String, item: StoreItem)], lastTicket: UInt64)
 
     // Writer-thread state.
     private var retryAt: Double?
@@ -221,7 +234,7 @@ package final class DecisionStore: @unchecked Sendable {
             spare.removeAll(keepingCapacity: true)
         }
         let end = min(backlog.count, backlogHead + batchLimit)
-        let items = backlog[backlogHead..<end].map { (uid: "\(uidPrefix)-\($0.ticket)", record: $0.record) }
+        let items = backlog[backlogHead..<end].map { (uid: "\(uidPrefix)-\($0.ticket)", item: $0.item) }
         return (items, backlog[end - 1].ticket)
     }
 
@@ -242,7 +255,7 @@ package final class DecisionStore: @unchecked Sendable {
             var batch = first
             while true {
                 do {
-                    try DecisionDatabase.insert(batch.items, into: db)
+                    try DecisionDatabase.insert(items: batch.items, into: db)
                 } catch {
                     failed(error)
                     break  // closes `db`
@@ -265,9 +278,13 @@ package final class DecisionStore: @unchecked Sendable {
             backlog.removeFirst(backlogHead)
             backlogHead = 0
         }
+        var decisions = 0
+        for (_, item) in batch.items {
+            if case .decision = item { decisions += 1 }
+        }
         let (recovered, pendingAfter) = locked {
             status.pending -= batch.items.count
-            status.stored += batch.items.count
+            status.stored += decisions
             status.storedThrough = batch.lastTicket
             let was = status.failing
             status.failing = false

@@ -172,6 +172,32 @@ struct SQLiteStatement: ~Copyable {
         guard rc == SQLITE_OK else { throw error("sqlite3_bind_int64", rc) }
     }
 
+    /// Binds NULL for nil.
+    func bind(_ index: Int32, _ value: String?) throws(SQLiteError) {
+        guard let value else { return try bindNull(index) }
+        try bind(index, value)
+    }
+
+    func bind(_ index: Int32, _ value: Int64?) throws(SQLiteError) {
+        guard let value else { return try bindNull(index) }
+        try bind(index, value)
+    }
+
+    func bind(_ index: Int32, _ value: Double) throws(SQLiteError) {
+        let rc = sqlite3_bind_double(handle, index, value)
+        guard rc == SQLITE_OK else { throw error("sqlite3_bind_double", rc) }
+    }
+
+    func bindNull(_ index: Int32) throws(SQLiteError) {
+        let rc = sqlite3_bind_null(handle, index)
+        guard rc == SQLITE_OK else { throw error("sqlite3_bind_null", rc) }
+    }
+
+    /// Whether the column's value is NULL.
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
     /// Advances; true when a row is available, false when done.
     func step() throws(SQLiteError) -> Bool {
         let rc = sqlite3_step(handle)

@@ -60,7 +60,24 @@ import Testing
             let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir))
             try db.execute(DecisionDatabase.migrations[0])
             try db.execute("PRAGMA user_version = 1")
-            try DecisionDatabase.insert([(uid: "old-1", record: StoreTestSupport.record(3))], into: db)
+            // The row as that release wrote it (today's insert names columns a v1 file lacks).
+            let r = StoreTestSupport.record(3)
+            let stmt = try db.prepare(
+                """
+                INSERT INTO decisions (uid, kiosk_id, session_id, deck_id, deck_version, card_id, action,
+                    wall_time, wall_ms, monotonic_ns, dwell_ms)
+                VALUES ('old-1', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                """)
+            let texts = [r.kioskID, r.sessionID, r.deckID]
+            for (i, t) in texts.enumerated() { try stmt.bind(Int32(i + 1), t) }
+            try stmt.bind(4, Int64(r.deckVersion))
+            try stmt.bind(5, r.cardID)
+            try stmt.bind(6, r.action.rawValue)
+            try stmt.bind(7, r.wallTimeISO)
+            try stmt.bind(8, r.wallTimeMs)
+            try stmt.bind(9, r.monotonicNs)
+            try stmt.bind(10, r.dwellMs)
+            _ = try stmt.step()
         }
         let store = DecisionStore(dataDirectory: dir)
         store.enqueue(StoreTestSupport.record(4))

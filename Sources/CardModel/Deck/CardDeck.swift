@@ -32,6 +32,12 @@ public protocol CardDeck {
     /// deck's latest), each element as it will look when the next gesture begins, so that
     /// gesture's first frames only place cached images. Empty when there is nothing to prepare.
     func elementsToPrepare(in scene: Scene) -> [SceneElement]
+    /// Whether the visitor has decided every card (a stack with none left); a list never is.
+    var isCompleted: Bool { get }
+}
+
+extension CardDeck {
+    public var isCompleted: Bool { false }
 }
 
 /// Which side a card leaves by.

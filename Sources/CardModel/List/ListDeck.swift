@@ -65,6 +65,8 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
     private var decisions: [Decision] = []
     private var random: SplitMix64
     private var addedCount = 0
+    /// How the action being taken was given (set around a tap, a swipe or a button press).
+    private var performMethod: InputMethod?
     private var now: Instant = .zero
 
     /// Between visitors, the line inviting the next one (none when empty).
@@ -218,10 +220,16 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
             guard end.isTap, !caught, let rowID, let i = rowIndex(at: end.location, time: t),
                 rows[i].card.id == rowID
             else { return }
+            performMethod = .tap
             open(i, at: t)
+            performMethod = nil
         case .button(let role):
             let frame = role == .back ? layout.backButton : layout.addButton
-            if end.isTap && frame.contains(end.location) { perform(role == .back ? .back : .add, at: t) }
+            if end.isTap && frame.contains(end.location) {
+                performMethod = .button
+                perform(role == .back ? .back : .add, at: t)
+                performMethod = nil
+            }
         case .scrolling(let rawStart, let dyAtStart):
             let raw = rawStart - (recognizer.shownTranslation(at: t).y - dyAtStart)
             let offset = RubberBand.clamp(raw, lower: 0, upper: maxOffset, dimension: layout.viewport.height)
@@ -233,7 +241,9 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
             let predicted = x + end.velocity.x * DragRecognizer.projectionTime
             rows[i].swipe.set(shownX)
             if x < -layout.deleteThreshold || predicted < -layout.deleteThreshold {
+                performMethod = .swipe
                 delete(i, at: t, velocity: min(0, end.velocity.x))
+                performMethod = nil
             } else if x < -ListLayout.revealThreshold && predicted < -ListLayout.revealThreshold {
                 rows[i].swipe.animate(to: -ListLayout.deleteButtonWidth, at: t, velocity: end.velocity.x)
                 openRowID = id
@@ -244,7 +254,9 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         case .deleteButton(let id):
             guard let i = rows.firstIndex(where: { $0.card.id == id }) else { return }
             if end.isTap && deleteButtonFrame(i, offset: scrollOffset(at: t), at: t).contains(end.location) {
+                performMethod = .button
                 delete(i, at: t, velocity: 0)
+                performMethod = nil
             } else {
                 close(at: t)
             }
@@ -325,7 +337,10 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         var slide = AnimatedValue(layout.screen.width, restDistance: 0.05)
         slide.animate(to: 0, at: t)
         detail = Detail(card: rows[i].card, slide: slide)
-        decisions.append(Decision(cardID: rows[i].card.id, action: .opened, time: t, dwellSeconds: dwell(rows[i], t)))
+        decisions.append(
+            Decision(
+                cardID: rows[i].card.id, action: .opened, time: t, dwellSeconds: dwell(rows[i], t), position: i,
+                method: performMethod))
     }
 
     private mutating func delete(_ i: Int, at t: Instant, velocity: Double) {
@@ -337,7 +352,10 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
             DepartingRow(
                 card: row.card, contentY: Double(i) * ListLayout.slotHeight + row.shift.value(at: t), swipe: swipe))
         for k in i..<rows.count { rows[k].shift.displace(by: ListLayout.slotHeight, at: t) }
-        decisions.append(Decision(cardID: row.card.id, action: .deleted, time: t, dwellSeconds: dwell(row, t)))
+        decisions.append(
+            Decision(
+                cardID: row.card.id, action: .deleted, time: t, dwellSeconds: dwell(row, t), position: i,
+                method: performMethod))
         if case .scrolling = grab { return }
         let offset = scroll.offset(at: t)
         if offset > maxOffset { scroll = scroll.springing(to: maxOffset, at: t) }
@@ -358,7 +376,9 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         row.opacity.set(0)
         row.opacity.animate(to: 1, at: t)
         rows.append(row)
-        decisions.append(Decision(cardID: id, action: .added, time: t, dwellSeconds: 0))
+        decisions.append(
+            Decision(
+                cardID: id, action: .added, time: t, dwellSeconds: 0, position: rows.count - 1, method: performMethod))
         if case .scrolling = grab { return }
         let target = layout.offsetShowingLast(rows: rows.count)
         if scroll.offset(at: t) < target { scroll = scroll.springing(to: target, at: t) }

@@ -41,6 +41,29 @@ public struct VisitorSession {
         case wake
     }
 
+    /// Why a visit ended.
+    public enum VisitEndReason: String, Hashable, Sendable, CaseIterable {
+        /// The idle timeout passed after the visitor had decided every card (`deckCompleted`).
+        case completed
+        /// The idle timeout passed with cards left: the visitor walked away.
+        case idle
+        /// The app started over (a reloaded deck file, a new display mode).
+        case reset
+        /// The kiosk stopped while a visitor was there.
+        case shutdown
+    }
+
+    /// What happened to visits, for the store; `takeVisitEvents()` hands each out once.
+    public enum VisitEvent: Hashable, Sendable {
+        /// The attract screen appeared (at start, after a visit, after the panel woke).
+        case attractShown(at: Instant)
+        /// A visitor began: the first touch or action after the attract screen.
+        case started(sessionID: String, at: Instant)
+        /// The visit ended; `at` is its last activity (idle, completed) or the moment it was cut
+        /// short (reset, shutdown).
+        case ended(sessionID: String, at: Instant, reason: VisitEndReason)
+    }
+
     public let policy: Policy
     public private(set) var phase = Phase.attract
     /// The current (or, in attract mode, the next) visitor's session id.
@@ -53,6 +76,10 @@ public struct VisitorSession {
     /// Contacts of the waking touch, never delivered.
     private var swallowed: Set<Int> = []
     private let newSessionID: () -> String
+    private var visitEvents: [VisitEvent] = []
+    /// Whether the visitor has decided every card; the app keeps it current (a stack with no
+    /// cards left), so an idle end says `.completed` instead of `.idle`.
+    public var deckCompleted = false
 
     /// Starts in attract mode with a fresh session id; `newSessionID` makes ids (the app
     /// passes `RandomID.uuid`).
@@ -62,6 +89,25 @@ public struct VisitorSession {
         sessionID = newSessionID()
         lastActivity = now
         attractSince = now
+        visitEvents.append(.attractShown(at: now))
+    }
+
+    /// The visit events since the last call, in order, each returned once.
+    public mutating func takeVisitEvents() -> [VisitEvent] {
+        defer { visitEvents.removeAll() }
+        return visitEvents
+    }
+
+    /// Ends the current visit for `reason` (the app starting over, or stopping) and shows the
+    /// attract screen with a fresh session id; nothing when no visitor is here.
+    public mutating func endVisit(reason: VisitEndReason, at now: Instant) {
+        guard phase == .active else { return }
+        visitEvents.append(.ended(sessionID: sessionID, at: now, reason: reason))
+        sessionID = newSessionID()
+        deckCompleted = false
+        phase = .attract
+        attractSince = now
+        visitEvents.append(.attractShown(at: now))
     }
 
     /// Routes one touch frame: returns the frame to give the deck (nil: nothing to deliver) and
@@ -75,6 +121,7 @@ public struct VisitorSession {
             effects.append(.wake)
             phase = .attract
             attractSince = frame.time
+            visitEvents.append(.attractShown(at: frame.time))
         }
         // While a waking contact is down, new contacts belong to the waking touch too.
         let swallowing = waking || !swallowed.isEmpty || phase == .blanked
@@ -95,6 +142,7 @@ public struct VisitorSession {
         if phase == .attract && delivered.contains(where: { $0.phase == .began }) {
             phase = .active
             attractSince = nil
+            visitEvents.append(.started(sessionID: sessionID, at: frame.time))
         }
         let out = delivered.isEmpty ? nil : TouchFrame(time: frame.time, contacts: delivered)
         return (out, effects)
@@ -106,6 +154,7 @@ public struct VisitorSession {
         if phase == .attract {
             phase = .active
             attractSince = nil
+            visitEvents.append(.started(sessionID: sessionID, at: time))
         }
     }
 
@@ -138,9 +187,13 @@ public struct VisitorSession {
     }
 
     private mutating func resetForNextVisitor(at now: Instant) -> Effect {
+        visitEvents.append(
+            .ended(sessionID: sessionID, at: lastActivity, reason: deckCompleted ? .completed : .idle))
         sessionID = newSessionID()
+        deckCompleted = false
         phase = .attract
         attractSince = now
+        visitEvents.append(.attractShown(at: now))
         return .reset(sessionID: sessionID)
     }
 }

@@ -70,6 +70,10 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
     /// When the current top card became top; set by the first call that carries a time.
     private var topSince: Instant?
     private var now: Instant = .zero
+    /// Cards in the stack at the last reset: the top card's position is this minus the stack's size.
+    private var visitCardCount = 0
+    /// How the action being performed was given (set around `perform` from a button tap).
+    private var performMethod: InputMethod?
     /// When the attract screen appeared; nil while a visitor uses the deck.
     private(set) var attractSince: Instant?
     static let historyLimit = 100
@@ -80,6 +84,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
         layout = StackLayout(screen: metrics.safeSize, showButtons: options.showButtons)
         intake = GestureIntake(slop: metrics.touchSlop)
         self.cards = Self.entries(cards)
+        visitCardCount = self.cards.count
         checkInvariants()
     }
 
@@ -91,6 +96,8 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
     public var remainingCards: [Card] { cards.map(\.card) }
 
     public var canUndo: Bool { !history.isEmpty }
+
+    public var isCompleted: Bool { cards.isEmpty && visitCardCount > 0 }
 
     // MARK: Input
 
@@ -129,14 +136,18 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
                 cards[0].drag.set(shown)
                 grab = .none
                 if let side {
+                    performMethod = .swipe
                     dismissTop(side, at: end.time, velocity: end.velocity)
+                    performMethod = nil
                 } else {
                     cards[0].drag.animate(to: .zero, at: end.time, velocity: end.velocity)
                 }
             case .button(let role):
                 grab = .none
                 if end.isTap, layout.frame(of: role)?.contains(end.location) == true {
+                    performMethod = .button
                     perform(Self.action(for: role), at: end.time)
+                    performMethod = nil
                 }
             default:
                 grab = .none
@@ -208,8 +219,12 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
 
     private mutating func depart(_ e: Entry, action: DecisionAction, at t: Instant) {
         departures.append(Departure(entry: e, action: action))
+        // `e` has left `cards` already: it was shown at the position one past what is left.
+        let position = max(0, visitCardCount - cards.count - 1)
         decisions.append(
-            Decision(cardID: e.card.id, action: action, time: t, dwellSeconds: dwell(until: t)))
+            Decision(
+                cardID: e.card.id, action: action, time: t, dwellSeconds: dwell(until: t), position: position,
+                method: performMethod))
         history.append(UndoRecord(card: e.card, action: action, time: t))
         if history.count > Self.historyLimit { history.removeFirst() }
         topSince = t
@@ -234,7 +249,8 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
         cards.insert(entry, at: 0)
         decisions.append(
             Decision(
-                cardID: record.card.id, action: .undone, time: t, dwellSeconds: max(0, t.seconds(since: record.time))))
+                cardID: record.card.id, action: .undone, time: t, dwellSeconds: max(0, t.seconds(since: record.time)),
+                position: max(0, visitCardCount - cards.count), method: performMethod))
         topSince = t
         restack(at: t)
     }
@@ -262,6 +278,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
     public mutating func reset(cards newCards: [Card], at time: Instant) {
         note(time)
         cards = Self.entries(newCards)
+        visitCardCount = cards.count
         departures.removeAll()
         history.removeAll()
         if grab != .none { grab = .ignored }
@@ -295,6 +312,9 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
                 cards[0].drag.animate(to: .zero, at: time)
             }
         }
+        // The visitor's first touch ends the attract screen: the top card's dwell (time to
+        // decide) counts from then, not from the reset before the attract screen.
+        if start == nil, attractSince != nil { topSince = time }
         attractSince = start
         checkInvariants()
     }

@@ -14,6 +14,7 @@ extension DecisionRecord {
         self.init(
             kioskID: kioskID, sessionID: sessionID, deckID: deck.id, deckVersion: deck.version,
             cardID: decision.cardID, action: decision.action, wallTimeMs: wallNow - ageMs,
-            monotonicNs: decision.time.nanoseconds, dwellMs: Int64((decision.dwellSeconds * 1000).rounded()))
+            monotonicNs: decision.time.nanoseconds, dwellMs: Int64((decision.dwellSeconds * 1000).rounded()),
+            position: decision.position, inputMethod: decision.method)
     }
 }

@@ -24,6 +24,7 @@ final class KioskApp {
     private(set) var deckFile: DeckFile
     private var deck: any CardDeck
     private var session: VisitorSession
+    private var visits: VisitRecorder
     private(set) var surface: Surface
     private(set) var input: InputManager?
     private var watcher: DeckWatcher?
@@ -68,6 +69,8 @@ final class KioskApp {
                 idleTimeout: config.effectiveIdleTimeout(deck: deckFile), blankTimeout: config.blankTimeout),
             now: now, newSessionID: RandomID.uuid)
         store = DecisionStore(dataDirectory: config.dataDirectory)
+        visits = VisitRecorder(
+            kioskID: kioskID, deckID: deckFile.id, deckVersion: deckFile.version, deckCardCount: deckFile.cards.count)
         Log.info(
             "kiosk: \(deckFile.summary) on \(display.outputName) (\(display.driverName)) "
                 + "\(display.pixelWidth)x\(display.pixelHeight) px, \(jsonNumber(surface.scale, decimals: 3)) px/pt, "
@@ -208,6 +211,9 @@ final class KioskApp {
     /// display (drain the flip, restore the CRTC and the console), then waits for the store.
     func run() {
         loop.run()
+        collectDecisions()
+        session.endVisit(reason: .shutdown, at: MonotonicClock.now())
+        recordVisits()
         input?.stop()
         watcher?.stop()
         display.shutdown()
@@ -251,6 +257,7 @@ final class KioskApp {
         switch output {
         case .touch(let frame):
             let (deliver, effects) = session.handle(frame)
+            recordVisits()
             apply(effects, at: frame.time)
             syncAttract(at: frame.time)
             if let deliver {
@@ -274,7 +281,9 @@ final class KioskApp {
                 case .backspace: .undo
                 case .escape: .back
                 }
+            recordVisits()
             deck.perform(action, at: time)
+            collectDecisions(method: .key)
             if unshownInput == nil { unshownInput = time }
             display.requestFrame()
         }
@@ -347,13 +356,18 @@ final class KioskApp {
         display.requestFrame()
     }
 
-    private func collectDecisions() {
+    /// Stores decisions the deck completed; `method` is how they were given when the deck
+    /// cannot tell (a key press reaches it through `perform`).
+    private func collectDecisions(method: InputMethod? = nil) {
         let decisions = deck.takeDecisions()
         guard !decisions.isEmpty else { return }
         let wall = WallClock.nowMilliseconds()
         let mono = MonotonicClock.now()
-        for d in decisions {
+        for var d in decisions {
+            if d.method == nil { d.method = method }
             session.noteActivity(at: d.time)
+            recordVisits()
+            visits.note(d)
             syncAttract(at: d.time)
             let record = DecisionRecord(
                 d, kioskID: kioskID, sessionID: session.sessionID, deck: deckFile, wallNow: wall, monotonicNow: mono)
@@ -362,7 +376,26 @@ final class KioskApp {
                 "decision: \(d.action.rawValue) card '\(d.cardID)' after \(jsonNumber(d.dwellSeconds, decimals: 2)) s"
                     + (ticket == nil ? " — NOT queued (store full)" : ""))
         }
+        session.deckCompleted = deck.isCompleted
         rescheduleSession()
+    }
+
+    /// Hands the session's visit events (visit started, ended, attract shown) to the store.
+    private func recordVisits() {
+        let events = session.takeVisitEvents()
+        guard !events.isEmpty else { return }
+        let wall = WallClock.nowMilliseconds()
+        let mono = MonotonicClock.now()
+        for event in events {
+            let items = visits.record(event) { t in wall - (mono.nanoseconds - t.nanoseconds) / 1_000_000 }
+            for item in items {
+                switch item {
+                case .decision(let d): store.enqueue(d)
+                case .visit(let v): store.enqueue(visit: v)
+                case .event(let e): store.enqueue(event: e)
+                }
+            }
+        }
     }
 
     // MARK: Visitor sessions
@@ -375,6 +408,7 @@ final class KioskApp {
             self.sessionTimer = nil
             let now = MonotonicClock.now()
             self.apply(self.session.advance(to: now), at: now)
+            self.recordVisits()
             self.syncAttract(at: now)
             self.rescheduleSession()
         }
@@ -404,6 +438,11 @@ final class KioskApp {
         let now = MonotonicClock.now()
         Log.info("deck: reloaded \(file.summary)")
         collectDecisions()
+        session.endVisit(reason: .reset, at: now)
+        recordVisits()
+        visits.deckID = file.id
+        visits.deckVersion = file.version
+        visits.deckCardCount = file.cards.count
         if file.layout != deckFile.layout {
             deck = KioskApp.makeDeck(file, metrics: surface.metrics, buttons: config.buttons, at: now)
             attractShownSince = nil
@@ -418,6 +457,8 @@ final class KioskApp {
 
     private func displayResized() {
         collectDecisions()
+        session.endVisit(reason: .reset, at: MonotonicClock.now())
+        recordVisits()
         surface = KioskApp.makeSurface(display: display, scale: config.scale)
         preparedCardID = nil
         watchImages()

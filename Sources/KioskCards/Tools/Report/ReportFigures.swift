@@ -1,0 +1,245 @@
+import Glibc
+import KioskStore
+import KioskSystem
+
+/// Every figure of the report, computed from the source's aggregates (docs/REPORT.md defines
+/// each one). Rates and intervals are computed here from counts; privacy suppression too.
+struct ReportFigures {
+    struct Settings: Hashable {
+        var minimumN = 20
+        var k = 5
+    }
+
+    /// Wilson score interval at 95 % (z = 1.959964) for `right` of `n`; nil when n = 0.
+    static func wilson(_ right: Int, _ n: Int) -> (low: Double, high: Double)? {
+        guard n > 0 else { return nil }
+        let z = 1.959963984540054
+        let nn = Double(n)
+        let p = Double(right) / nn
+        let denominator = 1 + z * z / nn
+        let centre = (p + z * z / (2 * nn)) / denominator
+        let half = z * (p * (1 - p) / nn + z * z / (4 * nn * nn)).squareRoot() / denominator
+        return (max(0, centre - half), min(1, centre + half))
+    }
+
+    let aggregates: ReportAggregates
+    let settings: Settings
+    let filter: ReportFilter
+    let source: String
+    let generatedMs: Int64
+
+    /// A JSON document of every figure (the same numbers the page shows).
+    var json: JSONValue {
+        let a = aggregates
+        let k = settings.k
+        func ratio(_ x: Int, _ n: Int) -> JSONValue { n > 0 ? .number(Double(x) / Double(n), 6) : .null }
+        func time(_ ms: Int64?) -> JSONValue { ms.map { .string(WallClock.iso8601(milliseconds: $0)) } ?? .null }
+        func approval(_ right: Int, _ n: Int, visits: Int) -> [(String, JSONValue)] {
+            guard visits >= k else {
+                return [("suppressed", .bool(true)), ("n", .null), ("right", .null), ("approval", .null)]
+            }
+            let w = Self.wilson(right, n)
+            return [
+                ("suppressed", .bool(false)), ("n", .int(n)), ("right", .int(right)), ("approval", ratio(right, n)),
+                ("low", w.map { .number($0.low, 6) } ?? .null), ("high", w.map { .number($0.high, 6) } ?? .null),
+            ]
+        }
+        let cards: [JSONValue] = a.cards.sorted { ($0.deckID, $0.cardID) < ($1.deckID, $1.cardID) }.map { c in
+            var fields: [(String, JSONValue)] = [("deck", .string(c.deckID)), ("card", .string(c.cardID))]
+            fields += approval(c.right, c.n, visits: c.visits)
+            if c.visits >= k {
+                fields += [
+                    ("left", .int(c.n - c.right)), ("visits", .int(c.visits)),
+                    ("belowMinN", .bool(c.n < settings.minimumN)),
+                    ("medianDwellMs", c.medianDwellMs.map { .int(Int($0)) } ?? .null),
+                    ("p90DwellMs", c.p90DwellMs.map { .int(Int($0)) } ?? .null),
+                    ("tooFastShare", ratio(c.tooFast, c.n)),
+                ]
+            }
+            return .object(fields)
+        }
+        // Funnel: visits whose furthest decided position is ≥ p, and those that stopped at p.
+        let maxPosition = a.furthestPosition.keys.max() ?? -1
+        var reached: [JSONValue] = []
+        if maxPosition >= 0 {
+            var atLeast = 0
+            var rows: [(Int, Int, Int)] = []
+            for p in stride(from: maxPosition, through: 0, by: -1) {
+                let here = a.furthestPosition[p] ?? 0
+                atLeast += here
+                rows.append((p, atLeast, here))
+            }
+            reached = rows.reversed().map {
+                .object([("position", .int($0.0)), ("visits", .int($0.1)), ("stoppedHere", .int($0.2))])
+            }
+        }
+        var reasons: [(String, JSONValue)] = []
+        for name in ["completed", "idle", "reset", "shutdown"] { reasons.append((name, .int(a.endReasons[name] ?? 0))) }
+        let other = a.endReasons.filter {
+            $0.key != nil && !["completed", "idle", "reset", "shutdown"].contains($0.key!)
+        }
+        for (name, count) in other.sorted(by: { $0.key! < $1.key! }) { reasons.append((name!, .int(count))) }
+        reasons.append(("unknown", .int(a.endReasons[nil] ?? 0)))
+        let funnel: JSONValue = .object([
+            ("attractShown", a.attractShown.map { .int($0) } ?? .null), ("visitsStarted", .int(a.visits)),
+            ("firstDecision", .int(a.visitsWithDecision)), ("reached", .array(reached)),
+            ("completed", .int(a.endReasons["completed"] ?? 0)), ("endReasons", .object(reasons)),
+        ])
+        let cells: [JSONValue] = a.hourWeekday.keys.sorted().map { key in
+            let c = a.hourWeekday[key]!
+            return .object(
+                [
+                    ("weekday", .int(key / 24)), ("hour", .int(key % 24)),
+                    ("visits", c.visits >= k ? .int(c.visits) : .null),
+                ]
+                    + approval(c.right, c.n, visits: c.visits))
+        }
+        let days: [JSONValue] = a.days.keys.sorted().map { day in
+            let c = a.days[day]!
+            return .object(
+                [("date", .string(day)), ("visits", c.visits >= k ? .int(c.visits) : .null)]
+                    + approval(c.right, c.n, visits: c.visits))
+        }
+        let ranked = a.kiosks.sorted {
+            let l = $0.activeDays > 0 ? Double($0.visits) / Double($0.activeDays) : 0
+            let r = $1.activeDays > 0 ? Double($1.visits) / Double($1.activeDays) : 0
+            return l != r ? l > r : $0.kioskID < $1.kioskID
+        }
+        let kiosks: [JSONValue] = ranked.enumerated().map { rank, kiosk in
+            var fields: [(String, JSONValue)] = [
+                ("kiosk", .string(kiosk.kioskID)), ("rank", .int(rank + 1)), ("lastSeen", time(kiosk.lastSeenMs)),
+                ("uptimeShare", .null),
+            ]
+            if kiosk.visits >= k {
+                fields += [
+                    ("visits", .int(kiosk.visits)), ("activeDays", .int(kiosk.activeDays)),
+                    (
+                        "visitsPerDay",
+                        kiosk.activeDays > 0 ? .number(Double(kiosk.visits) / Double(kiosk.activeDays), 3) : .null
+                    ),
+                    ("completion", ratio(kiosk.completed, kiosk.visits)),
+                ]
+            } else {
+                fields += [("visits", .null)]
+            }
+            return .object(fields + approval(kiosk.right, kiosk.n, visits: kiosk.visits))
+        }
+        var methods: [(String, JSONValue)] = []
+        for m in ["swipe", "button", "key", "switch", "tap"] { methods.append((m, .int(a.inputMethods[m] ?? 0))) }
+        methods.append(("unknown", .int(a.inputMethods[nil] ?? 0)))
+        let quality: JSONValue = .object([
+            ("undoRate", ratio(a.undoRows, a.decidedRows)), ("undoRows", .int(a.undoRows)),
+            ("decidedRows", .int(a.decidedRows)), ("tooFastShare", ratio(a.tooFastAnswers, a.finalAnswers)),
+            ("inputMethods", .object(methods)),
+            (
+                "mashing",
+                .object([
+                    ("visits", .int(a.mashingVisits)), ("decisions", .int(a.mashingDecisions)),
+                    ("excluded", .bool(!filter.includeMashing)),
+                ])
+            ),
+        ])
+        let positions: [JSONValue] = a.positions.keys.sorted().map { p in
+            let c = a.positions[p]!
+            return .object(
+                [("position", .int(p)), ("visits", .int(c.visits))] + approval(c.right, c.n, visits: c.visits))
+        }
+        return .object([
+            ("generated", time(generatedMs)), ("source", .string(source)),
+            (
+                "filter",
+                .object([
+                    ("since", time(filter.sinceMs)), ("until", time(filter.untilMs)),
+                    ("kiosk", filter.kioskID.map { .string($0) } ?? .null),
+                    ("deck", filter.deckID.map { .string($0) } ?? .null), ("minN", .int(settings.minimumN)),
+                    ("k", .int(k)), ("cooldownMs", .int(Int(filter.cooldownMs))),
+                    ("mashMinimum", .int(filter.mashMinimum)), ("tooFastMs", .int(Int(filter.tooFastMs))),
+                    ("includeMashing", .bool(filter.includeMashing)), ("timeZone", .string(Self.timeZoneName)),
+                ])
+            ),
+            (
+                "schema",
+                .object([
+                    ("visits", .bool(a.hasVisits)), ("events", .bool(a.hasEvents)),
+                    ("positions", .bool(a.hasPositions)),
+                ])
+            ),
+            (
+                "totals",
+                .object([
+                    ("decisionRows", .int(a.decisionRows)), ("visits", .int(a.visits)),
+                    ("finalAnswers", .int(a.finalAnswers)), ("first", time(a.firstMs)), ("last", time(a.lastMs)),
+                ])
+            ),
+            ("cards", .array(cards)), ("funnel", funnel), ("hourWeekday", .array(cells)), ("days", .array(days)),
+            ("kiosks", .array(kiosks)), ("quality", quality), ("positionBias", .array(positions)),
+        ])
+    }
+
+    /// The zone hours, weekdays and days are counted in (the process's, from TZ).
+    static var timeZoneName: String {
+        if let tz = getenv("TZ") { return String(cString: tz) }
+        var t = time(nil)
+        var parts = tm()
+        localtime_r(&t, &parts)
+        return parts.tm_zone.map { String(cString: $0) } ?? "local"
+    }
+}
+
+/// A small JSON document model for the report (ordered objects, numbers with fixed decimals).
+indirect enum JSONValue: Hashable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    /// A number written with at most `decimals` decimals.
+    case number(Double, Int)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    static func == (a: JSONValue, b: JSONValue) -> Bool { a.text() == b.text() }
+    func hash(into h: inout Hasher) { h.combine(text()) }
+
+    /// The value at a dotted path ("cards.3.approval"), for the page's figure cells.
+    subscript(path: String) -> JSONValue? {
+        var node: JSONValue? = self
+        for part in path.split(separator: ".") {
+            switch node {
+            case .object(let fields): node = fields.first { $0.0 == part }?.1
+            case .array(let items): node = Int(part).flatMap { $0 < items.count ? items[$0] : nil }
+            default: return nil
+            }
+        }
+        return node
+    }
+
+    func text(indent: Int? = nil, level: Int = 0) -> String {
+        let pad = indent.map { "\n" + String(repeating: " ", count: $0 * (level + 1)) } ?? ""
+        let close = indent.map { "\n" + String(repeating: " ", count: $0 * level) } ?? ""
+        let colon = indent == nil ? ":" : ": "
+        switch self {
+        case .null: return "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .int(let i): return String(i)
+        case .number(let x, let decimals): return x.isFinite ? jsonNumber(x, decimals: decimals) : "null"
+        case .string(let s): return JSONWriter.quoted(s)
+        case .array(let items):
+            guard !items.isEmpty else { return "[]" }
+            return "[" + items.map { pad + $0.text(indent: indent, level: level + 1) }.joined(separator: ",") + close
+                + "]"
+        case .object(let fields):
+            guard !fields.isEmpty else { return "{}" }
+            return "{"
+                + fields.map { pad + JSONWriter.quoted($0.0) + colon + $0.1.text(indent: indent, level: level + 1) }
+                .joined(separator: ",") + close + "}"
+        }
+    }
+
+    var double: Double? {
+        switch self {
+        case .int(let i): Double(i)
+        case .number(let x, _): x
+        default: nil
+        }
+    }
+}

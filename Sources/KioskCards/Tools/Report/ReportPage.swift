@@ -1,0 +1,349 @@
+import KioskSystem
+
+/// The report as one self-contained HTML page: tables rendered here (every figure cell carries
+/// `data-k`, its path in the JSON, and `data-f`, its format, so a test can compare the page with
+/// `report --format json`), charts drawn by the inlined Chart.js from the embedded JSON, the
+/// heat maps as CSS-coloured tables. No request leaves the page.
+struct ReportPage {
+    static let defaultChartJSPath = "/usr/share/javascript/chart.js/chart.min.js"
+
+    struct ChartJS {
+        var source: String
+        var version: String
+    }
+
+    /// Reads Chart.js (the UMD build) and its version from its banner ("Chart.js v3.9.1").
+    struct LoadError: Error {
+        var message: String
+    }
+
+    /// `text` with every `target` replaced by `replacement` (no Foundation here).
+    static func replacing(_ target: String, with replacement: String, in text: String) -> String {
+        let t = Array(target.utf8)
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == t[0] && i + t.count <= bytes.count && Array(bytes[i..<i + t.count]) == t {
+                out += replacement.utf8
+                i += t.count
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func loadChartJS(path: String) -> Result<ChartJS, LoadError> {
+        let text: String
+        do { text = try FileIO.readText(path, limit: 8 << 20, what: path) } catch {
+            return .failure(
+                LoadError(
+                    message: "cannot read Chart.js at \(path) (\(error)) — install Debian's libjs-chart.js"
+                        + " (apt-get install libjs-chart.js) or point --chart-js at chart.min.js"))
+        }
+        let head = Array(text.utf8.prefix(400))
+        let banner = Array("Chart.js v".utf8)
+        guard
+            let at = (0..<max(0, head.count - banner.count)).first(where: {
+                Array(head[$0..<$0 + banner.count]) == banner
+            })
+        else {
+            return .failure(
+                LoadError(
+                    message:
+                        "\(path) does not look like Chart.js (no 'Chart.js vX.Y.Z' banner); use libjs-chart.js's chart.min.js"
+                ))
+        }
+        let rest = head[(at + banner.count)...].prefix { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }
+        let version = String(decoding: rest, as: UTF8.self)
+        return .success(ChartJS(source: replacing("</script", with: "<\\/script", in: text), version: version))
+    }
+
+    let figures: ReportFigures
+    let json: JSONValue
+    let chartJS: ChartJS
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for c in s.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    /// One figure cell: the value at `path` formatted by `format` (pct, int, ms, num).
+    func cell(_ path: String, _ format: String, tag: String = "td") -> String {
+        let value = json[path]
+        let text: String
+        switch (value?.double, format) {
+        case (nil, _): text = "–"
+        case (let x?, "pct"): text = jsonNumber(x * 100, decimals: 1) + " %"
+        case (let x?, "ms"): text = jsonNumber(x, decimals: 0) + " ms"
+        case (let x?, "int"): text = jsonNumber(x, decimals: 0)
+        case (let x?, _): text = jsonNumber(x, decimals: 2)
+        }
+        return "<\(tag) data-k=\"\(path)\" data-f=\"\(format)\">\(text)</\(tag)>"
+    }
+
+    private func string(_ path: String) -> String {
+        if case .string(let s)? = json[path] { return Self.escape(s) }
+        return "–"
+    }
+
+    private func isTrue(_ path: String) -> Bool { json[path] == .bool(true) }
+
+    private func count(_ path: String) -> Int {
+        if case .array(let items)? = json[path] { return items.count }
+        return 0
+    }
+
+    var html: String {
+        let k = figures.settings.k
+        var body = ""
+        // Header.
+        let period =
+            "\(string("totals.first")) – \(string("totals.last"))"
+        body += """
+            <header><h1>What visitors decided</h1>
+            <p class="meta">\(string("source")) · period \(period) · time zone \(string("filter.timeZone")) ·
+            generated \(string("generated"))</p>
+            <ul class="totals"><li>Visits \(cell("totals.visits", "int", tag: "b"))</li>
+            <li>Decision rows \(cell("totals.decisionRows", "int", tag: "b"))</li>
+            <li>Counted answers \(cell("totals.finalAnswers", "int", tag: "b"))</li>
+            <li>Button-mashing visits \(isTrue("quality.mashing.excluded") ? "excluded" : "included")
+            \(cell("quality.mashing.visits", "int", tag: "b")) (\(cell("quality.mashing.decisions", "int", tag: "span")) decisions)</li></ul>
+            </header>
+            """
+        if figures.aggregates.decisionRows == 0 && figures.aggregates.visits == 0 {
+            body += "<p class=\"empty\">No decisions or visits in this period: nothing to show yet.</p>"
+        }
+        if !figures.aggregates.hasVisits {
+            body +=
+                "<p class=\"note\">This database predates visit recording (no visits table): visits are inferred from decisions; positions, input methods and end reasons are unknown.</p>"
+        }
+        // 1–2. Cards.
+        var rows = ""
+        for i in 0..<count("cards") {
+            let p = "cards.\(i)"
+            let grey = isTrue("\(p).suppressed") || isTrue("\(p).belowMinN")
+            rows +=
+                "<tr class=\"\(grey ? "grey" : "")\"><td>\(string("\(p).card"))</td><td>\(string("\(p).deck"))</td>"
+                + cell("\(p).approval", "pct") + cell("\(p).low", "pct") + cell("\(p).high", "pct")
+                + cell("\(p).n", "int")
+                + cell("\(p).visits", "int") + cell("\(p).medianDwellMs", "ms") + cell("\(p).p90DwellMs", "ms")
+                + cell("\(p).tooFastShare", "pct") + "</tr>\n"
+        }
+        body += """
+            <section id="cards"><h2>Per card</h2>
+            <p class="help">Approval = right ÷ (left + right) over each visit's final answer per card, with a
+            Wilson 95 % interval. Grey: fewer than \(figures.settings.minimumN) answers, or fewer than \(k) visits (hidden).</p>
+            <div class="chart"><canvas id="chart-approval"></canvas></div>
+            <div class="chart"><canvas id="chart-dwell"></canvas></div>
+            <input id="card-search" type="search" placeholder="Search cards" aria-label="Search cards">
+            <div class="scroll"><table id="card-table" class="sortable"><thead><tr><th>Card</th><th>Deck</th><th>Approval</th>
+            <th>95 % low</th><th>95 % high</th><th>n</th><th>Visits</th><th>Median dwell</th><th>p90 dwell</th><th>Too fast</th></tr></thead>
+            <tbody>\(rows)</tbody></table></div></section>
+            """
+        // 3. Funnel.
+        var reached = ""
+        for i in 0..<count("funnel.reached") {
+            let p = "funnel.reached.\(i)"
+            reached +=
+                "<tr>" + cell("\(p).position", "int") + cell("\(p).visits", "int") + cell("\(p).stoppedHere", "int")
+                + "</tr>"
+        }
+        var reasons = ""
+        if case .object(let fields)? = json["funnel.endReasons"] {
+            for (name, _) in fields {
+                reasons += "<tr><td>\(Self.escape(name))</td>" + cell("funnel.endReasons.\(name)", "int") + "</tr>"
+            }
+        }
+        body += """
+            <section id="funnel"><h2>Funnel</h2>
+            <div class="scroll"><table><tr><th>Attract shown</th><th>Visits started</th><th>First decision</th><th>Deck completed</th></tr>
+            <tr>\(cell("funnel.attractShown", "int"))\(cell("funnel.visitsStarted", "int"))\(cell("funnel.firstDecision", "int"))\(cell("funnel.completed", "int"))</tr></table></div>
+            <div class="chart"><canvas id="chart-funnel"></canvas></div>
+            <div class="two"><div class="chart"><canvas id="chart-dropoff"></canvas></div>
+            <div class="chart"><canvas id="chart-ends"></canvas></div></div>
+            <div class="two"><div class="scroll"><table><tr><th>Position</th><th>Visits reaching it</th><th>Stopped there</th></tr>\(reached)</table></div>
+            <div class="scroll"><table><tr><th>Visit ended</th><th>Visits</th></tr>\(reasons)</table></div></div></section>
+            """
+        // 4. When.
+        body += "<section id=\"when\"><h2>When</h2>" + heatMap(visits: true) + heatMap(visits: false)
+        var days = ""
+        for i in 0..<count("days") {
+            let p = "days.\(i)"
+            days +=
+                "<tr><td>\(string("\(p).date"))</td>" + cell("\(p).visits", "int") + cell("\(p).n", "int")
+                + cell("\(p).approval", "pct") + "</tr>"
+        }
+        body += """
+            <div class="chart"><canvas id="chart-days"></canvas></div>
+            <div class="scroll"><table><tr><th>Day</th><th>Visits</th><th>Answers</th><th>Approval</th></tr>\(days)</table></div></section>
+            """
+        // 5. Kiosks.
+        var kiosks = ""
+        for i in 0..<count("kiosks") {
+            let p = "kiosks.\(i)"
+            kiosks +=
+                "<tr>" + cell("\(p).rank", "int") + "<td>\(string("\(p).kiosk"))</td>" + cell("\(p).visits", "int")
+                + cell("\(p).visitsPerDay", "num") + cell("\(p).completion", "pct") + cell("\(p).approval", "pct")
+                + "<td>\(string("\(p).lastSeen"))</td><td>needs heartbeats</td></tr>"
+        }
+        body += """
+            <section id="kiosks"><h2>Per kiosk</h2>
+            <div class="chart"><canvas id="chart-kiosks"></canvas></div>
+            <div class="scroll"><table><tr><th>Rank</th><th>Kiosk</th><th>Visits</th><th>Visits / active day</th><th>Completion</th>
+            <th>Approval</th><th>Last seen</th><th>Uptime</th></tr>\(kiosks)</table></div></section>
+            """
+        // 6. Quality.
+        var positions = ""
+        for i in 0..<count("positionBias") {
+            let p = "positionBias.\(i)"
+            positions +=
+                "<tr>" + cell("\(p).position", "int") + cell("\(p).n", "int") + cell("\(p).approval", "pct") + "</tr>"
+        }
+        var methods = ""
+        if case .object(let fields)? = json["quality.inputMethods"] {
+            for (name, _) in fields {
+                methods += "<tr><td>\(Self.escape(name))</td>" + cell("quality.inputMethods.\(name)", "int") + "</tr>"
+            }
+        }
+        body += """
+            <section id="quality"><h2>Quality</h2>
+            <div class="scroll"><table><tr><th>Undo rate</th><th>Too fast (&lt; \(figures.filter.tooFastMs) ms)</th><th>Mashing visits</th><th>Their decisions</th></tr>
+            <tr>\(cell("quality.undoRate", "pct"))\(cell("quality.tooFastShare", "pct"))\(cell("quality.mashing.visits", "int"))\(cell("quality.mashing.decisions", "int"))</tr></table></div>
+            <p class="help">Suspected button-mashing: a visit with at least \(figures.filter.mashMinimum) left/right decisions, all one
+            direction, each faster than \(figures.filter.cooldownMs) ms. \(isTrue("quality.mashing.excluded") ? "Excluded from the rates above and below (--include-mashing yes counts them)." : "Included in the rates.")</p>
+            <div class="two"><div class="chart"><canvas id="chart-methods"></canvas></div>
+            <div class="chart"><canvas id="chart-position"></canvas></div></div>
+            <div class="two"><div class="scroll"><table><tr><th>Input method</th><th>Decisions</th></tr>\(methods)</table></div>
+            <div class="scroll"><table><tr><th>Position</th><th>Answers</th><th>Approval</th></tr>\(positions)</table></div></div></section>
+            """
+        let data = Self.replacing("<", with: "\\u003c", in: json.text())
+        return """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+            <title>KioskCards report</title>
+            <style>\(Self.style)</style></head>
+            <body>\(body)
+            <footer>Made by KioskCards \(kioskCardsVersion) report · charts by Chart.js \(Self.escape(chartJS.version)) (inlined from Debian's libjs-chart.js) ·
+            privacy floor k = \(k) visits · definitions in docs/REPORT.md</footer>
+            <script id="report-data" type="application/json">\(data)</script>
+            <script>\(chartJS.source)</script>
+            <script>\(Self.script)</script>
+            </body></html>
+            """
+    }
+
+    /// Weekday × hour as a table coloured by value (visits, or approval from red to green).
+    private func heatMap(visits: Bool) -> String {
+        var cells: [Int: Int] = [:]
+        for i in 0..<count("hourWeekday") {
+            if case .int(let w)? = json["hourWeekday.\(i).weekday"], case .int(let h)? = json["hourWeekday.\(i).hour"] {
+                cells[w * 24 + h] = i
+            }
+        }
+        var maxVisits = 1.0
+        for i in cells.values { maxVisits = max(maxVisits, json["hourWeekday.\(i).visits"]?.double ?? 0) }
+        let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        var out =
+            "<h3>\(visits ? "Visits" : "Approval") by hour × weekday</h3><div class=\"scroll\"><table class=\"heat\"><tr><th></th>"
+        for h in 0..<24 { out += "<th>\(h)</th>" }
+        out += "</tr>"
+        for w in 0..<7 {
+            out += "<tr><th>\(names[w])</th>"
+            for h in 0..<24 {
+                guard let i = cells[w * 24 + h] else {
+                    out += "<td></td>"
+                    continue
+                }
+                let p = "hourWeekday.\(i)"
+                let path = visits ? "\(p).visits" : "\(p).approval"
+                guard let x = json[path]?.double else {
+                    out += "<td class=\"hidden\" title=\"fewer than \(figures.settings.k) visits\">·</td>"
+                    continue
+                }
+                let colour =
+                    visits
+                    ? "rgba(37,99,235,\(jsonNumber(0.12 + 0.88 * x / maxVisits, decimals: 3)))"
+                    : "hsl(\(jsonNumber(x * 120, decimals: 0)),70%,\(jsonNumber(80 - 25 * abs(x - 0.5) * 2, decimals: 0))%)"
+                let text = visits ? jsonNumber(x, decimals: 0) : jsonNumber(x * 100, decimals: 0)
+                out +=
+                    "<td style=\"background:\(colour)\" data-k=\"\(path)\" data-f=\"\(visits ? "int" : "pct0")\">\(text)</td>"
+            }
+            out += "</tr>"
+        }
+        return out + "</table></div>"
+    }
+
+    static let style = """
+        *{box-sizing:border-box}body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:0 12px 24px;color:#1f2328}
+        h1{font-size:1.5em;margin:.6em 0 .2em}h2{margin-top:1.6em;border-bottom:1px solid #d0d7de}h3{font-size:1em}
+        .meta,.help,footer{color:#57606a;font-size:.9em}.totals{display:flex;flex-wrap:wrap;gap:.4em 1.4em;padding:0;list-style:none}
+        .scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:.5em 0}th,td{padding:3px 8px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap}
+        th{background:#f6f8fa;cursor:default}th:first-child,td:first-child{text-align:left}.sortable th{cursor:pointer}
+        tr.grey td{color:#8c959f}.heat td{width:2.2em;text-align:center;font-size:.8em;padding:2px}.heat td.hidden{color:#8c959f}
+        .chart{position:relative;height:260px;margin:.6em 0}.two{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:12px}
+        input[type=search]{width:100%;max-width:320px;padding:6px;margin:.4em 0}.empty,.note{background:#fff8c5;padding:8px}
+        footer{margin-top:2em;border-top:1px solid #d0d7de;padding-top:.6em}canvas{max-width:100%}
+        """
+
+    static let script = """
+        (function(){
+        const R=JSON.parse(document.getElementById('report-data').textContent);
+        Chart.defaults.animation=false;Chart.defaults.maintainAspectRatio=false;
+        const shown=R.cards.filter(c=>!c.suppressed);
+        const grey=c=>c.belowMinN?'rgba(140,149,159,0.6)':'rgba(37,99,235,0.75)';
+        function chart(id,config){const el=document.getElementById(id);if(el)new Chart(el,config);}
+        chart('chart-approval',{type:'bar',data:{labels:shown.map(c=>c.card),datasets:[
+          {label:'Approval',data:shown.map(c=>c.approval),backgroundColor:shown.map(grey)},
+          {label:'Wilson 95 %',data:shown.map(c=>[c.low,c.high]),backgroundColor:'rgba(0,0,0,0.28)',grouped:false,barPercentage:0.25}]},
+          options:{scales:{y:{min:0,max:1}},plugins:{title:{display:true,text:'Approval per card (n ≥ '+R.filter.minN+' in colour)'}}}});
+        chart('chart-dwell',{type:'bar',data:{labels:shown.map(c=>c.card),datasets:[
+          {label:'Median dwell (ms)',data:shown.map(c=>c.medianDwellMs),backgroundColor:'rgba(16,185,129,0.7)'},
+          {label:'p90 dwell (ms)',data:shown.map(c=>c.p90DwellMs),backgroundColor:'rgba(245,158,11,0.7)'}]},
+          options:{plugins:{title:{display:true,text:'Time to decide'}}}});
+        const f=R.funnel;
+        chart('chart-funnel',{type:'bar',data:{labels:['Attract shown','Visit started','First decision'].concat(f.reached.map(r=>'Card '+(r.position+1))).concat(['Completed']),
+          datasets:[{label:'Visits',data:[f.attractShown,f.visitsStarted,f.firstDecision].concat(f.reached.map(r=>r.visits)).concat([f.completed]),backgroundColor:'rgba(37,99,235,0.75)'}]},
+          options:{indexAxis:'y',plugins:{title:{display:true,text:'Funnel'}}}});
+        chart('chart-dropoff',{type:'bar',data:{labels:f.reached.map(r=>'Card '+(r.position+1)),datasets:[{label:'Visits that stopped here',data:f.reached.map(r=>r.stoppedHere),backgroundColor:'rgba(229,72,77,0.7)'}]},
+          options:{plugins:{title:{display:true,text:'Drop-off by card position'}}}});
+        const ends=Object.entries(f.endReasons);
+        chart('chart-ends',{type:'doughnut',data:{labels:ends.map(e=>e[0]),datasets:[{data:ends.map(e=>e[1]),backgroundColor:['#30a46c','#f59e0b','#2563eb','#8b5cf6','#8c959f','#e5484d']}]},
+          options:{plugins:{title:{display:true,text:'How visits ended'}}}});
+        chart('chart-days',{type:'line',data:{labels:R.days.map(d=>d.date),datasets:[
+          {label:'Visits',data:R.days.map(d=>d.visits),borderColor:'#2563eb',yAxisID:'y'},
+          {label:'Approval',data:R.days.map(d=>d.approval),borderColor:'#30a46c',yAxisID:'a'}]},
+          options:{scales:{a:{position:'right',min:0,max:1}},plugins:{title:{display:true,text:'Per day'}}}});
+        chart('chart-kiosks',{type:'bar',data:{labels:R.kiosks.map(k=>k.kiosk),datasets:[
+          {label:'Visits per active day',data:R.kiosks.map(k=>k.visitsPerDay),backgroundColor:'rgba(37,99,235,0.75)'}]},
+          options:{plugins:{title:{display:true,text:'Kiosks, ranked'}}}});
+        const m=Object.entries(R.quality.inputMethods).filter(e=>e[1]>0);
+        chart('chart-methods',{type:'doughnut',data:{labels:m.map(e=>e[0]),datasets:[{data:m.map(e=>e[1]),backgroundColor:['#2563eb','#30a46c','#f59e0b','#8b5cf6','#e5484d','#8c959f']}]},
+          options:{plugins:{title:{display:true,text:'Input methods'}}}});
+        const pb=R.positionBias.filter(p=>!p.suppressed);
+        chart('chart-position',{type:'line',data:{labels:pb.map(p=>'Position '+(p.position+1)),datasets:[{label:'Approval',data:pb.map(p=>p.approval),borderColor:'#8b5cf6'}]},
+          options:{scales:{y:{min:0,max:1}},plugins:{title:{display:true,text:'Position bias: approval by position shown'}}}});
+        const search=document.getElementById('card-search'),table=document.getElementById('card-table');
+        search.addEventListener('input',()=>{const q=search.value.toLowerCase();
+          for(const tr of table.tBodies[0].rows)tr.style.display=tr.cells[0].textContent.toLowerCase().includes(q)?'':'none';});
+        table.querySelectorAll('th').forEach((th,i)=>th.addEventListener('click',()=>{
+          const rows=Array.from(table.tBodies[0].rows),dir=th.dataset.dir==='1'?-1:1;th.dataset.dir=dir===1?'1':'-1';
+          const v=r=>{const t=r.cells[i].textContent;const x=parseFloat(t);return isNaN(x)?t:x;};
+          rows.sort((a,b)=>{const x=v(a),y=v(b);return (x>y?1:x<y?-1:0)*dir;});rows.forEach(r=>table.tBodies[0].appendChild(r));}));
+        })();
+        """
+}

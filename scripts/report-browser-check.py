@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Opens a KioskCards report in real headless Chromium and checks it (stdlib only).
+
+Usage: scripts/report-browser-check.py REPORT.html REPORT.json SCREENSHOT_DIR
+
+Talks to Chromium over the DevTools protocol on a pipe (--remote-debugging-pipe: JSON
+messages separated by NUL on fds 3 and 4), so no websocket library is needed. Checks:
+no console errors or exceptions, no network request (anything but file: and data:), every
+<canvas> drew something, every figure cell (data-k) shows the JSON's value, and no horizontal
+scroll at 390x844. Saves screenshots at 1280x800 and 390x844. Exit 0 when all hold.
+"""
+import base64, json, os, shutil, subprocess, sys, tempfile, time
+
+def find_chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    sys.exit("report-browser-check: no chromium on PATH — apt-get install chromium (scripts/setup.sh does)")
+
+class Browser:
+    def __init__(self):
+        self.to_r, self.to_w = os.pipe()
+        self.from_r, self.from_w = os.pipe()
+        self.profile = tempfile.mkdtemp(prefix="kioskcards-chromium-")
+        # Chromium reads commands on fd 3 and writes replies on fd 4.
+        def child_fds():
+            os.dup2(self.to_r, 3)
+            os.dup2(self.from_w, 4)
+        self.proc = subprocess.Popen(
+            [find_chromium(), "--headless=new", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu",
+             "--no-first-run", "--no-default-browser-check", "--hide-scrollbars", "--mute-audio",
+             "--user-data-dir=" + self.profile, "about:blank"],
+            # fds 3 and 4 are kept open after preexec_fn (close_fds runs after it).
+            pass_fds=tuple(sorted({3, 4, self.to_r, self.from_w})), preexec_fn=child_fds,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(self.to_r)
+        os.close(self.from_w)
+        self.buffer = b""
+        self.next_id = 1
+        self.events = []
+
+    def send(self, method, params=None, session=None, timeout=30):
+        msg_id = self.next_id
+        self.next_id += 1
+        msg = {"id": msg_id, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        os.write(self.to_w, json.dumps(msg).encode() + b"\0")
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            reply = self.read(deadline)
+            if reply.get("id") == msg_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+            self.events.append(reply)
+        raise TimeoutError(method)
+
+    def read(self, deadline):
+        while b"\0" not in self.buffer:
+            if time.time() > deadline:
+                raise TimeoutError("no reply from chromium")
+            chunk = os.read(self.from_r, 1 << 20)
+            if not chunk:
+                raise RuntimeError("chromium closed the DevTools pipe (did it start?)")
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\0", 1)
+        return json.loads(line)
+
+    def wait_event(self, method, session, timeout=30):
+        deadline = time.time() + timeout
+        for e in self.events:
+            if e.get("method") == method and e.get("sessionId") == session:
+                return e
+        while time.time() < deadline:
+            e = self.read(deadline)
+            self.events.append(e)
+            if e.get("method") == method and e.get("sessionId") == session:
+                return e
+        raise TimeoutError(method)
+
+    def close(self):
+        try:
+            self.send("Browser.close", timeout=5)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+PROBE = r"""(() => {
+  const canvases = Array.from(document.querySelectorAll('canvas')).map(c => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let painted = 0;
+    for (let i = 3; i < d.length; i += 4) if (d[i] > 0) painted++;
+    return {id: c.id, width: c.width, height: c.height, painted};
+  });
+  const cells = Array.from(document.querySelectorAll('[data-k]')).map(e =>
+    ({k: e.dataset.k, f: e.dataset.f, text: e.textContent.trim()}));
+  return {canvases, cells, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
+          chartVersion: (window.Chart && Chart.version) || null};
+})()"""
+
+def lookup(doc, path):
+    node = doc
+    for part in path.split("."):
+        node = node[int(part)] if isinstance(node, list) else node.get(part)
+        if node is None:
+            return None
+    return node
+
+def check_cell(cell, doc):
+    expected = lookup(doc, cell["k"])
+    text = cell["text"]
+    if expected is None:
+        return None if text == "–" else f"{cell['k']}: page shows {text!r}, JSON has null"
+    number = float(text.replace("%", "").replace("ms", "").strip())
+    scale, tolerance = {"pct": (100, 0.05), "pct0": (100, 0.5), "ms": (1, 0.5), "int": (1, 0.5), "num": (1, 0.005)}[cell["f"]]
+    if abs(number - expected * scale) > tolerance + 1e-9:
+        return f"{cell['k']}: page shows {text!r}, JSON has {expected}"
+    return None
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    html, json_path, shots = sys.argv[1:]
+    doc = json.load(open(json_path))
+    os.makedirs(shots, exist_ok=True)
+    url = "file://" + os.path.abspath(html)
+    browser = Browser()
+    problems = []
+    try:
+        for name, width, height, mobile in (("desktop", 1280, 800, False), ("phone", 390, 844, True)):
+            target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+            session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            for domain in ("Runtime", "Log", "Network", "Page"):
+                browser.send(domain + ".enable", session=session)
+            browser.send("Emulation.setDeviceMetricsOverride",
+                         {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}, session=session)
+            browser.events.clear()
+            browser.send("Page.navigate", {"url": url}, session=session)
+            browser.wait_event("Page.loadEventFired", session)
+            time.sleep(0.3)
+            result = browser.send("Runtime.evaluate", {"expression": PROBE, "returnByValue": True}, session=session)
+            if "exceptionDetails" in result:
+                problems.append(f"{name}: the probe failed: {result['exceptionDetails']}")
+                continue
+            probe = result["result"]["value"]
+            for e in browser.events:
+                if e.get("sessionId") != session:
+                    continue
+                m, p = e.get("method"), e.get("params", {})
+                if m == "Runtime.exceptionThrown":
+                    problems.append(f"{name}: exception: {p['exceptionDetails'].get('text')} {p['exceptionDetails'].get('exception', {}).get('description', '')}")
+                elif m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+                    problems.append(f"{name}: console error: {p.get('args')}")
+                elif m == "Log.entryAdded" and p["entry"].get("level") == "error":
+                    problems.append(f"{name}: log error: {p['entry'].get('text')} {p['entry'].get('url', '')}")
+                elif m == "Network.requestWillBeSent":
+                    req = p["request"]["url"]
+                    if not (req.startswith("file:") or req.startswith("data:")):
+                        problems.append(f"{name}: network request to {req}")
+            if not probe["canvases"]:
+                problems.append(f"{name}: no canvas on the page")
+            for c in probe["canvases"]:
+                if c["painted"] == 0:
+                    problems.append(f"{name}: chart {c['id']} drew nothing ({c['width']}x{c['height']})")
+            for cell in probe["cells"]:
+                issue = check_cell(cell, doc)
+                if issue:
+                    problems.append(f"{name}: {issue}")
+            if mobile and probe["scrollWidth"] > probe["innerWidth"]:
+                problems.append(f"{name}: scrolls horizontally ({probe['scrollWidth']} px wide in {probe['innerWidth']} px)")
+            shot = browser.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False}, session=session)
+            path = os.path.join(shots, f"report-{name}-{width}x{height}.png")
+            with open(path, "wb") as f:
+                f.write(base64.b64decode(shot["data"]))
+            print(f"report-browser-check: {name}: {len(probe['canvases'])} charts drawn, {len(probe['cells'])} figures "
+                  f"checked, Chart.js {probe['chartVersion']}, page {probe['scrollWidth']} px wide; {path}")
+            browser.send("Target.closeTarget", {"targetId": target})
+    finally:
+        browser.close()
+    for p in problems:
+        print("report-browser-check: FAIL " + p, file=sys.stderr)
+    sys.exit(1 if problems else 0)
+
+main()
