@@ -95,14 +95,16 @@ Architecture: $arch
 Maintainer: KioskCards maintainers <maintainers@users.noreply.a-seed-7d4289fb.example>
 Installed-Size: $installed
 Depends: $depends, systemd | systemd-standalone-sysusers
+Suggests: libjs-chart.js
 Section: misc
 Priority: optional
 Description: touch card deck kiosk for bare Linux panels
  KioskCards shows a swipeable card deck or card list on a touch panel, drawing
  straight to DRM/KMS and reading the touchscreen through libevdev, without X11,
  Wayland or a browser. Every swipe is stored durably in SQLite and can be
- exported as CSV or JSON. It runs as the hardened systemd service kioskcards,
- which the package installs but does not enable.
+ exported as CSV or JSON, or shown as a report with charts (KioskCards report,
+ which inlines Chart.js from libjs-chart.js). It runs as the hardened systemd
+ service kioskcards, which the package installs but does not enable.
 EOF
 file=$out/kioskcards_${version}_$arch.deb
 dpkg-deb --root-owner-group -Zxz --build "$root" "$file" >/dev/null
