@@ -37,6 +37,21 @@ package enum DecisionDatabase {
         """,
         // 2: `export --since` filters by wall time.
         "CREATE INDEX decisions_wall_ms ON decisions (wall_ms);",
+        // 3: what the fleet sync needs (docs/FLEET.md). Which boot a monotonic time belongs to,
+        // whether the wall clock was synchronised, which decision an undo takes back (an undo
+        // is a row of its own, never a delete), and how far each sync target has got.
+        """
+        ALTER TABLE decisions ADD COLUMN boot_id TEXT;
+        ALTER TABLE decisions ADD COLUMN clock_synced INTEGER;
+        ALTER TABLE decisions ADD COLUMN retracts_uid TEXT;
+        CREATE INDEX decisions_session_card ON decisions (session_id, card_id);
+        CREATE INDEX decisions_retracts ON decisions (retracts_uid) WHERE retracts_uid IS NOT NULL;
+        CREATE TABLE sync_cursor (
+            target TEXT PRIMARY KEY,
+            last_id INTEGER NOT NULL,
+            updated_ms INTEGER NOT NULL
+        );
+        """,
     ]
 
     static var schemaVersion: Int { migrations.count }
@@ -125,17 +140,28 @@ package enum DecisionDatabase {
         }
     }
 
+    /// An `undone` row's `retracts_uid` is the latest decision on the same card in the same
+    /// session that is not an undo and not already taken back (earlier rows of the same batch
+    /// included: the statement runs row by row inside the transaction).
     static let insertSQL = """
         INSERT OR IGNORE INTO decisions
             (uid, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_time, wall_ms,
-             monotonic_ns, dwell_ms)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+             monotonic_ns, dwell_ms, boot_id, clock_synced, retracts_uid)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
+            CASE WHEN ?7 = 'undone' THEN (
+                SELECT d.uid FROM decisions d
+                WHERE d.session_id = ?3 AND d.card_id = ?6 AND d.action <> 'undone'
+                  AND NOT EXISTS (SELECT 1 FROM decisions r WHERE r.retracts_uid = d.uid)
+                ORDER BY d.id DESC LIMIT 1)
+            END)
         """
 
     /// Writes `batch` in one transaction; when this returns, every record is durable.
     static func insert(_ batch: [(uid: String, record: DecisionRecord)], into db: borrowing SQLiteDatabase)
         throws(SQLiteError)
     {
+        let bootID = BootID.current
+        let synced = ClockSync.isSynchronised()
         try db.execute("BEGIN IMMEDIATE")
         do {
             let stmt = try db.prepare(insertSQL)
@@ -151,6 +177,8 @@ package enum DecisionDatabase {
                 try stmt.bind(9, r.wallTimeMs)
                 try stmt.bind(10, r.monotonicNs)
                 try stmt.bind(11, r.dwellMs)
+                try stmt.bind(12, r.bootID ?? bootID)
+                try stmt.bind(13, (r.clockSynced ?? synced).map { Int64($0 ? 1 : 0) })
                 _ = try stmt.step()
                 stmt.reset()
             }

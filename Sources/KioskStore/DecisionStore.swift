@@ -300,7 +300,7 @@ package final class DecisionStore: @unchecked Sendable {
 
     /// The kernel thread id (gettid(2), which Swift's Glibc module does not export), read from
     /// the /proc/thread-self link ("PID/task/TID").
-    static func currentThreadID() -> Int32? {
+    package static func currentThreadID() -> Int32? {
         var buffer = [CChar](repeating: 0, count: 64)
         let n = readlink("/proc/thread-self", &buffer, buffer.count - 1)
         guard n > 0 else { return nil }

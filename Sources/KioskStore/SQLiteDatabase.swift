@@ -172,6 +172,26 @@ struct SQLiteStatement: ~Copyable {
         guard rc == SQLITE_OK else { throw error("sqlite3_bind_int64", rc) }
     }
 
+    /// Binds `value`, or NULL when it is nil.
+    func bind(_ index: Int32, _ value: String?) throws(SQLiteError) {
+        guard let value else {
+            let rc = sqlite3_bind_null(handle, index)
+            guard rc == SQLITE_OK else { throw error("sqlite3_bind_null", rc) }
+            return
+        }
+        try bind(index, value)
+    }
+
+    /// Binds `value`, or NULL when it is nil.
+    func bind(_ index: Int32, _ value: Int64?) throws(SQLiteError) {
+        guard let value else {
+            let rc = sqlite3_bind_null(handle, index)
+            guard rc == SQLITE_OK else { throw error("sqlite3_bind_null", rc) }
+            return
+        }
+        try bind(index, value)
+    }
+
     /// Advances; true when a row is available, false when done.
     func step() throws(SQLiteError) -> Bool {
         let rc = sqlite3_step(handle)
@@ -196,4 +216,14 @@ struct SQLiteStatement: ~Copyable {
     func int64(_ column: Int32) -> Int64 {
         sqlite3_column_int64(handle, column)
     }
+
+    func isNull(_ column: Int32) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_NULL
+    }
+
+    /// The text, or nil for NULL.
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+
+    /// The integer, or nil for NULL.
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
 }
