@@ -44,7 +44,6 @@ package enum DecisionDatabase {
         ALTER TABLE decisions ADD COLUMN boot_id TEXT;
         ALTER TABLE decisions ADD COLUMN clock_synced INTEGER;
         ALTER TABLE decisions ADD COLUMN retracts_uid TEXT;
-        CREATE INDEX decisions_session_card ON decisions (session_id, card_id);
         CREATE INDEX decisions_retracts ON decisions (retracts_uid) WHERE retracts_uid IS NOT NULL;
         CREATE TABLE sync_cursor (
             target TEXT PRIMARY KEY,
@@ -142,7 +141,9 @@ package enum DecisionDatabase {
 
     /// An `undone` row's `retracts_uid` is the latest decision on the same card in the same
     /// session that is not an undo and not already taken back (earlier rows of the same batch
-    /// included: the statement runs row by row inside the transaction).
+    /// included: the statement runs row by row inside the transaction). The search walks back
+    /// from the newest row by id, no index needed (an undo follows its decision closely), and
+    /// stops after the last 10,000 rows.
     static let insertSQL = """
         INSERT OR IGNORE INTO decisions
             (uid, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_time, wall_ms,
@@ -150,7 +151,8 @@ package enum DecisionDatabase {
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
             CASE WHEN ?7 = 'undone' THEN (
                 SELECT d.uid FROM decisions d
-                WHERE d.session_id = ?3 AND d.card_id = ?6 AND d.action <> 'undone'
+                WHERE d.id > (SELECT coalesce(max(id), 0) - 10000 FROM decisions)
+                  AND d.session_id = ?3 AND d.card_id = ?6 AND d.action <> 'undone'
                   AND NOT EXISTS (SELECT 1 FROM decisions r WHERE r.retracts_uid = d.uid)
                 ORDER BY d.id DESC LIMIT 1)
             END)

@@ -26,7 +26,7 @@ package final class DecisionStore: @unchecked Sendable {
         /// Refused by `enqueue` because `capacity` decisions were already pending.
         var dropped: Int
         /// True while the database cannot be written; decisions wait in memory.
-        var failing: Bool
+        package var failing: Bool
         /// The latest failure, with its fix.
         package var lastError: String?
 

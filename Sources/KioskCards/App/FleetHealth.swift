@@ -15,6 +15,8 @@ final class FleetHealth: @unchecked Sendable {
     }
 
     private var snapshot = Snapshot()
+    /// Asks the decision store whether it is failing (thread-safe); set once before the worker starts.
+    var storageFailing: (@Sendable () -> Bool)?
     private var mutex = pthread_mutex_t()
 
     init() { pthread_mutex_init(&mutex, nil) }
@@ -41,7 +43,7 @@ final class FleetHealth: @unchecked Sendable {
         h.lastFlipMs = s.lastFlipMs
         h.lastTouchMs = s.lastTouchMs
         h.framesPerSecond = s.framesPerSecond
-        h.storageFailing = s.storageFailing
+        h.storageFailing = s.storageFailing || storageFailing?() == true
         return h
     }
 
