@@ -45,6 +45,12 @@ package enum DecisionSync {
         return db
     }
 
+    /// Whether the kiosk has stored anything yet (a fresh kiosk has no database until its first
+    /// decision; for the sync that is "nothing to send", not an error).
+    package static func databaseExists(dataDirectory: String) -> Bool {
+        access(DecisionDatabase.path(dataDirectory: dataDirectory), F_OK) == 0
+    }
+
     /// The target's cursor (0: nothing sent yet).
     package static func cursor(dataDirectory: String, target: String) throws(SQLiteError) -> Int64 {
         let db = try open(dataDirectory: dataDirectory)

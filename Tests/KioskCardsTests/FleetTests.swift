@@ -200,10 +200,10 @@ final class FleetTests {
         } catch {
             #expect(error.kind == .unreachable, "\(error)")
         }
-        // verify-full against a server without TLS: the kiosk must refuse to talk in clear.
+        // verify-full without the CA the server's certificate needs: the kiosk must refuse to talk.
         do {
             _ = try PostgresConnection(conninfo: settings.url + "&sslmode=verify-full", password: "x")
-            Issue.record("sslmode=verify-full connected without TLS")
+            Issue.record("sslmode=verify-full connected without a CA to verify")
         } catch {
             #expect(error.kind == .tlsVerificationFailed, "\(error)")
         }
@@ -211,6 +211,31 @@ final class FleetTests {
             FleetError.connectFailure("server certificate for \"a\" does not match host name \"b\"").kind
                 == .tlsVerificationFailed)
         #expect(FleetError.connectFailure("could not connect to server: Connection refused").kind == .unreachable)
+    }
+
+    @Test func verifyFullConnectsOnlyToTheRightCertificateAndName() throws {
+        try #require(pg.tls, "openssl is needed to make the test certificates")
+        let name = try freshFleet()
+        let kiosk = "tls-\(getpid())"
+        let settings = try addKiosk(kiosk, database: name)
+        let password = try FleetSyncWorker.readCredentials(settings.credentialsPath)
+        let role = FleetAdmin.roleName(kioskID: kiosk)
+        func url(host: String, ca: String) -> String {
+            "postgresql://\(role)@\(host):\(pg.port)/\(name)?sslmode=verify-full&sslrootcert=\(ca)"
+        }
+        // The right CA and the certificate's name: a verified TLS session.
+        let db = try PostgresConnection(conninfo: url(host: "localhost", ca: pg.caCertificate), password: password)
+        #expect(try db.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").scalar == "t")
+        #expect(try FleetUpload.whoAmI(on: db) == kiosk)
+        // Another CA, or a name the certificate does not carry: refused, and said so.
+        for bad in [url(host: "localhost", ca: pg.otherCA), url(host: "127.0.0.1", ca: pg.caCertificate)] {
+            do {
+                _ = try PostgresConnection(conninfo: bad, password: password)
+                Issue.record("verify-full accepted \(bad)")
+            } catch {
+                #expect(error.kind == .tlsVerificationFailed, "\(bad): \(error)")
+            }
+        }
     }
 
     // MARK: - Row-level security

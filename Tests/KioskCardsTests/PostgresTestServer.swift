@@ -28,6 +28,12 @@ final class PostgresTestServer: @unchecked Sendable {
     let port: Int
     let superuser = "fleetadmin"
     private var running = false
+    /// With openssl installed the server also speaks TLS, with a certificate for "localhost"
+    /// (only: not 127.0.0.1) signed by a throw-away CA: `caCertificate`. `otherCA` signed
+    /// nothing the server has (for a chain that must not verify).
+    private(set) var tls = false
+    var caCertificate: String { root + "/ca.crt" }
+    var otherCA: String { root + "/other-ca.crt" }
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -52,6 +58,7 @@ final class PostgresTestServer: @unchecked Sendable {
         guard status == 0 else {
             throw Failure(description: "initdb failed (\(status)); see \(root)/initdb.log")
         }
+        tls = makeCertificates()
         try start()
     }
 
@@ -73,7 +80,8 @@ final class PostgresTestServer: @unchecked Sendable {
     /// Starts the server (again) and waits until it accepts connections.
     func start() throws {
         guard let bin = Self.binDirectory else { return }
-        let options = "-k \(root) -p \(port) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60"
+        var options = "-k \(root) -p \(port) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60"
+        if tls { options += " -c ssl=on -c ssl_cert_file=\(root)/server.crt -c ssl_key_file=\(root)/server.key" }
         let status = Self.runAsServerUser(
             [
                 bin + "/pg_ctl", "-D", root + "/data", "-l", root + "/server.log", "-o", options, "-w", "-t", "30",
@@ -122,11 +130,40 @@ final class PostgresTestServer: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// A CA, a server certificate for DNS:localhost signed by it, and an unrelated second CA,
+    /// made by the openssl command as the server's user (the key must be its own, mode 0600).
+    private func makeCertificates() -> Bool {
+        guard access("/usr/bin/openssl", X_OK) == 0 else { return false }
+        let log = root + "/openssl.log"
+        DeckFixtures.write("subjectAltName=DNS:localhost\n", to: root + "/san.ext")
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        let steps: [[String]] = [
+            ["req", "-x509"] + ec + [
+                "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=Kiosk test CA",
+            ],
+            ["req", "-x509"] + ec + [
+                "-keyout", "o.key", "-out", "other-ca.crt", "-days", "2", "-subj", "/CN=Other CA",
+            ],
+            ["req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"],
+            [
+                "x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+                "server.crt", "-days", "2", "-extfile", "san.ext",
+            ],
+        ]
+        for step in steps {
+            guard Self.runAsServerUser(["/usr/bin/openssl"] + step, log: log, directory: root) == 0 else {
+                return false
+            }
+        }
+        return chmod(root + "/server.key", 0o600) == 0
+    }
+
     /// Runs `argv` to completion (as `nobody` when we are root), output appended to `log`.
-    static func runAsServerUser(_ argv: [String], log: String) -> Int32 {
-        let full =
+    static func runAsServerUser(_ argv: [String], log: String, directory: String? = nil) -> Int32 {
+        var full =
             geteuid() == 0
             ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"] + argv : argv
+        if let directory { full = ["/usr/bin/env", "-C", directory] + full }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -173,12 +173,14 @@ final class FleetSyncWorker: @unchecked Sendable {
         do {
             let db = try connected()
             let now = MonotonicClock.now().seconds
-            var unsentCount: Int?
-            let (rows, unsent) = try DecisionSync.pending(
-                dataDirectory: dataDirectory, target: Self.cursorTarget, limit: settings.batchLimit)
-            unsentCount = unsent
+            // A fresh kiosk has no database before its first decision: nothing to send yet.
+            let (rows, unsent) =
+                DecisionSync.databaseExists(dataDirectory: dataDirectory)
+                ? try DecisionSync.pending(
+                    dataDirectory: dataDirectory, target: Self.cursorTarget, limit: settings.batchLimit)
+                : ([], 0)
             if now >= nextHeartbeat {
-                try sendHeartbeat(on: db, unsent: unsentCount ?? 0)
+                try sendHeartbeat(on: db, unsent: unsent)
                 nextHeartbeat = now + settings.heartbeatInterval
             }
             guard let last = rows.last else {
