@@ -409,28 +409,31 @@ final class FleetTests {
         let kiosk = "kill9-\(getpid())"
         let settings = try addKiosk(kiosk, database: name)
         let data = scratch + "/kill9"
-        try produce(4000, into: data, kiosk: kiosk)
+        try produce(8000, into: data, kiosk: kiosk)
         let local = try localUIDs(data)
         let config = writeConfig(settings, data: data)
         var generator = SplitMix64(seed: 12)
         var killedMidway = 0
         for _ in 0..<10 {
+            let before = centralCount(name, kiosk: kiosk)
             let child = try #require(
                 StoreTestSupport.spawn(
                     ["fleet", "sync", "--config", config, "--once", "--batch", "40"], stderrPath: scratch + "/kill9.err"
                 ))
-            usleep(UInt32(20_000 + generator.next() % 250_000))
+            // Mid-sync for sure: once this run has committed something, a random 0–30 ms more.
+            let progressed = StoreTestSupport.waitFor(seconds: 30) { centralCount(name, kiosk: kiosk) > before }
+            usleep(UInt32(generator.next() % 30_000))
             kill(child.pid, SIGKILL)
             var status: Int32 = 0
             while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
             close(child.stdout)
-            if status & 0x7f == SIGKILL { killedMidway += 1 }
+            if progressed && status & 0x7f == SIGKILL { killedMidway += 1 }
             let c = try central(name, kiosk: kiosk)
             #expect(c.distinct == c.count)
         }
-        #expect(killedMidway >= 5, "most runs should die mid-sync (got \(killedMidway) of 10)")
+        #expect(killedMidway == 10, "every run should die mid-sync (got \(killedMidway) of 10)")
         let partial = centralCount(name, kiosk: kiosk)
-        #expect(partial > 0)
+        #expect(partial > 0 && partial < local.count)
         let last = try #require(StoreTestSupport.run(["fleet", "sync", "--config", config, "--once"]))
         #expect(last.status == 0)
         try expectExactlyOnce(name, kiosk: kiosk, local: local)
