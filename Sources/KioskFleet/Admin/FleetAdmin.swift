@@ -30,7 +30,7 @@ package enum FleetAdmin {
         let role = roleName(kioskID: id)
         let quoted = try db.quoteIdentifier(role)
         let secret = try db.quoteLiteral(try db.encryptPassword(password, user: role))
-        return try db.transaction { (db) throws(FleetError) -> RoleOutcome in
+        return try db.transaction { db in
             let exists = try db.execute("SELECT 1 FROM pg_roles WHERE rolname = $1", [role]).count > 0
             if exists {
                 try db.execute("ALTER ROLE \(quoted) LOGIN PASSWORD \(secret)")
@@ -54,7 +54,7 @@ package enum FleetAdmin {
     {
         let quoted = try db.quoteIdentifier(name)
         let secret = try db.quoteLiteral(try db.encryptPassword(password, user: name))
-        return try db.transaction { (db) throws(FleetError) -> RoleOutcome in
+        return try db.transaction { db in
             let exists = try db.execute("SELECT 1 FROM pg_roles WHERE rolname = $1", [name]).count > 0
             try db.execute("\(exists ? "ALTER" : "CREATE") ROLE \(quoted) LOGIN PASSWORD \(secret)")
             try db.execute("GRANT fleet_operator TO \(quoted)")

@@ -142,14 +142,14 @@ package final class PostgresConnection {
     /// Runs `body` between BEGIN and COMMIT; ROLLBACK (best effort) when it throws. When the
     /// COMMIT itself fails on a lost connection the outcome is unknown to the caller: callers
     /// must make the body idempotent (the sync does, with ON CONFLICT DO NOTHING).
-    package func transaction<T>(_ body: (PostgresConnection) throws(FleetError) -> T) throws(FleetError) -> T {
+    package func transaction<T>(_ body: (PostgresConnection) throws -> T) throws(FleetError) -> T {
         try execute("BEGIN")
         let value: T
         do {
             value = try body(self)
         } catch {
             if isOK { _ = try? execute("ROLLBACK") }
-            throw error
+            throw error as? FleetError ?? FleetError(kind: .query, message: "\(error)")
         }
         try execute("COMMIT")
         return value

@@ -206,7 +206,7 @@ package enum FleetSchema {
         var applied: [String] = []
         for version in current..<schemaVersion {
             let migration = migrations[version]
-            try db.transaction { (db) throws(FleetError) in
+            try db.transaction { db in
                 try db.execute(migration.sql)
                 try db.execute(
                     "INSERT INTO fleet.schema_migrations (version, description) VALUES ($1, $2)",

@@ -113,7 +113,7 @@ package enum FleetUpload {
             VALUES \(tuples.joined(separator: ",\n"))
             ON CONFLICT (kiosk_id, decision_uid) DO NOTHING
             """
-        return try db.transaction { (db) throws(FleetError) -> Int in
+        return try db.transaction { db in
             try db.execute(sql, parameters).affected
         }
     }
