@@ -345,15 +345,29 @@ final class FleetTests {
         #expect(worker.syncOnce() == nil)
         #expect(worker.sent == 1234)
         try expectExactlyOnce(name, kiosk: kiosk, local: local)
-        #expect(try DecisionSync.cursor(dataDirectory: data, target: FleetSyncWorker.cursorTarget) > 0)
+        let target = try #require(worker.cursorTarget)
+        #expect(target.hasPrefix("fleet:") && target.count == 6 + 36)
+        #expect(try DecisionSync.cursor(dataDirectory: data, target: target) > 0)
         // Again: nothing new, nothing doubled.
         let again = FleetSyncWorker(settings: settings, dataDirectory: data) { FleetHealth.standalone() }
         #expect(again.syncOnce() == nil)
         #expect(again.sent == 0)
         try expectExactlyOnce(name, kiosk: kiosk, local: local)
+        // An operator renews the instance id (after restoring an older backup): every kiosk
+        // sends everything again under a new cursor, and the server keeps one row per decision.
+        let admin = try pg.admin(name)
+        try admin.execute("UPDATE fleet.instance SET id = gen_random_uuid()")
+        let resend = FleetSyncWorker(settings: settings, dataDirectory: data) { FleetHealth.standalone() }
+        #expect(resend.syncOnce() == nil)
+        let newTarget = try #require(resend.cursorTarget)
+        #expect(newTarget != target)
+        #expect(
+            try DecisionSync.cursor(dataDirectory: data, target: newTarget)
+                == DecisionSync.cursor(dataDirectory: data, target: target))
+        #expect(resend.sent == 0)
+        try expectExactlyOnce(name, kiosk: kiosk, local: local)
 
         // Each undo refers to the decision it takes back (the one just before it), never deletes it.
-        let admin = try pg.admin(name)
         let undo = try admin.execute(
             """
             SELECT u.card_id, d.card_id, d.action FROM fleet.decisions u
@@ -530,7 +544,7 @@ final class FleetTests {
         #expect(offline.currentState == .failing(.unreachable))
         let local = try localUIDs(data)
         #expect(
-            try DecisionSync.pending(dataDirectory: data, target: FleetSyncWorker.cursorTarget, limit: 1).unsent
+            try DecisionSync.pending(dataDirectory: data, target: "no cursor yet", limit: 1).unsent
                 == count)
 
         let online = FleetSyncWorker(settings: settings, dataDirectory: data) { FleetHealth.standalone() }
@@ -543,6 +557,7 @@ final class FleetTests {
             [kiosk])
         #expect((Int64(span.scalar ?? "") ?? 0) >= 6 * 86_400)
         #expect(
-            try DecisionSync.pending(dataDirectory: data, target: FleetSyncWorker.cursorTarget, limit: 1).unsent == 0)
+            try DecisionSync.pending(dataDirectory: data, target: try #require(online.cursorTarget), limit: 1).unsent
+                == 0)
     }
 }

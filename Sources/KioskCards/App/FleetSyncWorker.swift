@@ -56,8 +56,9 @@ final class FleetSyncWorker: @unchecked Sendable {
         }
     }
 
-    /// The cursor's name in `sync_cursor`.
-    static let cursorTarget = "fleet"
+    /// The cursor's name in `sync_cursor`: "fleet:" and the server's instance id, known once
+    /// connected (nil before). Worker thread only, except for tests after it stopped.
+    private(set) var cursorTarget: String?
 
     let settings: FleetSettings
     let dataDirectory: String
@@ -171,13 +172,12 @@ final class FleetSyncWorker: @unchecked Sendable {
     /// One round: connect if needed, a heartbeat when due, one batch when there is one.
     func round() -> RoundResult {
         do {
-            let db = try connected()
+            let (db, target) = try connected()
             let now = MonotonicClock.now().seconds
             // A fresh kiosk has no database before its first decision: nothing to send yet.
             let (rows, unsent) =
                 DecisionSync.databaseExists(dataDirectory: dataDirectory)
-                ? try DecisionSync.pending(
-                    dataDirectory: dataDirectory, target: Self.cursorTarget, limit: settings.batchLimit)
+                ? try DecisionSync.pending(dataDirectory: dataDirectory, target: target, limit: settings.batchLimit)
                 : ([], 0)
             if now >= nextHeartbeat {
                 try sendHeartbeat(on: db, unsent: unsent)
@@ -189,7 +189,7 @@ final class FleetSyncWorker: @unchecked Sendable {
             }
             let new = try FleetUpload.send(rows.map(Self.upload), on: db)
             // COMMIT returned: only now may the cursor move.
-            try DecisionSync.advance(dataDirectory: dataDirectory, target: Self.cursorTarget, to: last.id)
+            try DecisionSync.advance(dataDirectory: dataDirectory, target: target, to: last.id)
             locked { sentTotal += new }
             failures = 0
             enter(.online)
@@ -208,16 +208,15 @@ final class FleetSyncWorker: @unchecked Sendable {
     /// is returned instead of retried.
     func syncOnce() -> FleetError? {
         do {
-            let db = try connected()
-            let unsent = try DecisionSync.pending(dataDirectory: dataDirectory, target: Self.cursorTarget, limit: 1)
-                .unsent
+            let (db, target) = try connected()
+            let unsent = try DecisionSync.pending(dataDirectory: dataDirectory, target: target, limit: 1).unsent
             try sendHeartbeat(on: db, unsent: unsent)
             while true {
                 let (rows, _) = try DecisionSync.pending(
-                    dataDirectory: dataDirectory, target: Self.cursorTarget, limit: settings.batchLimit)
+                    dataDirectory: dataDirectory, target: target, limit: settings.batchLimit)
                 guard let last = rows.last else { return nil }
                 let new = try FleetUpload.send(rows.map(Self.upload), on: db)
-                try DecisionSync.advance(dataDirectory: dataDirectory, target: Self.cursorTarget, to: last.id)
+                try DecisionSync.advance(dataDirectory: dataDirectory, target: target, to: last.id)
                 locked { sentTotal += new }
             }
         } catch let error as FleetError {
@@ -235,9 +234,10 @@ final class FleetSyncWorker: @unchecked Sendable {
             dwellMs: r.dwellMs, bootID: r.bootID, clockSynced: r.clockSynced, retractsUID: row.retractsUID)
     }
 
-    /// The open connection, or a new one checked for a compatible schema and a registered role.
-    private func connected() throws(FleetError) -> PostgresConnection {
-        if let connection, connection.isOK { return connection }
+    /// The open connection and the cursor's target, or a new connection checked for a
+    /// compatible schema and a registered role.
+    private func connected() throws(FleetError) -> (PostgresConnection, String) {
+        if let connection, connection.isOK, let cursorTarget { return (connection, cursorTarget) }
         connection = nil
         let password = try Self.readCredentials(settings.credentialsPath)
         let db = try PostgresConnection(conninfo: settings.url, password: password)
@@ -247,8 +247,10 @@ final class FleetSyncWorker: @unchecked Sendable {
                 kind: .authenticationFailed,
                 message: "this role is not a registered kiosk; use the fleet-url 'fleet add-kiosk' printed")
         }
+        let target = "fleet:" + (try FleetSchema.instanceID(db))
         connection = db
-        return db
+        cursorTarget = target
+        return (db, target)
     }
 
     private func sendHeartbeat(on db: PostgresConnection, unsent: Int) throws(FleetError) {
@@ -294,8 +296,11 @@ final class FleetSyncWorker: @unchecked Sendable {
             return was
         }
         if old != new {
-            let unsent = try? DecisionSync.pending(dataDirectory: dataDirectory, target: Self.cursorTarget, limit: 1)
-            let pending = unsent.map { ", \($0.unsent) unsent" } ?? ""
+            // Before the first connection the server's instance (the cursor) is unknown.
+            let unsent = cursorTarget.flatMap {
+                try? DecisionSync.pending(dataDirectory: dataDirectory, target: $0, limit: 1).unsent
+            }
+            let pending = unsent.map { ", \($0) unsent" } ?? ""
             Log.warning(
                 "fleet: \(new) — \(message). Decisions stay on this kiosk\(pending) and are sent when it works again.")
         }

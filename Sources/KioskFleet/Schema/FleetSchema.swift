@@ -11,8 +11,18 @@ package enum FleetSchema {
     /// 1: the first fleet payload (no boot id, clock flag or retraction); 2: with them.
     package static let payloadVersion = 2
 
-    /// The oldest central schema this KioskCards can sync with (it needs payload versions).
-    package static let minimumSchemaVersion = 1
+    /// The oldest central schema this KioskCards can sync with (it needs the instance id).
+    package static let minimumSchemaVersion = 3
+
+    /// The central database's instance id (`fleet.instance`). A kiosk's sync cursor is kept per
+    /// instance: pointed at a new server, or at one whose id an operator renewed after restoring
+    /// an older backup, it sends everything again (the server ignores what it has).
+    package static func instanceID(_ db: PostgresConnection) throws(FleetError) -> String {
+        guard let id = try db.execute("SELECT id::text FROM fleet.instance").scalar else {
+            throw FleetError(kind: .schemaTooOld, message: "fleet.instance is empty; run fleet init")
+        }
+        return id
+    }
 
     /// One migration: a description for `schema_migrations` and the SQL run in its transaction.
     package struct Migration: Sendable {
@@ -166,6 +176,16 @@ package enum FleetSchema {
                 CREATE INDEX decisions_received_at ON fleet.decisions (received_at);
                 CREATE INDEX decisions_retracts ON fleet.decisions (kiosk_id, retracts_uid)
                     WHERE retracts_uid IS NOT NULL;
+                """),
+        Migration(
+            description: "an instance id: kiosks keep one sync cursor per central database",
+            sql: """
+                CREATE TABLE fleet.instance (
+                    only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+                    id uuid NOT NULL DEFAULT gen_random_uuid()
+                );
+                INSERT INTO fleet.instance DEFAULT VALUES;
+                GRANT SELECT ON fleet.instance TO fleet_kiosk, fleet_operator;
                 """),
     ]
 

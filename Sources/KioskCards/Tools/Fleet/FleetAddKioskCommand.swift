@@ -58,6 +58,10 @@ enum FleetAddKioskCommand {
         case .success(let o): options = o
         case .failure(let status): return status.code
         }
+        if let path = options.credentials, access(path, F_OK) == 0 {
+            Log.error("fleet add-kiosk: \(path) already exists; remove it or choose another --credentials file")
+            return 2
+        }
         guard let db = FleetCommand.connect(options.url, command: "add-kiosk") else { return 1 }
         let password = FleetAdmin.randomPassword()
         let role = FleetAdmin.roleName(kioskID: options.kioskID)
