@@ -300,12 +300,9 @@ final class FleetTests {
         // Decks: each kiosk reads only the one assigned to it.
         let admin = try pg.admin(name)
         for (kiosk, digit) in [(a, "a"), (b, "b")] {
-            try admin.execute(
-                "INSERT INTO fleet.decks (deck_sha256, deck_id, version, body) VALUES (repeat($1, 64), $2, 1, '\\x7b7d')",
-                [digit, "deck-\(digit)"])
-            try admin.execute(
-                "INSERT INTO fleet.deck_assignments (kiosk_id, deck_sha256) VALUES ($1, repeat($2, 64))",
-                [kiosk, digit])
+            _ = try FleetDecks.publish(
+                deck: Array("{\"id\": \"deck-\(digit)\"}".utf8), deckID: "deck-\(digit)", version: 1, images: [],
+                to: .kiosk(kiosk), on: admin)
         }
         #expect(try asA.execute("SELECT deck_id FROM fleet.decks").values == [["deck-a"]])
         #expect(try asA.execute("SELECT kiosk_id FROM fleet.deck_assignments").values == [[a]])
@@ -413,6 +410,89 @@ final class FleetTests {
         #expect(
             text.contains(old) && text.split(separator: "\n").contains { $0.hasPrefix(old) && $0.contains("stale") })
         #expect(text.split(separator: "\n").contains { $0.hasPrefix(fresh) && $0.contains("online") })
+    }
+
+    // MARK: - Decks (server side)
+
+    @Test func publishRefusesAnInvalidDeckWithItsProblems() throws {
+        let name = try freshFleet()
+        let kiosk = "pub-bad-\(getpid())"
+        _ = try addKiosk(kiosk, database: name)
+        let errPath = scratch + "/publish-bad.err"
+        let result = try #require(
+            StoreTestSupport.run(
+                [
+                    "fleet", "publish", DeckFixtures.bad("duplicate-card-id.json"), "--kiosk", kiosk, "--postgres",
+                    pg.adminURL(database: name),
+                ], stderrPath: errPath))
+        #expect(result.status == 2)
+        let err = String(decoding: try FileIO.readAll(errPath, limit: 1 << 20), as: UTF8.self)
+        #expect(err.contains("duplicate-card-id.json:") && err.contains("nothing was published"), "\(err)")
+        #expect(try pg.admin(name).execute("SELECT count(*) FROM fleet.decks").scalar == "0")
+    }
+
+    @Test func publishStoresByHashAssignsToAGroupAndRollsBack() throws {
+        let name = try freshFleet()
+        let url = pg.adminURL(database: name)
+        let a = "pub-a-\(getpid())"
+        let b = "pub-b-\(getpid())"
+        let other = "pub-c-\(getpid())"
+        let asA = try connect(try addKiosk(a, database: name, group: "lobby"))
+        _ = try addKiosk(b, database: name, group: "lobby")
+        let asOther = try connect(try addKiosk(other, database: name, group: "cafe"))
+        let withImage = DeckFixtures.good("with-image.json")
+        let published = try #require(
+            StoreTestSupport.run(["fleet", "publish", withImage, "--group", "lobby", "--postgres", url]))
+        #expect(published.status == 0)
+        let out = String(decoding: published.stdout, as: UTF8.self)
+        #expect(out.split(separator: "\n").count == 2 && out.contains("\(a): ") && out.contains("\(b): "))
+
+        // Stored as the file's bytes under their sha256, images likewise.
+        let admin = try pg.admin(name)
+        let fileHex = FleetDecks.byteaText(try FileIO.readAll(withImage, limit: 1 << 20))
+        let deck = try admin.execute(
+            "SELECT deck_sha256, body::text = $1, encode(sha256(body), 'hex') = deck_sha256 FROM fleet.decks", [fileHex]
+        )
+        #expect(deck.count == 1 && deck.values[0][1] == "t" && deck.values[0][2] == "t")
+        let sha = try #require(deck.values[0][0])
+        let images = try admin.execute(
+            "SELECT i.path, b.body::text FROM fleet.deck_images i JOIN fleet.blobs b ON b.sha256 = i.blob_sha256")
+        #expect(images.count >= 1)
+        for row in images.values {
+            let path = DeckFixtures.good(try #require(row[0]))
+            #expect(row[1] == FleetDecks.byteaText(try FileIO.readAll(path, limit: 64 << 20)), "\(path)")
+        }
+        // RLS: a kiosk of the group reads its deck and images; another kiosk nothing; none writes.
+        #expect(try asA.execute("SELECT deck_sha256 FROM fleet.decks").values == [[sha]])
+        #expect(try asA.execute("SELECT count(*) FROM fleet.blobs").scalar == String(images.count))
+        #expect(try asOther.execute("SELECT count(*) FROM fleet.decks").scalar == "0")
+        #expect(try asOther.execute("SELECT count(*) FROM fleet.blobs").scalar == "0")
+        do {
+            try asA.execute("INSERT INTO fleet.blobs (sha256, body) VALUES (encode(sha256('\\x00'), 'hex'), '\\x00')")
+            Issue.record("a kiosk stored a blob")
+        } catch {
+            #expect(error.kind == .permissionDenied)
+        }
+
+        // A new deck for one kiosk, then rollback: it has the first one again.
+        let second = try #require(
+            StoreTestSupport.run(
+                ["fleet", "publish", DeckFixtures.good("minimal-stack.json"), "--kiosk", a, "--postgres", url]))
+        #expect(second.status == 0)
+        func assigned(_ kiosk: String) throws -> String? {
+            try admin.execute("SELECT deck_sha256 FROM fleet.deck_assignments WHERE kiosk_id = $1", [kiosk]).scalar
+        }
+        #expect(try assigned(a) != sha && assigned(b) == sha)
+        let rollback = try #require(
+            StoreTestSupport.run(["fleet", "publish", "--rollback", "--kiosk", a, "--postgres", url]))
+        #expect(rollback.status == 0)
+        #expect(String(decoding: rollback.stdout, as: UTF8.self).contains("(rollback)"))
+        #expect(try assigned(a) == sha)
+        // b never had another deck: nothing to roll back to, said so.
+        let none = try #require(
+            StoreTestSupport.run(["fleet", "publish", "--rollback", "--kiosk", b, "--postgres", url]))
+        #expect(none.status == 1)
+        #expect(try assigned(b) == sha)
     }
 
     // MARK: - Faults

@@ -187,6 +187,49 @@ package enum FleetSchema {
                 INSERT INTO fleet.instance DEFAULT VALUES;
                 GRANT SELECT ON fleet.instance TO fleet_kiosk, fleet_operator;
                 """),
+        Migration(
+            description: "deck images as content-addressed blobs; the history of assignments (rollback)",
+            sql: """
+                CREATE TABLE fleet.blobs (
+                    sha256 text PRIMARY KEY CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+                    body bytea NOT NULL,
+                    CHECK (encode(sha256(body), 'hex') = sha256)
+                );
+                CREATE TABLE fleet.deck_images (
+                    deck_sha256 text NOT NULL REFERENCES fleet.decks,
+                    path text NOT NULL,
+                    blob_sha256 text NOT NULL REFERENCES fleet.blobs,
+                    PRIMARY KEY (deck_sha256, path)
+                );
+                CREATE TABLE fleet.assignment_history (
+                    id bigserial PRIMARY KEY,
+                    kiosk_id text NOT NULL REFERENCES fleet.kiosks,
+                    deck_sha256 text NOT NULL REFERENCES fleet.decks,
+                    assigned_at timestamptz NOT NULL DEFAULT now(),
+                    assigned_by name NOT NULL DEFAULT session_user,
+                    rollback boolean NOT NULL DEFAULT false
+                );
+                ALTER TABLE fleet.decks ADD CONSTRAINT decks_body_hash CHECK (encode(sha256(body), 'hex') = deck_sha256);
+
+                GRANT SELECT ON fleet.blobs, fleet.deck_images TO fleet_kiosk;
+                GRANT SELECT, INSERT, UPDATE ON fleet.blobs, fleet.deck_images, fleet.assignment_history TO fleet_operator;
+                GRANT USAGE ON SEQUENCE fleet.assignment_history_id_seq TO fleet_operator;
+                ALTER TABLE fleet.blobs ENABLE ROW LEVEL SECURITY;
+                ALTER TABLE fleet.deck_images ENABLE ROW LEVEL SECURITY;
+                ALTER TABLE fleet.assignment_history ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY operator_all ON fleet.blobs TO fleet_operator USING (true) WITH CHECK (true);
+                CREATE POLICY operator_all ON fleet.deck_images TO fleet_operator USING (true) WITH CHECK (true);
+                CREATE POLICY operator_all ON fleet.assignment_history TO fleet_operator
+                    USING (true) WITH CHECK (true);
+                CREATE POLICY assigned_images ON fleet.deck_images FOR SELECT TO fleet_kiosk
+                    USING (EXISTS (
+                        SELECT FROM fleet.deck_assignments a
+                        WHERE a.deck_sha256 = deck_images.deck_sha256 AND a.kiosk_id = fleet.current_kiosk()));
+                CREATE POLICY assigned_blobs ON fleet.blobs FOR SELECT TO fleet_kiosk
+                    USING (EXISTS (
+                        SELECT FROM fleet.deck_images i JOIN fleet.deck_assignments a ON a.deck_sha256 = i.deck_sha256
+                        WHERE i.blob_sha256 = blobs.sha256 AND a.kiosk_id = fleet.current_kiosk()));
+                """),
     ]
 
     package static var schemaVersion: Int { migrations.count }

@@ -18,6 +18,9 @@ enum FleetCommand {
         Action(name: "add-operator", summary: FleetAddOperatorCommand.table.summary) {
             FleetAddOperatorCommand.run(arguments: $0)
         },
+        Action(name: "publish", summary: FleetPublishCommand.table.summary) {
+            FleetPublishCommand.run(arguments: $0)
+        },
         Action(name: "sync", summary: FleetSyncCommand.table.summary) { FleetSyncCommand.run(arguments: $0) },
         Action(name: "status", summary: FleetStatusCommand.table.summary) { FleetStatusCommand.run(arguments: $0) },
     ]
@@ -38,7 +41,7 @@ enum FleetCommand {
             """,
         options: [],
         positional: CommandPositional(
-            name: "ACTION", help: "init, add-kiosk, add-operator, sync or status", count: .one
+            name: "ACTION", help: "init, add-kiosk, add-operator, publish, sync or status", count: .one
         ) { v, a in
             guard actions.contains(where: { $0.name == a }) else {
                 return "one of " + actions.map(\.name).joined(separator: ", ")
