@@ -36,6 +36,8 @@ package final class PostgresConnection {
             ("keepalives_idle", "20"),
             ("keepalives_interval", "5"),
             ("keepalives_count", "3"),
+            // Unacknowledged data (a cable pulled mid-INSERT) fails the send after 30 s.
+            ("tcp_user_timeout", "30000"),
             ("application_name", applicationName),
         ]
         if let password { pairs.append(("password", password)) }
