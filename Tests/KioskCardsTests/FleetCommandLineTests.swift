@@ -65,3 +65,42 @@ import Testing
         #expect(!FleetAdmin.validKioskID("a b") && !FleetAdmin.validKioskID(String(repeating: "x", count: 58)))
     }
 }
+
+/// The heartbeat's board readings, from directories laid out like /sys.
+@Suite struct FleetHealthTests {
+    @Test func cpuTemperaturePrefersTheCPUZoneAndThrottledFlagsParse() throws {
+        let root = DeckFixtures.temporaryDirectory("thermal")
+        defer { DeckFixtures.removeTree(root) }
+        #expect(FleetHealth.cpuTemperature(root: root) == nil)
+        for (n, type, milli) in [(0, "acpitz", "27800"), (1, "x86_pkg_temp", "51250")] {
+            #expect(mkdir(root + "/thermal_zone\(n)", 0o755) == 0)
+            DeckFixtures.write(type + "\n", to: root + "/thermal_zone\(n)/type")
+            DeckFixtures.write(milli + "\n", to: root + "/thermal_zone\(n)/temp")
+        }
+        #expect(FleetHealth.cpuTemperature(root: root) == 51.25)
+        DeckFixtures.write("cpu-thermal\n", to: root + "/thermal_zone0/type")
+        #expect(FleetHealth.cpuTemperature(root: root) == 27.8)
+
+        let flags = root + "/get_throttled"
+        #expect(FleetHealth.throttledFlags(path: flags) == nil)
+        DeckFixtures.write("50005\n", to: flags)
+        #expect(FleetHealth.throttledFlags(path: flags) == "0x50005")
+        DeckFixtures.write("0x80008\n", to: flags)
+        #expect(FleetHealth.throttledFlags(path: flags) == "0x80008")
+        DeckFixtures.write("0\n", to: flags)
+        #expect(FleetHealth.throttledFlags(path: flags) == "0x0")
+    }
+
+    @Test func theHeartbeatCarriesTheKiosksSnapshot() {
+        let health = FleetHealth()
+        health.update {
+            $0.deckApplied = "lobby@3"
+            $0.lastFlipMs = 1_767_225_600_000
+            $0.framesPerSecond = 60
+        }
+        health.storageFailing = { true }
+        let h = health.heartbeat()
+        #expect(h.deckApplied == "lobby@3" && h.lastFlipMs == 1_767_225_600_000 && h.framesPerSecond == 60)
+        #expect(h.storageFailing && h.appVersion == kioskCardsVersion && h.uptimeSeconds > 0)
+    }
+}

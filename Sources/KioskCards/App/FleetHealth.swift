@@ -82,7 +82,9 @@ final class FleetHealth: @unchecked Sendable {
     static func throttledFlags(
         path: String = "/sys/devices/platform/soc/soc:firmware/get_throttled"
     ) -> String? {
-        guard let text = readLine(path), let value = UInt32(text, radix: 16) ?? UInt32(text) else { return nil }
+        guard let line = readLine(path) else { return nil }
+        let text = line.hasPrefix("0x") ? String(line.dropFirst(2)) : line
+        guard let value = UInt32(text, radix: 16) else { return nil }
         return "0x" + String(value, radix: 16)
     }
 
