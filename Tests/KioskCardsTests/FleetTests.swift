@@ -465,6 +465,8 @@ final class FleetTests {
         // RLS: a kiosk of the group reads its deck and images; another kiosk nothing; none writes.
         #expect(try asA.execute("SELECT deck_sha256 FROM fleet.decks").values == [[sha]])
         #expect(try asA.execute("SELECT count(*) FROM fleet.blobs").scalar == String(images.count))
+        #expect(try FleetUpload.assignedDeck(on: asA) == sha)
+        #expect(try FleetUpload.assignedDeck(on: asOther) == nil)
         #expect(try asOther.execute("SELECT count(*) FROM fleet.decks").scalar == "0")
         #expect(try asOther.execute("SELECT count(*) FROM fleet.blobs").scalar == "0")
         do {

@@ -256,6 +256,7 @@ final class FleetSyncWorker: @unchecked Sendable {
     private func sendHeartbeat(on db: PostgresConnection, unsent: Int) throws(FleetError) {
         var h = health()
         h.unsent = unsent
+        h.deckAssigned = try FleetUpload.assignedDeck(on: db)
         h.sentAtMs = WallClock.nowMilliseconds()
         try FleetUpload.send(h, on: db)
     }

@@ -136,6 +136,11 @@ package enum FleetUpload {
             ])
     }
 
+    /// The sha256 of the deck the server assigns this kiosk (row-level security shows only its own), nil: none.
+    package static func assignedDeck(on db: PostgresConnection) throws(FleetError) -> String? {
+        try db.execute("SELECT deck_sha256 FROM fleet.deck_assignments").scalar
+    }
+
     /// Which kiosk the server thinks this connection is (nil: the role is not a registered kiosk).
     package static func whoAmI(on db: PostgresConnection) throws(FleetError) -> String? {
         try db.execute("SELECT fleet.current_kiosk()").scalar
