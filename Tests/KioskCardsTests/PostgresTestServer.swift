@@ -60,10 +60,31 @@ final class PostgresTestServer: @unchecked Sendable {
         }
         tls = makeCertificates()
         try start()
+        Self.stopAtExit(root)
+    }
+
+    /// Servers still running when the test process ends (a suite's shared server is never
+    /// released): stopped by an atexit handler, so no postgres outlives the tests.
+    nonisolated(unsafe) private static var running: Set<String> = []
+    nonisolated(unsafe) private static var handlerInstalled = false
+
+    private static func stopAtExit(_ root: String) {
+        running.insert(root)
+        guard !handlerInstalled else { return }
+        handlerInstalled = true
+        atexit {
+            guard let bin = PostgresTestServer.binDirectory else { return }
+            for root in PostgresTestServer.running {
+                _ = PostgresTestServer.runAsServerUser(
+                    [bin + "/pg_ctl", "-D", root + "/data", "-m", "immediate", "-w", "stop"], log: "/dev/null")
+                DeckFixtures.removeTree(root)
+            }
+        }
     }
 
     deinit {
         stop()
+        Self.running.remove(root)
         DeckFixtures.removeTree(root)
     }
 
