@@ -20,6 +20,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // The pure heart: touches in, effects and a scene out. No C, no clock, no I/O.
         .target(name: "CardModel"),
@@ -33,13 +34,15 @@ let package = Package(
         .target(name: "KioskRender", dependencies: ["KioskSystem", "CardModel", "CPangoCairo", "CTurboJPEG"]),
         .target(name: "KioskDisplay", dependencies: ["KioskSystem", "CardModel", "CDrm", "CLinux"]),
         .target(name: "KioskStore", dependencies: ["KioskSystem", "CardModel", "CSQLite"]),
+        // The fleet's central PostgreSQL (docs/FLEET.md); it never reads the kiosk's SQLite.
+        .target(name: "KioskFleet", dependencies: ["KioskSystem", "CardModel", "CLibPQ"]),
 
         // The top floor: App/ runs the kiosk, Tools/ holds every subcommand.
         .executableTarget(
             name: "KioskCards",
             dependencies: [
                 "CardModel", "KioskSystem", "KioskInput", "KioskDeckFiles", "KioskRender", "KioskDisplay",
-                "KioskStore", "CPangoCairo", "CEvdev", "CDrm", "CLinux",
+                "KioskStore", "KioskFleet", "CPangoCairo", "CEvdev", "CDrm", "CLinux",
             ]
         ),
 
@@ -48,7 +51,7 @@ let package = Package(
             name: "KioskCardsTests",
             dependencies: [
                 "KioskCards", "CardModel", "KioskSystem", "KioskInput", "KioskDeckFiles", "KioskRender",
-                "KioskDisplay", "KioskStore",
+                "KioskDisplay", "KioskStore", "KioskFleet",
             ],
             exclude: ["Fixtures"]  // evemu/text fixtures read by path, not bundled
         ),

@@ -64,7 +64,7 @@ if [ -z "$root" ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends \
-    libevdev2 libdrm2 libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libsqlite3-0 libstdc++6 \
+    libevdev2 libdrm2 libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libsqlite3-0 libpq5 libstdc++6 \
     libturbojpeg0 libglib2.0-0 libharfbuzz0b \
     fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fontconfig evemu-tools sqlite3 >/dev/null
 

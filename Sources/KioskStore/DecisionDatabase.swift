@@ -37,7 +37,7 @@ package enum DecisionDatabase {
         """,
         // 2: `export --since` filters by wall time.
         "CREATE INDEX decisions_wall_ms ON decisions (wall_ms);",
-        // 4 (s3-report; the integrator renumbers on merge): what the report needs — the
+        // 3: what the report needs — the
         // position and input method of each decision (NULL on older rows), visits with their
         // end reason, and events such as the attract screen appearing. No new index on
         // decisions: the report sorts its own temporary copy, and a kiosk's small SD card
@@ -68,6 +68,20 @@ package enum DecisionDatabase {
             monotonic_ns INTEGER NOT NULL
         );
         CREATE INDEX kiosk_events_wall_ms ON kiosk_events (wall_ms);
+        """,
+        // 4: what the fleet sync needs (docs/FLEET.md). Which boot a monotonic time belongs to,
+        // whether the wall clock was synchronised, which decision an undo takes back (an undo
+        // is a row of its own, never a delete), and how far each sync target has got.
+        """
+        ALTER TABLE decisions ADD COLUMN boot_id TEXT;
+        ALTER TABLE decisions ADD COLUMN clock_synced INTEGER;
+        ALTER TABLE decisions ADD COLUMN retracts_uid TEXT;
+        CREATE INDEX decisions_retracts ON decisions (retracts_uid) WHERE retracts_uid IS NOT NULL;
+        CREATE TABLE sync_cursor (
+            target TEXT PRIMARY KEY,
+            last_id INTEGER NOT NULL,
+            updated_ms INTEGER NOT NULL
+        );
         """,
     ]
 
@@ -157,11 +171,23 @@ package enum DecisionDatabase {
         }
     }
 
+    /// An `undone` row's `retracts_uid` is the latest decision on the same card in the same
+    /// session that is not an undo and not already taken back (earlier rows of the same batch
+    /// included: the statement runs row by row inside the transaction). The search walks back
+    /// from the newest row by id, no index needed (an undo follows its decision closely), and
+    /// stops after the last 10,000 rows.
     static let insertSQL = """
         INSERT OR IGNORE INTO decisions
             (uid, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_time, wall_ms,
-             monotonic_ns, dwell_ms, position, input_method)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+             monotonic_ns, dwell_ms, position, input_method, boot_id, clock_synced, retracts_uid)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+            CASE WHEN ?7 = 'undone' THEN (
+                SELECT d.uid FROM decisions d
+                WHERE d.id > (SELECT coalesce(max(id), 0) - 10000 FROM decisions)
+                  AND d.session_id = ?3 AND d.card_id = ?6 AND d.action <> 'undone'
+                  AND NOT EXISTS (SELECT 1 FROM decisions r WHERE r.retracts_uid = d.uid)
+                ORDER BY d.id DESC LIMIT 1)
+            END)
         """
 
     /// A visit's start inserts it; its end (or a retried start) completes it. Only set fields
@@ -194,6 +220,8 @@ package enum DecisionDatabase {
     static func insert(items batch: [(uid: String, item: StoreItem)], into db: borrowing SQLiteDatabase)
         throws(SQLiteError)
     {
+        let bootID = BootID.current
+        let synced = ClockSync.isSynchronised()
         try db.execute("BEGIN IMMEDIATE")
         do {
             let stmt = try db.prepare(insertSQL)
@@ -240,6 +268,8 @@ package enum DecisionDatabase {
                 try stmt.bind(11, r.dwellMs)
                 try stmt.bind(12, r.position.map(Int64.init))
                 try stmt.bind(13, r.inputMethod?.rawValue)
+                try stmt.bind(14, r.bootID ?? bootID)
+                try stmt.bind(15, (r.clockSynced ?? synced).map { Int64($0 ? 1 : 0) })
                 _ = try stmt.step()
                 stmt.reset()
             }

@@ -22,13 +22,21 @@ package struct DecisionRecord: Hashable, Sendable {
     /// How the decision was given; nil when unknown.
     package var inputMethod: InputMethod?
 
+    /// The kernel's boot id (/proc/sys/kernel/random/boot_id) when it happened, so monotonic
+    /// times from different boots are never compared; nil: filled in by the store when written.
+    package var bootID: String?
+    /// Whether the kernel considered the wall clock synchronised (adjtimex(2): neither
+    /// STA_UNSYNC nor TIME_ERROR) — a Pi has no RTC, so early wall times may be 1970 or stale;
+    /// nil: filled in by the store when written.
+    package var clockSynced: Bool?
+
     /// "2024-05-01T12:34:56.789Z".
     package var wallTimeISO: String { WallClock.iso8601(milliseconds: wallTimeMs) }
 
     package init(
         kioskID: String, sessionID: String, deckID: String, deckVersion: Int, cardID: String,
         action: DecisionAction, wallTimeMs: Int64, monotonicNs: Int64, dwellMs: Int64, position: Int? = nil,
-        inputMethod: InputMethod? = nil
+        inputMethod: InputMethod? = nil, bootID: String? = nil, clockSynced: Bool? = nil
     ) {
         self.kioskID = kioskID
         self.sessionID = sessionID
@@ -41,6 +49,8 @@ package struct DecisionRecord: Hashable, Sendable {
         self.dwellMs = dwellMs
         self.position = position
         self.inputMethod = inputMethod
+        self.bootID = bootID
+        self.clockSynced = clockSynced
     }
 }
 

@@ -26,7 +26,7 @@ package final class DecisionStore: @unchecked Sendable {
         /// Refused by `enqueue` because `capacity` decisions were already pending.
         var dropped: Int
         /// True while the database cannot be written; decisions wait in memory.
-        var failing: Bool
+        package var failing: Bool
         /// The latest failure, with its fix.
         package var lastError: String?
 
@@ -317,7 +317,7 @@ package final class DecisionStore: @unchecked Sendable {
 
     /// The kernel thread id (gettid(2), which Swift's Glibc module does not export), read from
     /// the /proc/thread-self link ("PID/task/TID").
-    static func currentThreadID() -> Int32? {
+    package static func currentThreadID() -> Int32? {
         var buffer = [CChar](repeating: 0, count: 64)
         let n = readlink("/proc/thread-self", &buffer, buffer.count - 1)
         guard n > 0 else { return nil }

@@ -222,4 +222,10 @@ struct SQLiteStatement: ~Copyable {
     func int64(_ column: Int32) -> Int64 {
         sqlite3_column_int64(handle, column)
     }
+
+    /// The text, or nil for NULL.
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+
+    /// The integer, or nil for NULL.
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
 }

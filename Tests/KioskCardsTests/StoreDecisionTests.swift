@@ -6,6 +6,7 @@ import Testing
 @testable import KioskCards
 @testable import KioskDeckFiles
 @testable import KioskStore
+@testable import KioskSystem
 
 @Suite struct StoreDecisionTests {
     @Test func recordsRoundTripInOrder() throws {
@@ -88,6 +89,10 @@ import Testing
         #expect(try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'decisions_wall_ms'") == 1)
         #expect(
             try StoreTestSupport.rows(dir).map(\.record) == [StoreTestSupport.record(3), StoreTestSupport.record(4)])
+        // Migration 3: the old row has no boot id (unknown), the new one has this boot's.
+        #expect(try db.scalarInt("SELECT count(*) FROM decisions WHERE boot_id IS NULL") == 1)
+        #expect(try db.scalarText("SELECT boot_id FROM decisions WHERE uid <> 'old-1'") == BootID.current)
+        #expect(try db.scalarInt("SELECT count(*) FROM sync_cursor") == 0)
     }
 
     @Test func refusesANewerSchemaAndKeepsDecisionsPending() throws {

@@ -157,6 +157,30 @@ extension KioskConfig {
             c.statsPath = v
             return nil
         },
+        Option(
+            name: "fleet-url", value: "URL",
+            help: "send decisions and heartbeats to this fleet PostgreSQL (postgresql://…; see docs/FLEET.md)"
+        ) { c, v in
+            guard v.hasPrefix("postgresql://") || v.hasPrefix("postgres://") || v.contains("=") else {
+                return "a postgresql:// URL or key=value conninfo, as 'KioskCards fleet add-kiosk' prints"
+            }
+            c.fleetURL = v
+            return nil
+        },
+        Option(
+            name: "fleet-credentials", value: "FILE",
+            help: "file (mode 0600) with the kiosk role's password, from 'fleet add-kiosk --credentials'"
+        ) { c, v in
+            guard v.hasPrefix("/") else { return "an absolute path such as /etc/kioskcards/fleet-password" }
+            c.fleetCredentials = v
+            return nil
+        },
+        Option(name: "fleet-heartbeat", value: "TIME", help: "time between heartbeats to the fleet (default 60s)") {
+            c, v in
+            guard let s = parseDuration(v), s >= 1, s <= 86_400 else { return "a duration from 1s to 24h, e.g. 60s" }
+            c.fleetHeartbeat = s
+            return nil
+        },
     ]
 
     static var optionNames: [String] { options.map(\.name) }

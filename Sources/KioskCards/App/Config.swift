@@ -48,6 +48,14 @@ struct KioskConfig: Hashable, Sendable {
     /// Where the run figures go as JSON on SIGUSR2 and at exit (the stats line goes to the log); nil: off.
     var statsPath: String?
 
+    /// The fleet's central PostgreSQL (a `postgresql://` URL or conninfo; docs/FLEET.md);
+    /// nil: no fleet, the kiosk runs on its own.
+    var fleetURL: String?
+    /// A file (mode 0600) holding the kiosk role's password, from `fleet add-kiosk --credentials`.
+    var fleetCredentials: String?
+    /// Seconds between heartbeats to the fleet server.
+    var fleetHeartbeat = 60.0
+
     static let defaultIdleTimeout = 60.0
 
     /// The idle timeout in effect for `deck`: the config's, else the deck's, else 60 s.

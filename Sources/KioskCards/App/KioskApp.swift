@@ -20,6 +20,12 @@ final class KioskApp {
     let loop: EventLoop
     let display: Display
     private let store: DecisionStore
+    /// The fleet sync (decisions up, heartbeats), when kiosk.conf has a fleet-url.
+    private let fleet: FleetSyncWorker?
+    /// What the heartbeat reports; written here at most once a second, read by the worker.
+    private let health = FleetHealth()
+    private var lastFlipNoted: Instant?
+    private var lastTouchNoted: Instant?
     let kioskID: String
     private(set) var deckFile: DeckFile
     private var deck: any CardDeck
@@ -68,9 +74,18 @@ final class KioskApp {
             policy: VisitorSession.Policy(
                 idleTimeout: config.effectiveIdleTimeout(deck: deckFile), blankTimeout: config.blankTimeout),
             now: now, newSessionID: RandomID.uuid)
-        store = DecisionStore(dataDirectory: config.dataDirectory)
         visits = VisitRecorder(
             kioskID: kioskID, deckID: deckFile.id, deckVersion: deckFile.version, deckCardCount: deckFile.cards.count)
+        let health = health
+        let fleet = FleetSettings(config: config).map {
+            FleetSyncWorker(settings: $0, dataDirectory: config.dataDirectory) { health.heartbeat() }
+        }
+        self.fleet = fleet
+        // A commit pokes the sync so new decisions go up at once (the writer never waits for it).
+        store = DecisionStore(dataDirectory: config.dataDirectory, onStored: { _ in fleet?.poke() })
+        let store = store
+        health.storageFailing = { store.currentStatus.failing }
+        health.update { $0.deckApplied = "\(deckFile.id)@\(deckFile.version)" }
         Log.info(
             "kiosk: \(deckFile.summary) on \(display.outputName) (\(display.driverName)) "
                 + "\(display.pixelWidth)x\(display.pixelHeight) px, \(jsonNumber(surface.scale, decimals: 3)) px/pt, "
@@ -120,6 +135,7 @@ final class KioskApp {
         signals = try TerminationSignals(loop: loop, signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2]) {
             [unowned self] signal in self.handleSignal(signal)
         }
+        fleet?.start()
         var inputConfig = InputManager.Configuration(panel: panelPoints())
         inputConfig.explicitPaths = config.inputs
         inputConfig.rotation = display.rotation
@@ -146,6 +162,7 @@ final class KioskApp {
         display.onFlip = { [unowned self] t in
             self.stats.flipCompleted(at: t, inputTime: self.inFlightInput)
             self.inFlightInput = nil
+            self.noteFlipForHeartbeat(at: t)
             if self.stats.flips == 1 {
                 Log.info(
                     "kiosk: first frame on screen \(jsonNumber(t.seconds(since: self.stats.processStart) * 1000, decimals: 1)) ms after start"
@@ -224,6 +241,7 @@ final class KioskApp {
                     + (s.lastError.map { ": \($0)" } ?? ""))
         }
         store.close()
+        fleet?.stop()  // what it has not sent stays in SQLite for the next run
         FlightRecordingDump.waitForWrites(timeout: 5)
         stats.finish()
         reportStats()
@@ -256,6 +274,7 @@ final class KioskApp {
     private func handleInput(_ output: InputManager.Output) {
         switch output {
         case .touch(let frame):
+            noteTouchForHeartbeat(at: frame.time)
             let (deliver, effects) = session.handle(frame)
             recordVisits()
             apply(effects, at: frame.time)
@@ -452,7 +471,30 @@ final class KioskApp {
             deck.attractText = file.attractText
         }
         deckFile = file
+        health.update { $0.deckApplied = "\(file.id)@\(file.version)" }
         display.requestFrame()
+    }
+
+    /// The heartbeat's proof that frames reach the screen: the last flip's wall time and the
+    /// frame rate, noted at most once a second (a lock and a clock read, nothing more).
+    private func noteFlipForHeartbeat(at t: Instant) {
+        guard fleet != nil else { return }
+        if let last = lastFlipNoted, t.seconds(since: last) < 1 { return }
+        lastFlipNoted = t
+        let wall = WallClock.nowMilliseconds()
+        let fps = Double(stats.framesPerSecond(at: t))
+        health.update {
+            $0.lastFlipMs = wall
+            $0.framesPerSecond = fps
+        }
+    }
+
+    private func noteTouchForHeartbeat(at t: Instant) {
+        guard fleet != nil else { return }
+        if let last = lastTouchNoted, t.seconds(since: last) < 1 { return }
+        lastTouchNoted = t
+        let wall = WallClock.nowMilliseconds()
+        health.update { $0.lastTouchMs = wall }
     }
 
     private func displayResized() {

@@ -62,6 +62,7 @@ extension CommandLine {
         Subcommand(syntax: RenderOptions.table.syntax) { runRenderCommand($0) },
         Subcommand(syntax: BenchOptions.table.syntax) { runBenchCommand($0) },
         Subcommand(syntax: StoreStressCommand.table.syntax) { StoreStressCommand.run(arguments: $0) },
+        Subcommand(syntax: FleetCommand.table.syntax) { FleetCommand.run(arguments: $0) },
         Subcommand(syntax: CompletionCommand.table.syntax) { CompletionCommand.run(arguments: $0) },
     ]
 

@@ -1,0 +1,107 @@
+import Glibc
+import KioskFleet
+import KioskSystem
+
+/// What the heartbeat reports about the running kiosk: the poll loop writes a snapshot (a few
+/// stores under a lock held for nanoseconds), the sync worker reads it and adds the board's
+/// readings (files under /sys and /proc, read on the worker's thread, never the loop's).
+final class FleetHealth: @unchecked Sendable {
+    struct Snapshot: Hashable, Sendable {
+        var deckApplied: String?
+        var lastFlipMs: Int64?
+        var lastTouchMs: Int64?
+        var framesPerSecond: Double?
+        var storageFailing = false
+    }
+
+    private var snapshot = Snapshot()
+    /// Asks the decision store whether it is failing (thread-safe); set once before the worker starts.
+    var storageFailing: (@Sendable () -> Bool)?
+    private var mutex = pthread_mutex_t()
+
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    /// Changes the snapshot (poll loop).
+    func update(_ body: (inout Snapshot) -> Void) {
+        pthread_mutex_lock(&mutex)
+        body(&snapshot)
+        pthread_mutex_unlock(&mutex)
+    }
+
+    var current: Snapshot {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return snapshot
+    }
+
+    /// The heartbeat from the snapshot and the board (worker thread).
+    func heartbeat() -> Heartbeat {
+        let s = current
+        var h = Self.standalone()
+        h.deckApplied = s.deckApplied
+        h.lastFlipMs = s.lastFlipMs
+        h.lastTouchMs = s.lastTouchMs
+        h.framesPerSecond = s.framesPerSecond
+        h.storageFailing = s.storageFailing || storageFailing?() == true
+        return h
+    }
+
+    /// A heartbeat with what is known without the kiosk running (`fleet sync`).
+    static func standalone() -> Heartbeat {
+        Heartbeat(
+            sentAtMs: WallClock.nowMilliseconds(), appVersion: kioskCardsVersion, uptimeSeconds: uptimeSeconds(),
+            cpuTemperatureC: cpuTemperature(), throttled: throttledFlags())
+    }
+
+    /// Seconds since boot (CLOCK_BOOTTIME: counts suspend too).
+    static func uptimeSeconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &ts)
+        return Int64(ts.tv_sec)
+    }
+
+    /// The CPU's temperature in °C: the thermal zone whose type names the CPU or SoC
+    /// (cpu-thermal on a Pi, x86_pkg_temp on a PC), else zone 0; nil where there is none.
+    static func cpuTemperature(root: String = "/sys/class/thermal") -> Double? {
+        var fallback: Double?
+        for n in 0..<16 {
+            let zone = "\(root)/thermal_zone\(n)"
+            guard let type = readLine(zone + "/type") else { break }
+            guard let milli = readLine(zone + "/temp").flatMap({ Double($0) }) else { continue }
+            let celsius = milli / 1000
+            let t = type.lowercased()
+            if t.contains("cpu") || t.contains("soc") || t.contains("pkg") { return celsius }
+            if fallback == nil { fallback = celsius }
+        }
+        return fallback
+    }
+
+    /// The Raspberry Pi firmware's throttled bits ("0x50005": under-voltage, capped, throttled,
+    /// and the same since boot) from the firmware driver's sysfs file; nil on other boards.
+    static func throttledFlags(
+        path: String = "/sys/devices/platform/soc/soc:firmware/get_throttled"
+    ) -> String? {
+        guard let line = readLine(path) else { return nil }
+        let text = line.hasPrefix("0x") ? String(line.dropFirst(2)) : line
+        guard let value = UInt32(text, radix: 16) else { return nil }
+        return "0x" + String(value, radix: 16)
+    }
+
+    /// The first line of a small /sys or /proc file, nil when absent.
+    static func readLine(_ path: String) -> String? {
+        guard let bytes = try? FileIO.readAll(path, limit: 4096) else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let line = text.split(whereSeparator: { $0 == "\n" }).first.map(String.init) ?? ""
+        return line.isEmpty ? nil : line.trimmingCharacters(in: " \t")
+    }
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,329 @@
+import Glibc
+import KioskFleet
+import KioskStore
+import KioskSystem
+
+/// Where and how the kiosk talks to the fleet server (from kiosk.conf: fleet-url,
+/// fleet-credentials, fleet-heartbeat).
+struct FleetSettings: Hashable, Sendable {
+    var url: String
+    var credentialsPath: String?
+    var heartbeatInterval = 60.0
+    /// Rows per transaction (≤ FleetUpload.maxBatch).
+    var batchLimit = FleetUpload.maxBatch
+
+    init?(config: KioskConfig) {
+        guard let url = config.fleetURL else { return nil }
+        self.url = url
+        credentialsPath = config.fleetCredentials
+        heartbeatInterval = config.fleetHeartbeat
+    }
+
+    init(url: String, credentialsPath: String? = nil, heartbeatInterval: Double = 60) {
+        self.url = url
+        self.credentialsPath = credentialsPath
+        self.heartbeatInterval = heartbeatInterval
+    }
+}
+
+/// Sends the kiosk's stored decisions and its heartbeats to the fleet server, on a thread of
+/// its own: it never runs on the poll loop nor on the decision writer, and it only reads the
+/// SQLite file (WAL), so neither ever waits for the network.
+///
+/// Each round takes up to `batchLimit` rows after the local cursor, inserts them in one
+/// PostgreSQL transaction (`ON CONFLICT (kiosk_id, decision_uid) DO NOTHING`) and, only after
+/// COMMIT returned, moves the cursor. A kill or a lost connection at any point re-sends at most
+/// one batch, which the server ignores: nothing lost, nothing doubled. Failures back off
+/// exponentially with jitter (0.5 s up to 60 s); the log gets one line per change of state
+/// (online, offline, authentication failed…), not one per retry.
+final class FleetSyncWorker: @unchecked Sendable {
+    /// What the worker is doing, for the log and the tests.
+    enum State: Hashable, Sendable, CustomStringConvertible {
+        case starting
+        case online
+        /// The fleet cannot be used for this reason; decisions wait locally.
+        case failing(FleetError.Kind)
+        /// The local database cannot be read (its message is logged).
+        case localDatabase
+
+        var description: String {
+            switch self {
+            case .starting: "starting"
+            case .online: "online"
+            case .failing(let kind): kind.rawValue
+            case .localDatabase: "local database unreadable"
+            }
+        }
+    }
+
+    /// The cursor's name in `sync_cursor`: "fleet:" and the server's instance id, known once
+    /// connected (nil before). Worker thread only, except for tests after it stopped.
+    private(set) var cursorTarget: String?
+
+    let settings: FleetSettings
+    let dataDirectory: String
+    /// Builds the heartbeat's kiosk part (deck, last flip, touch, fps, storage); called on the
+    /// worker thread, so it must only read a snapshot.
+    private let health: @Sendable () -> Heartbeat
+
+    // Guarded by `mutex`.
+    private var stopping = false
+    private var woken = false
+    private var state = State.starting
+    private var sentTotal = 0
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private var job: BackgroundJob?
+
+    // Worker-thread state.
+    private var connection: PostgresConnection?
+    private var failures = 0
+    private var nextHeartbeat = 0.0
+    private var generator = SystemRandomNumberGenerator()
+
+    init(settings: FleetSettings, dataDirectory: String, health: @escaping @Sendable () -> Heartbeat) {
+        self.settings = settings
+        self.dataDirectory = dataDirectory
+        self.health = health
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        var attr = pthread_condattr_t()
+        pthread_condattr_init(&attr)
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attr)
+        pthread_condattr_destroy(&attr)
+    }
+
+    deinit {
+        stop()
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    var currentState: State { locked { state } }
+    /// Decisions the server took as new since this worker started.
+    var sent: Int { locked { sentTotal } }
+
+    /// Starts the worker thread (below the frame loop's priority).
+    func start() {
+        guard job == nil else { return }
+        job = BackgroundWork.run("fleet-sync") {
+            if let tid = DecisionStore.currentThreadID() {
+                setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid), 10)
+            }
+            self.runForever()
+        }
+    }
+
+    /// New decisions were stored: send them now instead of at the next poll. Cheap, never waits
+    /// for the worker (safe from the decision writer's `onStored`).
+    func poke() {
+        pthread_mutex_lock(mutex)
+        woken = true
+        pthread_mutex_unlock(mutex)
+        pthread_cond_signal(condition)
+    }
+
+    /// Stops the worker and waits for it (a batch in flight finishes or fails first; libpq's
+    /// connect timeout and TCP keepalives bound that).
+    func stop() {
+        guard let job else { return }
+        locked { stopping = true }
+        pthread_cond_signal(condition)
+        job.wait()
+        self.job = nil
+        connection = nil
+    }
+
+    // MARK: - Worker thread
+
+    /// How long to wait with nothing to send before looking again (the writer's poke usually
+    /// comes first).
+    static let idlePoll = 5.0
+
+    private func runForever() {
+        while !locked({ stopping }) {
+            let delay: Double
+            switch round() {
+            case .sentBatch: delay = 0
+            case .idle: delay = min(Self.idlePoll, max(0, nextHeartbeat - MonotonicClock.now().seconds))
+            case .failed: delay = backoff()
+            }
+            // After a failure, new decisions do not cut the backoff short.
+            if delay > 0 { sleep(seconds: delay, wakeable: delay <= Self.idlePoll && failures == 0) }
+        }
+    }
+
+    enum RoundResult: Equatable {
+        case sentBatch
+        case idle
+        case failed
+    }
+
+    /// One round: connect if needed, a heartbeat when due, one batch when there is one.
+    func round() -> RoundResult {
+        do {
+            let (db, target) = try connected()
+            let now = MonotonicClock.now().seconds
+            // A fresh kiosk has no database before its first decision: nothing to send yet.
+            let (rows, unsent) =
+                DecisionSync.databaseExists(dataDirectory: dataDirectory)
+                ? try DecisionSync.pending(dataDirectory: dataDirectory, target: target, limit: settings.batchLimit)
+                : ([], 0)
+            if now >= nextHeartbeat {
+                try sendHeartbeat(on: db, unsent: unsent)
+                nextHeartbeat = now + settings.heartbeatInterval
+            }
+            guard let last = rows.last else {
+                enter(.online)
+                return .idle
+            }
+            let new = try FleetUpload.send(rows.map(Self.upload), on: db)
+            // COMMIT returned: only now may the cursor move.
+            try DecisionSync.advance(dataDirectory: dataDirectory, target: target, to: last.id)
+            locked { sentTotal += new }
+            failures = 0
+            enter(.online)
+            return .sentBatch
+        } catch let error as FleetError {
+            if error.kind != .permissionDenied && error.kind != .query { connection = nil }
+            failed(.failing(error.kind), message: error.description)
+            return .failed
+        } catch {
+            failed(.localDatabase, message: "cannot read the decisions to send: \(error)")
+            return .failed
+        }
+    }
+
+    /// Sends everything unsent now and returns (for `fleet sync --once`); the first failure
+    /// is returned instead of retried.
+    func syncOnce() -> FleetError? {
+        do {
+            let (db, target) = try connected()
+            let unsent = try DecisionSync.pending(dataDirectory: dataDirectory, target: target, limit: 1).unsent
+            try sendHeartbeat(on: db, unsent: unsent)
+            while true {
+                let (rows, _) = try DecisionSync.pending(
+                    dataDirectory: dataDirectory, target: target, limit: settings.batchLimit)
+                guard let last = rows.last else { return nil }
+                let new = try FleetUpload.send(rows.map(Self.upload), on: db)
+                try DecisionSync.advance(dataDirectory: dataDirectory, target: target, to: last.id)
+                locked { sentTotal += new }
+            }
+        } catch let error as FleetError {
+            return error
+        } catch {
+            return FleetError(kind: .query, message: "cannot read the decisions to send: \(error)")
+        }
+    }
+
+    static func upload(_ row: DecisionSync.Row) -> DecisionUpload {
+        let r = row.record
+        return DecisionUpload(
+            uid: row.uid, sessionID: r.sessionID, deckID: r.deckID, deckVersion: r.deckVersion, cardID: r.cardID,
+            action: row.actionName, wallTimeISO: r.wallTimeISO, wallTimeMs: r.wallTimeMs, monotonicNs: r.monotonicNs,
+            dwellMs: r.dwellMs, bootID: r.bootID, clockSynced: r.clockSynced, retractsUID: row.retractsUID)
+    }
+
+    /// The open connection and the cursor's target, or a new connection checked for a
+    /// compatible schema and a registered role.
+    private func connected() throws(FleetError) -> (PostgresConnection, String) {
+        if let connection, connection.isOK, let cursorTarget { return (connection, cursorTarget) }
+        connection = nil
+        let password = try Self.readCredentials(settings.credentialsPath)
+        let db = try PostgresConnection(conninfo: settings.url, password: password)
+        try FleetSchema.checkCompatible(db)
+        guard try FleetUpload.whoAmI(on: db) != nil else {
+            throw FleetError(
+                kind: .authenticationFailed,
+                message: "this role is not a registered kiosk; use the fleet-url 'fleet add-kiosk' printed")
+        }
+        let target = "fleet:" + (try FleetSchema.instanceID(db))
+        connection = db
+        cursorTarget = target
+        return (db, target)
+    }
+
+    private func sendHeartbeat(on db: PostgresConnection, unsent: Int) throws(FleetError) {
+        var h = health()
+        h.unsent = unsent
+        h.deckAssigned = try FleetUpload.assignedDeck(on: db)
+        h.sentAtMs = WallClock.nowMilliseconds()
+        try FleetUpload.send(h, on: db)
+    }
+
+    /// The password in a credentials file: its first line (nil: no file configured).
+    static func readCredentials(_ path: String?) throws(FleetError) -> String? {
+        guard let path else { return nil }
+        do {
+            let bytes = try FileIO.readAll(path, limit: 4096, what: "the fleet credentials file")
+            let text = String(decoding: bytes, as: UTF8.self)
+            return String(text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).first ?? "")
+        } catch {
+            throw FleetError(
+                kind: .authenticationFailed,
+                message:
+                    "cannot read \(path): \(error.reason) — fleet-credentials names the file 'fleet add-kiosk --credentials' wrote"
+            )
+        }
+    }
+
+    private func enter(_ new: State) {
+        let old = locked {
+            let was = state
+            state = new
+            return was
+        }
+        guard old != new else { return }
+        if new == .online {
+            Log.info("fleet: online, sending decisions to the fleet server")
+        }
+    }
+
+    private func failed(_ new: State, message: String) {
+        failures += 1
+        let old = locked {
+            let was = state
+            state = new
+            return was
+        }
+        if old != new {
+            // Before the first connection the server's instance (the cursor) is unknown.
+            let unsent = cursorTarget.flatMap {
+                try? DecisionSync.pending(dataDirectory: dataDirectory, target: $0, limit: 1).unsent
+            }
+            let pending = unsent.map { ", \($0) unsent" } ?? ""
+            Log.warning(
+                "fleet: \(new) — \(message). Decisions stay on this kiosk\(pending) and are sent when it works again.")
+        }
+    }
+
+    /// Full-jitter exponential backoff: a random time in [d/2, d], d = 0.5 s × 2^(failures−1), at most 60 s.
+    private func backoff() -> Double {
+        let ceiling = min(60, 0.5 * pow(2, Double(min(failures, 12) - 1)))
+        return Double.random(in: (ceiling / 2)...ceiling, using: &generator)
+    }
+
+    /// Waits `seconds` or until stopped (or, when `wakeable`, poked).
+    private func sleep(seconds: Double, wakeable: Bool) {
+        let at = MonotonicClock.now().seconds + seconds
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !stopping && !(wakeable && woken) && MonotonicClock.now().seconds < at {
+            var ts = timespec()
+            ts.tv_sec = Int(at)
+            ts.tv_nsec = Int((at - Double(Int(at))) * 1e9)
+            pthread_cond_timedwait(condition, mutex, &ts)
+        }
+        woken = false
+    }
+}

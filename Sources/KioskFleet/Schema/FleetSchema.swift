@@ -1,0 +1,313 @@
+/// The central schema in PostgreSQL (schema `fleet`): versioned, append-only migrations
+/// recorded in `fleet.schema_migrations`.
+///
+/// Roles: `fleet_kiosk` (a group; each kiosk logs in as its own member role, made by
+/// `fleet add-kiosk`) and `fleet_operator` (a group for people and reports). Row-level security
+/// ties a kiosk role to its `kiosk_id` through `fleet.kiosks.role_name`: it inserts only its
+/// own decisions and heartbeats, reads only its own rows and the decks assigned to it, and owns
+/// nothing, so it cannot alter or drop anything.
+package enum FleetSchema {
+    /// The payload version this KioskCards sends (`decisions.payload_version`).
+    /// 1: the first fleet payload (no boot id, clock flag or retraction); 2: with them.
+    package static let payloadVersion = 2
+
+    /// The oldest central schema this KioskCards can sync with (it needs the instance id).
+    package static let minimumSchemaVersion = 3
+
+    /// The central database's instance id (`fleet.instance`). A kiosk's sync cursor is kept per
+    /// instance: pointed at a new server, or at one whose id an operator renewed after restoring
+    /// an older backup, it sends everything again (the server ignores what it has).
+    package static func instanceID(_ db: PostgresConnection) throws(FleetError) -> String {
+        guard let id = try db.execute("SELECT id::text FROM fleet.instance").scalar else {
+            throw FleetError(kind: .schemaTooOld, message: "fleet.instance is empty; run fleet init")
+        }
+        return id
+    }
+
+    /// One migration: a description for `schema_migrations` and the SQL run in its transaction.
+    package struct Migration: Sendable {
+        package var description: String
+        package var sql: String
+    }
+
+    /// Entry k brings the schema from version k to k + 1. Append only: never edit a shipped one.
+    package static let migrations: [Migration] = [
+        Migration(
+            description: "decisions, heartbeats, kiosks, decks; roles and row-level security",
+            sql: """
+                DO $$
+                BEGIN
+                    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'fleet_kiosk') THEN
+                        CREATE ROLE fleet_kiosk NOLOGIN;
+                    END IF;
+                    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'fleet_operator') THEN
+                        CREATE ROLE fleet_operator NOLOGIN;
+                    END IF;
+                END
+                $$;
+
+                CREATE TABLE fleet.payload_versions (
+                    version integer PRIMARY KEY,
+                    description text NOT NULL
+                );
+                INSERT INTO fleet.payload_versions VALUES
+                    (1, 'decision without boot_id, clock_synced, retracts_uid'),
+                    (2, 'decision with boot_id, clock_synced, retracts_uid');
+
+                CREATE TABLE fleet.kiosks (
+                    kiosk_id text PRIMARY KEY CHECK (kiosk_id ~ '^[A-Za-z0-9._-]{1,64}$'),
+                    role_name name NOT NULL UNIQUE,
+                    group_name text,
+                    created_at timestamptz NOT NULL DEFAULT now()
+                );
+
+                CREATE TABLE fleet.decisions (
+                    kiosk_id text NOT NULL REFERENCES fleet.kiosks,
+                    decision_uid text NOT NULL,
+                    payload_version integer NOT NULL REFERENCES fleet.payload_versions,
+                    session_id text NOT NULL,
+                    deck_id text NOT NULL,
+                    deck_version integer NOT NULL,
+                    card_id text NOT NULL,
+                    action text NOT NULL,
+                    wall_time timestamptz NOT NULL,
+                    wall_ms bigint NOT NULL,
+                    monotonic_ns bigint NOT NULL,
+                    dwell_ms bigint NOT NULL,
+                    boot_id text,
+                    clock_synced boolean,
+                    retracts_uid text,
+                    received_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                    PRIMARY KEY (kiosk_id, decision_uid)
+                );
+
+                CREATE TABLE fleet.heartbeats (
+                    kiosk_id text NOT NULL REFERENCES fleet.kiosks,
+                    sent_at timestamptz NOT NULL,
+                    received_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                    app_version text NOT NULL,
+                    deck_applied text,
+                    deck_assigned text,
+                    last_flip timestamptz,
+                    last_touch timestamptz,
+                    fps real,
+                    unsent integer NOT NULL,
+                    storage_failing boolean NOT NULL,
+                    uptime_s bigint NOT NULL,
+                    cpu_temp_c real,
+                    throttled text
+                );
+                CREATE INDEX heartbeats_kiosk_received ON fleet.heartbeats (kiosk_id, received_at DESC);
+
+                CREATE TABLE fleet.decks (
+                    deck_sha256 text PRIMARY KEY CHECK (deck_sha256 ~ '^[0-9a-f]{64}$'),
+                    deck_id text NOT NULL,
+                    version integer NOT NULL,
+                    body bytea NOT NULL,
+                    published_at timestamptz NOT NULL DEFAULT now()
+                );
+                CREATE TABLE fleet.deck_assignments (
+                    kiosk_id text PRIMARY KEY REFERENCES fleet.kiosks,
+                    deck_sha256 text NOT NULL REFERENCES fleet.decks,
+                    assigned_at timestamptz NOT NULL DEFAULT now()
+                );
+
+                -- The server's receive time is the server's: a kiosk cannot supply its own.
+                CREATE FUNCTION fleet.stamp_received() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    NEW.received_at := clock_timestamp();
+                    RETURN NEW;
+                END
+                $$;
+                CREATE TRIGGER decisions_received BEFORE INSERT ON fleet.decisions
+                    FOR EACH ROW EXECUTE FUNCTION fleet.stamp_received();
+                CREATE TRIGGER heartbeats_received BEFORE INSERT ON fleet.heartbeats
+                    FOR EACH ROW EXECUTE FUNCTION fleet.stamp_received();
+
+                -- The kiosk the logged-in role belongs to (NULL for anyone else). SECURITY
+                -- DEFINER so kiosk roles need no access to fleet.kiosks itself.
+                CREATE FUNCTION fleet.current_kiosk() RETURNS text
+                    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, fleet AS $$
+                    SELECT kiosk_id FROM fleet.kiosks WHERE role_name = session_user
+                $$;
+                REVOKE ALL ON FUNCTION fleet.current_kiosk() FROM PUBLIC;
+
+                REVOKE ALL ON SCHEMA fleet FROM PUBLIC;
+                GRANT USAGE ON SCHEMA fleet TO fleet_kiosk, fleet_operator;
+                GRANT EXECUTE ON FUNCTION fleet.current_kiosk() TO fleet_kiosk, fleet_operator;
+                GRANT SELECT ON fleet.schema_migrations, fleet.payload_versions TO fleet_kiosk, fleet_operator;
+                GRANT SELECT, INSERT ON fleet.decisions, fleet.heartbeats TO fleet_kiosk;
+                GRANT SELECT ON fleet.decks, fleet.deck_assignments TO fleet_kiosk;
+                GRANT SELECT ON ALL TABLES IN SCHEMA fleet TO fleet_operator;
+                GRANT INSERT, UPDATE, DELETE ON fleet.decks, fleet.deck_assignments TO fleet_operator;
+                GRANT INSERT, UPDATE ON fleet.kiosks TO fleet_operator;
+
+                ALTER TABLE fleet.kiosks ENABLE ROW LEVEL SECURITY;
+                ALTER TABLE fleet.decisions ENABLE ROW LEVEL SECURITY;
+                ALTER TABLE fleet.heartbeats ENABLE ROW LEVEL SECURITY;
+                ALTER TABLE fleet.decks ENABLE ROW LEVEL SECURITY;
+                ALTER TABLE fleet.deck_assignments ENABLE ROW LEVEL SECURITY;
+
+                CREATE POLICY operator_all ON fleet.kiosks TO fleet_operator USING (true) WITH CHECK (true);
+                CREATE POLICY operator_all ON fleet.decisions TO fleet_operator USING (true);
+                CREATE POLICY operator_all ON fleet.heartbeats TO fleet_operator USING (true);
+                CREATE POLICY operator_all ON fleet.decks TO fleet_operator USING (true) WITH CHECK (true);
+                CREATE POLICY operator_all ON fleet.deck_assignments TO fleet_operator
+                    USING (true) WITH CHECK (true);
+
+                CREATE POLICY own_rows_read ON fleet.decisions FOR SELECT TO fleet_kiosk
+                    USING (kiosk_id = fleet.current_kiosk());
+                CREATE POLICY own_rows_insert ON fleet.decisions FOR INSERT TO fleet_kiosk
+                    WITH CHECK (kiosk_id = fleet.current_kiosk());
+                CREATE POLICY own_rows_read ON fleet.heartbeats FOR SELECT TO fleet_kiosk
+                    USING (kiosk_id = fleet.current_kiosk());
+                CREATE POLICY own_rows_insert ON fleet.heartbeats FOR INSERT TO fleet_kiosk
+                    WITH CHECK (kiosk_id = fleet.current_kiosk());
+                CREATE POLICY own_assignment ON fleet.deck_assignments FOR SELECT TO fleet_kiosk
+                    USING (kiosk_id = fleet.current_kiosk());
+                CREATE POLICY assigned_decks ON fleet.decks FOR SELECT TO fleet_kiosk
+                    USING (EXISTS (
+                        SELECT FROM fleet.deck_assignments a
+                        WHERE a.deck_sha256 = decks.deck_sha256 AND a.kiosk_id = fleet.current_kiosk()));
+                """),
+        Migration(
+            description: "reports by receive time; retractions by the decision they take back",
+            sql: """
+                CREATE INDEX decisions_received_at ON fleet.decisions (received_at);
+                CREATE INDEX decisions_retracts ON fleet.decisions (kiosk_id, retracts_uid)
+                    WHERE retracts_uid IS NOT NULL;
+                """),
+        Migration(
+            description: "an instance id: kiosks keep one sync cursor per central database",
+            sql: """
+                CREATE TABLE fleet.instance (
+                    only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+                    id uuid NOT NULL DEFAULT gen_random_uuid()
+                );
+                INSERT INTO fleet.instance DEFAULT VALUES;
+                GRANT SELECT ON fleet.instance TO fleet_kiosk, fleet_operator;
+                """),
+        Migration(
+            description: "deck images as content-addressed blobs; the history of assignments (rollback)",
+            sql: """
+                CREATE TABLE fleet.blobs (
+                    sha256 text PRIMARY KEY CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+                    body bytea NOT NULL,
+                    CHECK (encode(sha256(body), 'hex') = sha256)
+                );
+                CREATE TABLE fleet.deck_images (
+                    deck_sha256 text NOT NULL REFERENCES fleet.decks,
+                    path text NOT NULL,
+                    blob_sha256 text NOT NULL REFERENCES fleet.blobs,
+                    PRIMARY KEY (deck_sha256, path)
+                );
+                CREATE TABLE fleet.assignment_history (
+                    id bigserial PRIMARY KEY,
+                    kiosk_id text NOT NULL REFERENCES fleet.kiosks,
+                    deck_sha256 text NOT NULL REFERENCES fleet.decks,
+                    assigned_at timestamptz NOT NULL DEFAULT now(),
+                    assigned_by name NOT NULL DEFAULT session_user,
+                    rollback boolean NOT NULL DEFAULT false
+                );
+                ALTER TABLE fleet.decks ADD CONSTRAINT decks_body_hash CHECK (encode(sha256(body), 'hex') = deck_sha256);
+
+                GRANT SELECT ON fleet.blobs, fleet.deck_images TO fleet_kiosk;
+                GRANT SELECT, INSERT, UPDATE ON fleet.blobs, fleet.deck_images, fleet.assignment_history TO fleet_operator;
+                GRANT USAGE ON SEQUENCE fleet.assignment_history_id_seq TO fleet_operator;
+                ALTER TABLE fleet.blobs ENABLE ROW LEVEL SECURITY;
+                ALTER TABLE fleet.deck_images ENABLE ROW LEVEL SECURITY;
+                ALTER TABLE fleet.assignment_history ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY operator_all ON fleet.blobs TO fleet_operator USING (true) WITH CHECK (true);
+                CREATE POLICY operator_all ON fleet.deck_images TO fleet_operator USING (true) WITH CHECK (true);
+                CREATE POLICY operator_all ON fleet.assignment_history TO fleet_operator
+                    USING (true) WITH CHECK (true);
+                CREATE POLICY assigned_images ON fleet.deck_images FOR SELECT TO fleet_kiosk
+                    USING (EXISTS (
+                        SELECT FROM fleet.deck_assignments a
+                        WHERE a.deck_sha256 = deck_images.deck_sha256 AND a.kiosk_id = fleet.current_kiosk()));
+                CREATE POLICY assigned_blobs ON fleet.blobs FOR SELECT TO fleet_kiosk
+                    USING (EXISTS (
+                        SELECT FROM fleet.deck_images i JOIN fleet.deck_assignments a ON a.deck_sha256 = i.deck_sha256
+                        WHERE i.blob_sha256 = blobs.sha256 AND a.kiosk_id = fleet.current_kiosk()));
+                """),
+    ]
+
+    package static var schemaVersion: Int { migrations.count }
+
+    /// What `migrate` did.
+    package struct MigrationReport: Hashable, Sendable {
+        /// The version found (0: a database without the fleet schema).
+        package var from: Int
+        package var to: Int
+        /// The descriptions of the migrations applied, in order.
+        package var applied: [String]
+    }
+
+    /// Creates or upgrades the schema: each missing migration in its own transaction with its
+    /// row in `schema_migrations`, under an advisory lock so two `fleet init`s never race.
+    /// Idempotent: a second run applies nothing. Refuses a schema newer than this KioskCards.
+    package static func migrate(_ db: PostgresConnection) throws(FleetError) -> MigrationReport {
+        try db.execute("SELECT pg_advisory_lock(7246001)")
+        defer { _ = try? db.execute("SELECT pg_advisory_unlock(7246001)") }
+        try db.execute("CREATE SCHEMA IF NOT EXISTS fleet")
+        try db.execute(
+            """
+            CREATE TABLE IF NOT EXISTS fleet.schema_migrations (
+                version integer PRIMARY KEY,
+                description text NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            )
+            """)
+        let current = try currentVersion(db)
+        if current > schemaVersion {
+            throw FleetError(
+                kind: .schemaTooNew,
+                message:
+                    "the central schema is at version \(current), newer than this KioskCards knows (\(schemaVersion));"
+                    + " run fleet init with the newer KioskCards")
+        }
+        var applied: [String] = []
+        for version in current..<schemaVersion {
+            let migration = migrations[version]
+            try db.transaction { db in
+                try db.execute(migration.sql)
+                try db.execute(
+                    "INSERT INTO fleet.schema_migrations (version, description) VALUES ($1, $2)",
+                    [String(version + 1), migration.description])
+            }
+            applied.append(migration.description)
+        }
+        return MigrationReport(from: current, to: schemaVersion, applied: applied)
+    }
+
+    /// The highest applied migration (0 when there is none).
+    package static func currentVersion(_ db: PostgresConnection) throws(FleetError) -> Int {
+        let rows = try db.execute("SELECT coalesce(max(version), 0) FROM fleet.schema_migrations")
+        return Int(rows.scalar ?? "0") ?? 0
+    }
+
+    /// For a kiosk: checks that the server has a fleet schema it can talk to and that it
+    /// still accepts this KioskCards' payload version; the error says which side to upgrade.
+    package static func checkCompatible(_ db: PostgresConnection) throws(FleetError) {
+        let exists = try db.execute("SELECT to_regclass('fleet.schema_migrations') IS NOT NULL").scalar == "t"
+        guard exists else {
+            throw FleetError(
+                kind: .schemaTooOld,
+                message: "no fleet schema in this database; run 'KioskCards fleet init --postgres URL' on it")
+        }
+        let version = try currentVersion(db)
+        if version < minimumSchemaVersion {
+            throw FleetError(
+                kind: .schemaTooOld,
+                message: "the central schema is at version \(version); this KioskCards needs \(minimumSchemaVersion)")
+        }
+        let accepted = try db.execute(
+            "SELECT 1 FROM fleet.payload_versions WHERE version = $1", [String(payloadVersion)])
+        if accepted.count == 0 {
+            throw FleetError(
+                kind: .schemaTooNew,
+                message:
+                    "the central schema (version \(version)) no longer accepts payload version \(payloadVersion)")
+        }
+    }
+}

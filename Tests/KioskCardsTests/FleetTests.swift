@@ -1,0 +1,645 @@
+import CardModel
+import Glibc
+import Testing
+
+@testable import KioskCards
+@testable import KioskFleet
+@testable import KioskStore
+@testable import KioskSystem
+
+/// The fleet against a real PostgreSQL started here (PostgresTestServer), real SQLite files
+/// written by the real DecisionStore, and the real `KioskCards fleet …` processes.
+@Suite(
+    .serialized,
+    .enabled(
+        if: PostgresTestServer.available,
+        "PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin): apt-get install postgresql"))
+final class FleetTests {
+    /// One server for the suite (initdb takes seconds); each test gets its own database and
+    /// its own kiosk ids (roles are per cluster).
+    nonisolated(unsafe) static var shared: PostgresTestServer?
+    let pg: PostgresTestServer
+    let scratch: String
+
+    init() throws {
+        if Self.shared == nil { Self.shared = try PostgresTestServer() }
+        pg = try #require(Self.shared)
+        scratch = DeckFixtures.temporaryDirectory("fleet")
+    }
+
+    deinit { DeckFixtures.removeTree(scratch) }
+
+    nonisolated(unsafe) static var counter = 0
+
+    /// A fresh database with the fleet schema; its name.
+    func freshFleet() throws -> String {
+        Self.counter += 1
+        let name = "fleet_\(getpid())_\(Self.counter)"
+        try pg.createDatabase(name)
+        _ = try FleetSchema.migrate(try pg.admin(name))
+        return name
+    }
+
+    /// `fleet add-kiosk` through the real executable; the kiosk's settings from what it printed.
+    func addKiosk(_ id: String, database: String, group: String? = nil) throws -> FleetSettings {
+        let credentials = scratch + "/\(id).password"
+        // The admin is on the Unix socket (trusted); the kiosk gets TCP with its password.
+        var args = [
+            "fleet", "add-kiosk", id, "--postgres", pg.adminURL(database: database), "--credentials", credentials,
+            "--kiosk-host", "127.0.0.1",
+        ]
+        if let group { args += ["--group", group] }
+        let result = try #require(StoreTestSupport.run(args, stderrPath: scratch + "/add-kiosk.err"))
+        #expect(result.status == 0)
+        let out = String(decoding: result.stdout, as: UTF8.self)
+        let url = try #require(
+            out.split(separator: "\n").first { $0.hasPrefix("fleet-url = ") }.map { String($0.dropFirst(12)) })
+        #expect(out.contains("kiosk-id = \(id)\n"))
+        #expect(out.contains("fleet-credentials = /etc/kioskcards/\(id).password\n"))
+        var st = stat()
+        #expect(stat(credentials, &st) == 0 && st.st_mode & 0o777 == 0o600)
+        return FleetSettings(url: url, credentialsPath: credentials)
+    }
+
+    /// A kiosk's connection over TCP with its password.
+    func connect(_ settings: FleetSettings) throws -> PostgresConnection {
+        try PostgresConnection(
+            conninfo: settings.url, password: try FleetSyncWorker.readCredentials(settings.credentialsPath))
+    }
+
+    /// Writes `count` decisions through the real DecisionStore (its own writer thread, WAL,
+    /// synchronous=FULL), every fifth an undo of the one before it; wall times every `stepMs`
+    /// from `startMs` (default: so that the last is now).
+    func produce(
+        _ count: Int, into directory: String, kiosk: String, startMs: Int64? = nil, stepMs: Int64 = 1000
+    ) throws {
+        let startMs = startMs ?? WallClock.nowMilliseconds() - Int64(count) * stepMs
+        let store = DecisionStore(dataDirectory: directory)
+        for n in 0..<count {
+            let undo = n % 5 == 4
+            let card = undo ? "card-\(n - 1)" : "card-\(n)"
+            let record = DecisionRecord(
+                kioskID: kiosk, sessionID: "s-\(n / 20)", deckID: "deck", deckVersion: 1, cardID: card,
+                action: undo ? .undone : (n % 2 == 0 ? .swipedRight : .swipedLeft),
+                wallTimeMs: startMs + Int64(n) * stepMs, monotonicNs: Int64(n) * 1_000_000, dwellMs: 700)
+            try #require(store.enqueue(record) != nil)
+        }
+        try #require(store.flush(timeout: 60))
+        store.close()
+    }
+
+    /// Every local decision uid (read through a cursor no one advances).
+    func localUIDs(_ directory: String) throws -> [String] {
+        try DecisionSync.pending(dataDirectory: directory, target: "test-everything", limit: 1_000_000).rows.map(\.uid)
+    }
+
+    /// (rows, distinct uids) on the server for `kiosk`.
+    func central(_ database: String, kiosk: String) throws -> (count: Int, distinct: Int, uids: Set<String>) {
+        let db = try pg.admin(database)
+        let rows = try db.execute("SELECT decision_uid FROM fleet.decisions WHERE kiosk_id = $1", [kiosk])
+        let uids = rows.values.compactMap { $0[0] }
+        return (uids.count, Set(uids).count, Set(uids))
+    }
+
+    func centralCount(_ database: String, kiosk: String) -> Int {
+        guard let db = try? pg.admin(database),
+            let rows = try? db.execute("SELECT count(*) FROM fleet.decisions WHERE kiosk_id = $1", [kiosk])
+        else { return -1 }
+        return Int(rows.scalar ?? "") ?? -1
+    }
+
+    func writeConfig(_ settings: FleetSettings, data: String) -> String {
+        let path = scratch + "/kiosk-\(PathName.baseName(of: data)).conf"
+        DeckFixtures.write(
+            "data = \(data)\nfleet-url = \(settings.url)\nfleet-credentials = \(settings.credentialsPath ?? "")\n",
+            to: path)
+        return path
+    }
+
+    /// Everything produced is on the server once, nothing else.
+    func expectExactlyOnce(
+        _ database: String, kiosk: String, local: [String], sourceLocation: SourceLocation = #_sourceLocation
+    )
+        throws
+    {
+        let c = try central(database, kiosk: kiosk)
+        #expect(c.count == local.count, "central \(c.count) vs produced \(local.count)", sourceLocation: sourceLocation)
+        #expect(c.distinct == c.count, "duplicates: \(c.count - c.distinct)", sourceLocation: sourceLocation)
+        #expect(c.uids == Set(local), "the server's rows are not the produced ones", sourceLocation: sourceLocation)
+    }
+
+    // MARK: - Schema
+
+    @Test func migrationsAreRecordedAndIdempotent() throws {
+        Self.counter += 1
+        let name = "fleet_init_\(getpid())_\(Self.counter)"
+        try pg.createDatabase(name)
+        let first = try #require(
+            StoreTestSupport.run(["fleet", "init", "--postgres", pg.adminURL(database: name)]))
+        #expect(first.status == 0)
+        let firstOut = String(decoding: first.stdout, as: UTF8.self)
+        #expect(firstOut.contains("created the fleet schema (version \(FleetSchema.schemaVersion))"))
+        let again = try #require(StoreTestSupport.run(["fleet", "init", "--postgres", pg.adminURL(database: name)]))
+        #expect(again.status == 0)
+        #expect(String(decoding: again.stdout, as: UTF8.self).contains("up to date"))
+        let db = try pg.admin(name)
+        let report = try FleetSchema.migrate(db)
+        #expect(report.applied.isEmpty && report.from == FleetSchema.schemaVersion)
+        let versions = try db.execute("SELECT version FROM fleet.schema_migrations ORDER BY version").values
+        #expect(versions.map { $0[0] } == (1...FleetSchema.schemaVersion).map { String($0) })
+
+        // A schema newer than this KioskCards is refused, not "migrated".
+        try db.execute("INSERT INTO fleet.schema_migrations (version, description) VALUES (99, 'future')")
+        #expect(throws: FleetError.self) { try FleetSchema.migrate(db) }
+        do {
+            _ = try FleetSchema.migrate(db)
+        } catch {
+            #expect(error.kind == .schemaTooNew)
+        }
+    }
+
+    @Test func kioskSeesWhichSideToUpgrade() throws {
+        Self.counter += 1
+        let empty = "fleet_empty_\(getpid())_\(Self.counter)"
+        try pg.createDatabase(empty)
+        let emptyDB = try pg.admin(empty)
+        do {
+            try FleetSchema.checkCompatible(emptyDB)
+            Issue.record("a database without the schema was accepted")
+        } catch {
+            #expect(error.kind == .schemaTooOld)
+        }
+        let name = try freshFleet()
+        let db = try pg.admin(name)
+        try FleetSchema.checkCompatible(db)
+        // The server moved on past this kiosk's payload version.
+        try db.execute("DELETE FROM fleet.payload_versions WHERE version = $1", [String(FleetSchema.payloadVersion)])
+        do {
+            try FleetSchema.checkCompatible(db)
+            Issue.record("a server without this payload version was accepted")
+        } catch {
+            #expect(error.kind == .schemaTooNew)
+        }
+    }
+
+    @Test func connectionFailuresAreClassified() throws {
+        let name = try freshFleet()
+        let settings = try addKiosk("classify-\(getpid())", database: name)
+        // Wrong password.
+        do {
+            _ = try PostgresConnection(conninfo: settings.url, password: "not-the-password")
+            Issue.record("a wrong password connected")
+        } catch {
+            #expect(error.kind == .authenticationFailed, "\(error)")
+        }
+        // Nothing listening.
+        do {
+            _ = try PostgresConnection(
+                conninfo: "postgresql://x@127.0.0.1:\(PostgresTestServer.freePort())/x", connectTimeoutSeconds: 3)
+            Issue.record("a closed port connected")
+        } catch {
+            #expect(error.kind == .unreachable, "\(error)")
+        }
+        // verify-full without the CA the server's certificate needs: the kiosk must refuse to talk.
+        do {
+            _ = try PostgresConnection(conninfo: settings.url + "&sslmode=verify-full", password: "x")
+            Issue.record("sslmode=verify-full connected without a CA to verify")
+        } catch {
+            #expect(error.kind == .tlsVerificationFailed, "\(error)")
+        }
+        #expect(
+            FleetError.connectFailure("server certificate for \"a\" does not match host name \"b\"").kind
+                == .tlsVerificationFailed)
+        #expect(FleetError.connectFailure("could not connect to server: Connection refused").kind == .unreachable)
+    }
+
+    @Test func verifyFullConnectsOnlyToTheRightCertificateAndName() throws {
+        try #require(pg.tls, "openssl is needed to make the test certificates")
+        let name = try freshFleet()
+        let kiosk = "tls-\(getpid())"
+        let settings = try addKiosk(kiosk, database: name)
+        let password = try FleetSyncWorker.readCredentials(settings.credentialsPath)
+        let role = FleetAdmin.roleName(kioskID: kiosk)
+        func url(host: String, ca: String) -> String {
+            "postgresql://\(role)@\(host):\(pg.port)/\(name)?sslmode=verify-full&sslrootcert=\(ca)"
+        }
+        // The right CA and the certificate's name: a verified TLS session.
+        let db = try PostgresConnection(conninfo: url(host: "localhost", ca: pg.caCertificate), password: password)
+        #expect(try db.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").scalar == "t")
+        #expect(try FleetUpload.whoAmI(on: db) == kiosk)
+        // Another CA, or a name the certificate does not carry: refused, and said so.
+        for bad in [url(host: "localhost", ca: pg.otherCA), url(host: "127.0.0.1", ca: pg.caCertificate)] {
+            do {
+                _ = try PostgresConnection(conninfo: bad, password: password)
+                Issue.record("verify-full accepted \(bad)")
+            } catch {
+                #expect(error.kind == .tlsVerificationFailed, "\(bad): \(error)")
+            }
+        }
+    }
+
+    // MARK: - Row-level security
+
+    @Test func kioskCannotReadInsertAsOrAlterAnotherNorPublishDecks() throws {
+        let name = try freshFleet()
+        let a = "rls-a-\(getpid())"
+        let b = "rls-b-\(getpid())"
+        let asA = try connect(try addKiosk(a, database: name))
+        let asB = try connect(try addKiosk(b, database: name))
+        #expect(try FleetUpload.whoAmI(on: asA) == a)
+
+        func decision(_ uid: String) -> DecisionUpload {
+            DecisionUpload(
+                uid: uid, sessionID: "s", deckID: "d", deckVersion: 1, cardID: "c", action: "swipedLeft",
+                wallTimeISO: "2026-01-01T00:00:00.000Z", wallTimeMs: 1_767_225_600_000, monotonicNs: 1, dwellMs: 1,
+                bootID: nil, clockSynced: true, retractsUID: nil)
+        }
+        #expect(try FleetUpload.send([decision("a-1"), decision("a-2")], on: asA) == 2)
+        #expect(try FleetUpload.send([decision("b-1")], on: asB) == 1)
+        try FleetUpload.send(Heartbeat(sentAtMs: 0, appVersion: "t"), on: asB)
+
+        // A reads only its own rows.
+        #expect(try asA.execute("SELECT kiosk_id FROM fleet.decisions").values.map { $0[0] } == [a, a])
+        #expect(try asA.execute("SELECT count(*) FROM fleet.heartbeats").scalar == "0")
+        #expect(try asA.execute("SELECT count(*) FROM fleet.decisions WHERE kiosk_id = $1", [b]).scalar == "0")
+
+        func expectDenied(_ sql: String, _ parameters: [String?] = [], on db: PostgresConnection) {
+            do {
+                try db.execute(sql, parameters)
+                Issue.record("allowed: \(sql)")
+            } catch {
+                #expect(error.kind == .permissionDenied, "\(sql): \(error)")
+            }
+        }
+        // A cannot insert as B, change or delete B's (or its own) rows, or drop anything.
+        expectDenied(
+            """
+            INSERT INTO fleet.decisions (kiosk_id, decision_uid, payload_version, session_id, deck_id, deck_version,
+                card_id, action, wall_time, wall_ms, monotonic_ns, dwell_ms)
+            VALUES ($1, 'forged', 2, 's', 'd', 1, 'c', 'swipedLeft', now(), 0, 0, 0)
+            """, [b], on: asA)
+        expectDenied(
+            "INSERT INTO fleet.heartbeats (kiosk_id, sent_at, app_version, unsent, storage_failing, uptime_s)"
+                + " VALUES ($1, now(), 'x', 0, false, 0)", [b], on: asA)
+        expectDenied("UPDATE fleet.decisions SET card_id = 'x' WHERE kiosk_id = $1", [b], on: asA)
+        expectDenied("DELETE FROM fleet.decisions", on: asA)
+        expectDenied("DROP TABLE fleet.decisions", on: asA)
+        expectDenied("TRUNCATE fleet.heartbeats", on: asA)
+        expectDenied("SELECT * FROM fleet.kiosks", on: asA)
+        expectDenied("UPDATE fleet.kiosks SET group_name = 'x'", on: asA)
+        expectDenied("ALTER TABLE fleet.decisions DISABLE ROW LEVEL SECURITY", on: asA)
+        expectDenied("CREATE TABLE fleet.mine (x int)", on: asA)
+        // Nor publish or assign decks.
+        expectDenied(
+            "INSERT INTO fleet.decks (deck_sha256, deck_id, version, body) VALUES (repeat('a', 64), 'd', 1, '\\x00')",
+            on: asA)
+        expectDenied(
+            "INSERT INTO fleet.deck_assignments (kiosk_id, deck_sha256) VALUES ($1, repeat('a', 64))", [a], on: asA)
+        #expect(try central(name, kiosk: b).count == 1)
+
+        // Decks: each kiosk reads only the one assigned to it.
+        let admin = try pg.admin(name)
+        for (kiosk, digit) in [(a, "a"), (b, "b")] {
+            _ = try FleetDecks.publish(
+                deck: Array("{\"id\": \"deck-\(digit)\"}".utf8), deckID: "deck-\(digit)", version: 1, images: [],
+                to: .kiosk(kiosk), on: admin)
+        }
+        #expect(try asA.execute("SELECT deck_id FROM fleet.decks").values == [["deck-a"]])
+        #expect(try asA.execute("SELECT kiosk_id FROM fleet.deck_assignments").values == [[a]])
+    }
+
+    @Test func serverAcceptsThePreviousPayloadVersionAndNoUnknownOne() throws {
+        let name = try freshFleet()
+        let kiosk = "payload-\(getpid())"
+        let db = try connect(try addKiosk(kiosk, database: name))
+        let insert = """
+            INSERT INTO fleet.decisions (kiosk_id, decision_uid, payload_version, session_id, deck_id, deck_version,
+                card_id, action, wall_time, wall_ms, monotonic_ns, dwell_ms)
+            VALUES (fleet.current_kiosk(), $1, $2::integer, 's', 'd', 1, 'c', 'swipedLeft', now(), 0, 0, 0)
+            """
+        try db.execute(insert, ["old-kiosk-row", String(FleetSchema.payloadVersion - 1)])
+        do {
+            try db.execute(insert, ["future-row", String(FleetSchema.payloadVersion + 1)])
+            Issue.record("an unknown payload version was accepted")
+        } catch {
+            #expect(error.sqlState == "23503", "\(error)")  // foreign key: payload_versions
+        }
+        #expect(try central(name, kiosk: kiosk).count == 1)
+    }
+
+    // MARK: - Sync
+
+    @Test func syncSendsEverythingOnceWithRetractionsAndClockFields() throws {
+        let name = try freshFleet()
+        let kiosk = "sync-\(getpid())"
+        let settings = try addKiosk(kiosk, database: name)
+        let data = scratch + "/sync"
+        try produce(1234, into: data, kiosk: kiosk)
+        let local = try localUIDs(data)
+        #expect(local.count == 1234)
+
+        let worker = FleetSyncWorker(settings: settings, dataDirectory: data) { FleetHealth.standalone() }
+        #expect(worker.syncOnce() == nil)
+        #expect(worker.sent == 1234)
+        try expectExactlyOnce(name, kiosk: kiosk, local: local)
+        let target = try #require(worker.cursorTarget)
+        #expect(target.hasPrefix("fleet:") && target.count == 6 + 36)
+        #expect(try DecisionSync.cursor(dataDirectory: data, target: target) > 0)
+        // Again: nothing new, nothing doubled.
+        let again = FleetSyncWorker(settings: settings, dataDirectory: data) { FleetHealth.standalone() }
+        #expect(again.syncOnce() == nil)
+        #expect(again.sent == 0)
+        try expectExactlyOnce(name, kiosk: kiosk, local: local)
+        // An operator renews the instance id (after restoring an older backup): every kiosk
+        // sends everything again under a new cursor, and the server keeps one row per decision.
+        let admin = try pg.admin(name)
+        try admin.execute("UPDATE fleet.instance SET id = gen_random_uuid()")
+        let resend = FleetSyncWorker(settings: settings, dataDirectory: data) { FleetHealth.standalone() }
+        #expect(resend.syncOnce() == nil)
+        let newTarget = try #require(resend.cursorTarget)
+        #expect(newTarget != target)
+        #expect(
+            try DecisionSync.cursor(dataDirectory: data, target: newTarget)
+                == DecisionSync.cursor(dataDirectory: data, target: target))
+        #expect(resend.sent == 0)
+        try expectExactlyOnce(name, kiosk: kiosk, local: local)
+
+        // Each undo refers to the decision it takes back (the one just before it), never deletes it.
+        let undo = try admin.execute(
+            """
+            SELECT u.card_id, d.card_id, d.action FROM fleet.decisions u
+            JOIN fleet.decisions d ON d.kiosk_id = u.kiosk_id AND d.decision_uid = u.retracts_uid
+            WHERE u.kiosk_id = $1 AND u.action = 'undone'
+            """, [kiosk])
+        #expect(undo.count == 1234 / 5)
+        #expect(undo.values.allSatisfy { $0[0] == $0[1] && $0[2] != "undone" })
+        let fields = try admin.execute(
+            """
+            SELECT count(*) FILTER (WHERE boot_id = $2), count(*) FILTER (WHERE clock_synced IS NOT NULL),
+                   count(*) FILTER (WHERE received_at >= wall_time), min(payload_version)
+            FROM fleet.decisions WHERE kiosk_id = $1
+            """, [kiosk, BootID.current])
+        let expectedClock = ClockSync.isSynchronised() == nil ? "0" : "1234"
+        #expect(fields.values == [["1234", expectedClock, "1234", String(FleetSchema.payloadVersion)]])
+        // The heartbeat arrived and fleet status shows the kiosk online with nothing unsent.
+        let status = try #require(
+            StoreTestSupport.run(["fleet", "status", "--postgres", pg.adminURL(database: name), "--json"]))
+        #expect(status.status == 0)
+        let json = String(decoding: status.stdout, as: UTF8.self)
+        #expect(json.contains("\"kiosk_id\": \"\(kiosk)\", \"state\": \"online\""), "\(json)")
+        #expect(json.contains("\"decisions\": 1234"))
+    }
+
+    @Test func statusExitsOneWhenAKioskIsStale() throws {
+        let name = try freshFleet()
+        let fresh = "fresh-\(getpid())"
+        let old = "stale-\(getpid())"
+        try FleetUpload.send(
+            Heartbeat(sentAtMs: 0, appVersion: "t"), on: try connect(try addKiosk(fresh, database: name)))
+        try FleetUpload.send(
+            Heartbeat(sentAtMs: 0, appVersion: "t"), on: try connect(try addKiosk(old, database: name)))
+        let url = pg.adminURL(database: name)
+        let allOnline = try #require(StoreTestSupport.run(["fleet", "status", "--postgres", url]))
+        #expect(allOnline.status == 0, "\(String(decoding: allOnline.stdout, as: UTF8.self))")
+        // The heartbeat's receive time is the server's; move it back as an operator would see it later.
+        try pg.admin(name).execute(
+            "UPDATE fleet.heartbeats SET received_at = received_at - interval '10 minutes' WHERE kiosk_id = $1", [old])
+        let result = try #require(StoreTestSupport.run(["fleet", "status", "--postgres", url]))
+        #expect(result.status == 1)
+        let text = String(decoding: result.stdout, as: UTF8.self)
+        #expect(
+            text.contains(old) && text.split(separator: "\n").contains { $0.hasPrefix(old) && $0.contains("stale") })
+        #expect(text.split(separator: "\n").contains { $0.hasPrefix(fresh) && $0.contains("online") })
+    }
+
+    // MARK: - Decks (server side)
+
+    @Test func publishRefusesAnInvalidDeckWithItsProblems() throws {
+        let name = try freshFleet()
+        let kiosk = "pub-bad-\(getpid())"
+        _ = try addKiosk(kiosk, database: name)
+        let errPath = scratch + "/publish-bad.err"
+        let result = try #require(
+            StoreTestSupport.run(
+                [
+                    "fleet", "publish", DeckFixtures.bad("duplicate-card-id.json"), "--kiosk", kiosk, "--postgres",
+                    pg.adminURL(database: name),
+                ], stderrPath: errPath))
+        #expect(result.status == 2)
+        let err = String(decoding: try FileIO.readAll(errPath, limit: 1 << 20), as: UTF8.self)
+        #expect(err.contains("duplicate-card-id.json:") && err.contains("nothing was published"), "\(err)")
+        #expect(try pg.admin(name).execute("SELECT count(*) FROM fleet.decks").scalar == "0")
+    }
+
+    @Test func publishStoresByHashAssignsToAGroupAndRollsBack() throws {
+        let name = try freshFleet()
+        let url = pg.adminURL(database: name)
+        let a = "pub-a-\(getpid())"
+        let b = "pub-b-\(getpid())"
+        let other = "pub-c-\(getpid())"
+        let asA = try connect(try addKiosk(a, database: name, group: "lobby"))
+        _ = try addKiosk(b, database: name, group: "lobby")
+        let asOther = try connect(try addKiosk(other, database: name, group: "cafe"))
+        let withImage = DeckFixtures.good("with-image.json")
+        let published = try #require(
+            StoreTestSupport.run(["fleet", "publish", withImage, "--group", "lobby", "--postgres", url]))
+        #expect(published.status == 0)
+        let out = String(decoding: published.stdout, as: UTF8.self)
+        #expect(out.split(separator: "\n").count == 2 && out.contains("\(a): ") && out.contains("\(b): "))
+
+        // Stored as the file's bytes under their sha256, images likewise.
+        let admin = try pg.admin(name)
+        let fileHex = FleetDecks.byteaText(try FileIO.readAll(withImage, limit: 1 << 20))
+        let deck = try admin.execute(
+            "SELECT deck_sha256, body::text = $1, encode(sha256(body), 'hex') = deck_sha256 FROM fleet.decks", [fileHex]
+        )
+        #expect(deck.count == 1 && deck.values[0][1] == "t" && deck.values[0][2] == "t")
+        let sha = try #require(deck.values[0][0])
+        let images = try admin.execute(
+            "SELECT i.path, b.body::text FROM fleet.deck_images i JOIN fleet.blobs b ON b.sha256 = i.blob_sha256")
+        #expect(images.count >= 1)
+        for row in images.values {
+            let path = DeckFixtures.good(try #require(row[0]))
+            #expect(row[1] == FleetDecks.byteaText(try FileIO.readAll(path, limit: 64 << 20)), "\(path)")
+        }
+        // RLS: a kiosk of the group reads its deck and images; another kiosk nothing; none writes.
+        #expect(try asA.execute("SELECT deck_sha256 FROM fleet.decks").values == [[sha]])
+        #expect(try asA.execute("SELECT count(*) FROM fleet.blobs").scalar == String(images.count))
+        #expect(try FleetUpload.assignedDeck(on: asA) == sha)
+        #expect(try FleetUpload.assignedDeck(on: asOther) == nil)
+        #expect(try asOther.execute("SELECT count(*) FROM fleet.decks").scalar == "0")
+        #expect(try asOther.execute("SELECT count(*) FROM fleet.blobs").scalar == "0")
+        do {
+            try asA.execute("INSERT INTO fleet.blobs (sha256, body) VALUES (encode(sha256('\\x00'), 'hex'), '\\x00')")
+            Issue.record("a kiosk stored a blob")
+        } catch {
+            #expect(error.kind == .permissionDenied)
+        }
+
+        // A new deck for one kiosk, then rollback: it has the first one again.
+        let second = try #require(
+            StoreTestSupport.run(
+                ["fleet", "publish", DeckFixtures.good("minimal-stack.json"), "--kiosk", a, "--postgres", url]))
+        #expect(second.status == 0)
+        func assigned(_ kiosk: String) throws -> String? {
+            try admin.execute("SELECT deck_sha256 FROM fleet.deck_assignments WHERE kiosk_id = $1", [kiosk]).scalar
+        }
+        #expect(try assigned(a) != sha && assigned(b) == sha)
+        let rollback = try #require(
+            StoreTestSupport.run(["fleet", "publish", "--rollback", "--kiosk", a, "--postgres", url]))
+        #expect(rollback.status == 0)
+        #expect(String(decoding: rollback.stdout, as: UTF8.self).contains("(rollback)"))
+        #expect(try assigned(a) == sha)
+        // b never had another deck: nothing to roll back to, said so.
+        let none = try #require(
+            StoreTestSupport.run(["fleet", "publish", "--rollback", "--kiosk", b, "--postgres", url]))
+        #expect(none.status == 1)
+        #expect(try assigned(b) == sha)
+    }
+
+    // MARK: - Faults
+
+    @Test func syncKilledAtRandomMomentsLosesAndDoublesNothing() throws {
+        try #require(StoreTestSupport.executableExists, "build the executable: swift build --build-tests")
+        let name = try freshFleet()
+        let kiosk = "kill9-\(getpid())"
+        let settings = try addKiosk(kiosk, database: name)
+        let data = scratch + "/kill9"
+        try produce(8000, into: data, kiosk: kiosk)
+        let local = try localUIDs(data)
+        let config = writeConfig(settings, data: data)
+        var generator = SplitMix64(seed: 12)
+        var killedMidway = 0
+        for _ in 0..<10 {
+            let before = centralCount(name, kiosk: kiosk)
+            let child = try #require(
+                StoreTestSupport.spawn(
+                    ["fleet", "sync", "--config", config, "--once", "--batch", "40"], stderrPath: scratch + "/kill9.err"
+                ))
+            // Mid-sync for sure: once this run has committed something, a random 0–30 ms more.
+            let progressed = StoreTestSupport.waitFor(seconds: 30) { centralCount(name, kiosk: kiosk) > before }
+            usleep(UInt32(generator.next() % 30_000))
+            kill(child.pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+            close(child.stdout)
+            if progressed && status & 0x7f == SIGKILL { killedMidway += 1 }
+            let c = try central(name, kiosk: kiosk)
+            #expect(c.distinct == c.count)
+        }
+        #expect(killedMidway == 10, "every run should die mid-sync (got \(killedMidway) of 10)")
+        let partial = centralCount(name, kiosk: kiosk)
+        #expect(partial > 0 && partial < local.count)
+        let last = try #require(StoreTestSupport.run(["fleet", "sync", "--config", config, "--once"]))
+        #expect(last.status == 0)
+        try expectExactlyOnce(name, kiosk: kiosk, local: local)
+    }
+
+    @Test func postgresRestartedMidSyncLosesAndDoublesNothing() throws {
+        try #require(StoreTestSupport.executableExists)
+        let name = try freshFleet()
+        let kiosk = "restart-\(getpid())"
+        let settings = try addKiosk(kiosk, database: name)
+        let data = scratch + "/restart"
+        try produce(6000, into: data, kiosk: kiosk)
+        let local = try localUIDs(data)
+        let config = writeConfig(settings, data: data)
+        let errPath = scratch + "/restart.err"
+        let child = try #require(
+            StoreTestSupport.spawn(["fleet", "sync", "--config", config, "--batch", "20"], stderrPath: errPath))
+        defer {
+            kill(child.pid, SIGKILL)
+            close(child.stdout)
+        }
+        #expect(StoreTestSupport.waitFor(seconds: 30) { centralCount(name, kiosk: kiosk) > 200 })
+        pg.stop(immediate: true)
+        usleep(1_500_000)
+        try pg.start()
+        #expect(StoreTestSupport.waitFor(seconds: 90) { centralCount(name, kiosk: kiosk) == local.count })
+        kill(child.pid, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+        #expect(status == 0, "fleet sync should stop cleanly on SIGTERM")
+        try expectExactlyOnce(name, kiosk: kiosk, local: local)
+        // One log line per change of state, not one per retry.
+        let log = String(decoding: try FileIO.readAll(errPath, limit: 1 << 20), as: UTF8.self)
+        let warnings = log.split(separator: "\n").filter { $0.contains("Decisions stay on this kiosk") }
+        #expect(warnings.count >= 1 && warnings.count <= 3, "\(log)")
+    }
+
+    @Test func connectionCutMidTransactionLosesAndDoublesNothing() throws {
+        let name = try freshFleet()
+        let kiosk = "cut-\(getpid())"
+        let role = FleetAdmin.roleName(kioskID: kiosk)
+        var settings = try addKiosk(kiosk, database: name)
+        settings.batchLimit = 50
+        let data = scratch + "/cut"
+        try produce(3000, into: data, kiosk: kiosk)
+        let local = try localUIDs(data)
+        let worker = FleetSyncWorker(settings: settings, dataDirectory: data) { FleetHealth.standalone() }
+        worker.start()
+        defer { worker.stop() }
+        let admin = try pg.admin(name)
+        // pg_stat_activity is a snapshot per transaction: watch it from outside the lock's.
+        let watcher = try pg.admin(name)
+        var cutInTransaction = 0
+        for _ in 0..<3 {
+            // Hold the table so the kiosk's INSERT waits inside its transaction, then cut it.
+            try admin.execute("BEGIN")
+            try admin.execute("LOCK TABLE fleet.decisions IN EXCLUSIVE MODE")
+            let waiting = StoreTestSupport.waitFor(seconds: 30) {
+                let rows = try? watcher.execute(
+                    """
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE usename = $1 AND wait_event_type = 'Lock' AND xact_start IS NOT NULL
+                    """, [role])
+                return rows?.scalar == "1"
+            }
+            let killed = try watcher.execute(
+                "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = $1",
+                [role])
+            if waiting && killed.scalar == "1" { cutInTransaction += 1 }
+            try admin.execute("COMMIT")
+            usleep(300_000)
+        }
+        #expect(cutInTransaction == 3)
+        #expect(StoreTestSupport.waitFor(seconds: 90) { centralCount(name, kiosk: kiosk) == local.count })
+        try expectExactlyOnce(name, kiosk: kiosk, local: local)
+        #expect(worker.currentState == .online)
+    }
+
+    @Test func kioskOfflineForAWeekThenSyncsEverything() throws {
+        let name = try freshFleet()
+        let kiosk = "week-\(getpid())"
+        let settings = try addKiosk(kiosk, database: name)
+        let data = scratch + "/week"
+        // A week of decisions, one every 30 s of wall time, written while the server is out of reach.
+        let week: Int64 = 7 * 86_400_000
+        let count = 20_160
+        try produce(
+            count, into: data, kiosk: kiosk, startMs: WallClock.nowMilliseconds() - week, stepMs: week / Int64(count))
+        var unreachable = settings
+        unreachable.url =
+            "postgresql://\(FleetAdmin.roleName(kioskID: kiosk))@127.0.0.1:\(PostgresTestServer.freePort())/\(name)"
+        let offline = FleetSyncWorker(settings: unreachable, dataDirectory: data) { FleetHealth.standalone() }
+        #expect(offline.round() == .failed)
+        #expect(offline.currentState == .failing(.unreachable))
+        let local = try localUIDs(data)
+        #expect(
+            try DecisionSync.pending(dataDirectory: data, target: "no cursor yet", limit: 1).unsent
+                == count)
+
+        let online = FleetSyncWorker(settings: settings, dataDirectory: data) { FleetHealth.standalone() }
+        var rounds = 0
+        while online.round() == .sentBatch { rounds += 1 }
+        #expect(rounds == (count + FleetUpload.maxBatch - 1) / FleetUpload.maxBatch)
+        try expectExactlyOnce(name, kiosk: kiosk, local: local)
+        let span = try pg.admin(name).execute(
+            "SELECT extract(epoch FROM max(wall_time) - min(wall_time))::bigint FROM fleet.decisions WHERE kiosk_id = $1",
+            [kiosk])
+        #expect((Int64(span.scalar ?? "") ?? 0) >= 6 * 86_400)
+        #expect(
+            try DecisionSync.pending(dataDirectory: data, target: try #require(online.cursorTarget), limit: 1).unsent
+                == 0)
+    }
+}
