@@ -20,8 +20,9 @@ enum DeckImageCheck: Hashable, Sendable {
 struct DeckParser {
     static let rootKeys = [
         "$schema", "id", "version", "title", "layout", "cards", "swipe", "emptyText", "attractText",
-        "idleTimeout",
+        "idleTimeout", "warning", "warningText", "partialVisit", "cooldown", "shuffle",
     ]
+    static let shuffleKeys = ["pinFirst", "pinLast"]
     static let cardKeys = ["id", "title", "subtitle", "body", "color", "theme", "image", "tags"]
     static let swipeKeys = ["left", "right"]
 
@@ -218,11 +219,103 @@ struct DeckParser {
             report(.missingKey, "cards", at, "missing \"cards\" (an array of cards)")
         }
 
+        let warning = seconds(m, "warning", range: 0...600, what: "seconds of countdown before the idle reset")
+        if let warning, let t = idleTimeout, warning > t {
+            report(
+                .invalidValue, "warning", m["warning"]!.value.position,
+                "warning \(jsonNumber(warning, decimals: 6)) s is longer than idleTimeout \(jsonNumber(t, decimals: 6)) s;"
+                    + " make it shorter or raise idleTimeout")
+        }
+        let warningText =
+            string(m, "warningText", in: "", at: at, required: false, what: "the countdown's line")
+            ?? InactivityWarning.defaultText
+        var partialVisit = VisitorSession.PartialVisitPolicy.keep
+        if let p = m["partialVisit"] {
+            if let s = p.value.stringValue, let policy = VisitorSession.PartialVisitPolicy(rawValue: s) {
+                partialVisit = policy
+            } else {
+                report(
+                    .invalidValue, "partialVisit", p.value.position,
+                    "partialVisit must be \"keep\" (the default) or \"discard\" (mark a timed-out visit's decisions)")
+            }
+        }
+        let cooldown = seconds(
+            m, "cooldown", range: 0...60, what: "seconds between decisions below which one is flagged")
+        let order = shuffle(m, cards: cards)
+
         guard let id, let version, let title, let layout else { return nil }
-        return DeckFile(
+        var deck = DeckFile(
             path: filePath, id: id, version: version, title: title, layout: layout, cards: cards,
             leftLabel: leftLabel, rightLabel: rightLabel, emptyText: emptyText, attractText: attractText,
             idleTimeoutSeconds: idleTimeout)
+        deck.warningSeconds = warning
+        deck.warningText = warningText
+        deck.partialVisit = partialVisit
+        deck.cooldownSeconds = cooldown ?? 0
+        deck.order = order
+        return deck
+    }
+
+    /// An optional number of seconds within `range`.
+    private mutating func seconds(
+        _ members: [String: JSONNode.Member], _ key: String, range: ClosedRange<Double>, what: String
+    ) -> Double? {
+        guard let t = members[key] else { return nil }
+        guard case .number(let v) = t.value.value else {
+            wrongType(t.value, key, expected: "a number (\(what))")
+            return nil
+        }
+        guard range.contains(v) else {
+            report(
+                .invalidValue, key, t.value.position,
+                "\(key) \(jsonNumber(v, decimals: 6)) is out of range; use seconds from"
+                    + " \(jsonNumber(range.lowerBound, decimals: 0)) to \(jsonNumber(range.upperBound, decimals: 0))")
+            return nil
+        }
+        return v
+    }
+
+    /// "shuffle": true, false or {"pinFirst": [ids], "pinLast": [ids]} (shuffled, with pins).
+    private mutating func shuffle(_ m: [String: JSONNode.Member], cards: [Card]) -> VisitOrder {
+        guard let s = m["shuffle"] else { return VisitOrder() }
+        if case .bool(let b) = s.value.value { return VisitOrder(shuffle: b) }
+        guard let sm = object(s.value, "shuffle", keys: Self.shuffleKeys, what: "the shuffle settings") else {
+            return VisitOrder()
+        }
+        let known = Set(cards.map(\.id))
+        var pinned: [String: TextPosition] = [:]
+        func ids(_ key: String) -> [String] {
+            guard let node = sm[key]?.value else { return [] }
+            guard let elements = node.elements else {
+                wrongType(node, "shuffle.\(key)", expected: "an array of card ids")
+                return []
+            }
+            var out: [String] = []
+            for (i, e) in elements.enumerated() {
+                let p = "shuffle.\(key)[\(i)]"
+                guard let id = e.stringValue else {
+                    wrongType(e, p, expected: "a card id (a string)")
+                    continue
+                }
+                if !known.contains(id) {
+                    report(
+                        .invalidValue, p, e.position,
+                        "no card has the id \"\(Excerpt.of(id))\"; "
+                            + ClosestMatch.hint(for: id, among: cards.map(\.id), quote: "\""))
+                } else if let first = pinned[id] {
+                    report(
+                        .invalidValue, p, e.position,
+                        "card \"\(Excerpt.of(id))\" is already pinned at line \(first.line); pin a card once")
+                } else {
+                    pinned[id] = e.position
+                    out.append(id)
+                }
+            }
+            return out
+        }
+        let first = ids("pinFirst")
+        let last = ids("pinLast")
+        return VisitOrder(shuffle: true, pinnedFirst: first, pinnedLast: last)
     }
 
     private mutating func integer(

@@ -37,6 +37,21 @@ package enum DecisionDatabase {
         """,
         // 2: `export --since` filters by wall time.
         "CREATE INDEX decisions_wall_ms ON decisions (wall_ms);",
+        // 5 (operations): `discarded` marks a visit's decisions under the deck's `discard`
+        // partial-visit policy (never deleted); `too_fast` flags a decision inside the deck's
+        // cooldown; `maintenance` is the out-of-order / in-service log.
+        """
+        ALTER TABLE decisions ADD COLUMN discarded INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE decisions ADD COLUMN too_fast INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE maintenance (
+            id INTEGER PRIMARY KEY,
+            kiosk_id TEXT NOT NULL,
+            wall_ms INTEGER NOT NULL,
+            wall_time TEXT NOT NULL,
+            state TEXT NOT NULL,
+            note TEXT NOT NULL
+        );
+        """,
     ]
 
     static var schemaVersion: Int { migrations.count }
@@ -128,14 +143,16 @@ package enum DecisionDatabase {
     static let insertSQL = """
         INSERT OR IGNORE INTO decisions
             (uid, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_time, wall_ms,
-             monotonic_ns, dwell_ms)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+             monotonic_ns, dwell_ms, too_fast)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
         """
 
-    /// Writes `batch` in one transaction; when this returns, every record is durable.
-    static func insert(_ batch: [(uid: String, record: DecisionRecord)], into db: borrowing SQLiteDatabase)
-        throws(SQLiteError)
-    {
+    /// Writes `batch` in one transaction, then marks the decisions of the `discarding` visits
+    /// discarded in the same transaction; when this returns, every record is durable.
+    static func insert(
+        _ batch: [(uid: String, record: DecisionRecord)], discarding: [String] = [],
+        into db: borrowing SQLiteDatabase
+    ) throws(SQLiteError) {
         try db.execute("BEGIN IMMEDIATE")
         do {
             let stmt = try db.prepare(insertSQL)
@@ -151,8 +168,17 @@ package enum DecisionDatabase {
                 try stmt.bind(9, r.wallTimeMs)
                 try stmt.bind(10, r.monotonicNs)
                 try stmt.bind(11, r.dwellMs)
+                try stmt.bind(12, Int64(r.tooFast ? 1 : 0))
                 _ = try stmt.step()
                 stmt.reset()
+            }
+            if !discarding.isEmpty {
+                let mark = try db.prepare("UPDATE decisions SET discarded = 1 WHERE session_id = ?1")
+                for session in discarding {
+                    try mark.bind(1, session)
+                    _ = try mark.step()
+                    mark.reset()
+                }
             }
             try db.execute("COMMIT")
         } catch {

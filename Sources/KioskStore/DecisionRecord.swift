@@ -16,6 +16,8 @@ package struct DecisionRecord: Hashable, Sendable {
     package var monotonicNs: Int64
     /// How long the card was on top (stack) or on screen (list) first, milliseconds.
     package var dwellMs: Int64
+    /// Inside the deck's cooldown after the visit's previous decision (stored flagged).
+    package var tooFast = false
 
     /// "2024-05-01T12:34:56.789Z".
     package var wallTimeISO: String { WallClock.iso8601(milliseconds: wallTimeMs) }

@@ -51,6 +51,15 @@ import Testing
         check(s, "attract")
     }
 
+    /// The inactivity warning over the stack: 7 seconds left, "tap to continue".
+    @Test func inactivityCountdown() throws {
+        let base = try scene(Self.example("seed-stack.json"), "tap 500 300", atMs: 1000)
+        let warning = VisitorSession.Warning(resetAt: .seconds(60), secondsLeft: 7, extensions: 0)
+        let s = InactivityWarning.overlay(base, warning, text: InactivityWarning.defaultText)
+        #expect(s.elements.last?.kind == .countdown(secondsLeft: 7, text: InactivityWarning.defaultText))
+        check(s, "inactivity-countdown")
+    }
+
     /// Every card swiped away (by the ✓ key), the departures gone: the empty state.
     @Test func emptyState() throws {
         let file = try Self.example("seed-stack.json")

@@ -60,7 +60,22 @@ import Testing
             let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir))
             try db.execute(DecisionDatabase.migrations[0])
             try db.execute("PRAGMA user_version = 1")
-            try DecisionDatabase.insert([(uid: "old-1", record: StoreTestSupport.record(3))], into: db)
+            // Its insert, without the columns later migrations add.
+            let r = StoreTestSupport.record(3)
+            let stmt = try db.prepare(
+                "INSERT INTO decisions (uid, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_time,"
+                    + " wall_ms, monotonic_ns, dwell_ms) VALUES ('old-1', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+            try stmt.bind(1, r.kioskID)
+            try stmt.bind(2, r.sessionID)
+            try stmt.bind(3, r.deckID)
+            try stmt.bind(4, Int64(r.deckVersion))
+            try stmt.bind(5, r.cardID)
+            try stmt.bind(6, r.action.rawValue)
+            try stmt.bind(7, r.wallTimeISO)
+            try stmt.bind(8, r.wallTimeMs)
+            try stmt.bind(9, r.monotonicNs)
+            try stmt.bind(10, r.dwellMs)
+            _ = try stmt.step()
         }
         let store = DecisionStore(dataDirectory: dir)
         store.enqueue(StoreTestSupport.record(4))

@@ -54,6 +54,9 @@ public enum ElementKind: Hashable, Sendable {
     case detailPage(Card)
     /// A line of text, e.g. a "Nein"/"Ja" hint while dragging or "Tippen zum Starten".
     case label(text: String, color: Color)
+    /// The inactivity warning: a dimmed panel with the seconds left and its line
+    /// ("Tippen zum Fortfahren").
+    case countdown(secondsLeft: Int, text: String)
 }
 
 /// One thing to draw.

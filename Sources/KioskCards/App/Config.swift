@@ -1,3 +1,4 @@
+import CardModel
 import KioskDeckFiles
 import KioskDisplay
 import KioskInput
@@ -48,7 +49,22 @@ struct KioskConfig: Hashable, Sendable {
     /// Where the run figures go as JSON on SIGUSR2 and at exit (the stats line goes to the log); nil: off.
     var statsPath: String?
 
+    /// Seconds of countdown before the idle reset; nil: the deck's `warning`, else 10 s.
+    var warningSeconds: Double?
+    /// The accessible mode (the accessibility issue's switch): a warning of at least 20 s.
+    var accessibleMode = false
+
     static let defaultIdleTimeout = 60.0
+    static let defaultWarningSeconds = 10.0
+
+    /// The visitor-session policy in effect for `deck`.
+    func sessionPolicy(deck: DeckFile) -> VisitorSession.Policy {
+        let policy = VisitorSession.Policy(
+            idleTimeout: effectiveIdleTimeout(deck: deck), blankTimeout: blankTimeout,
+            warningSeconds: warningSeconds ?? deck.warningSeconds ?? Self.defaultWarningSeconds,
+            partialVisit: deck.partialVisit)
+        return accessibleMode ? policy.accessible() : policy
+    }
 
     /// The idle timeout in effect for `deck`: the config's, else the deck's, else 60 s.
     func effectiveIdleTimeout(deck: DeckFile?) -> Double {

@@ -40,6 +40,11 @@ final class KioskApp {
     private var wakeupTimer: Int?
     private var imagesToken: Int?
     private var preparedCardID: String?
+    /// Flags decisions inside the deck's cooldown; restarts with every visit.
+    private var cooldown: DecisionCooldown
+    /// The cards in the order the current visit sees them (`deckFile.order`, seeded per visit);
+    /// a decision's position is its card's index here.
+    private(set) var visitOrder: [Card]
     private(set) var stats: RunStats
     /// The signal that ended the run, if any.
     private(set) var stopSignal: Int32?
@@ -61,11 +66,11 @@ final class KioskApp {
         stats = RunStats(processStart: processStart)
         surface = KioskApp.makeSurface(display: display, scale: config.scale)
         let now = MonotonicClock.now()
-        deck = KioskApp.makeDeck(deckFile, metrics: surface.metrics, buttons: config.buttons, at: now)
-        session = VisitorSession(
-            policy: VisitorSession.Policy(
-                idleTimeout: config.effectiveIdleTimeout(deck: deckFile), blankTimeout: config.blankTimeout),
-            now: now, newSessionID: RandomID.uuid)
+        visitOrder = KioskApp.visitOrder(deckFile)
+        cooldown = DecisionCooldown(seconds: deckFile.cooldownSeconds)
+        deck = KioskApp.makeDeck(
+            deckFile, cards: visitOrder, metrics: surface.metrics, buttons: config.buttons, at: now)
+        session = VisitorSession(policy: config.sessionPolicy(deck: deckFile), now: now, newSessionID: RandomID.uuid)
         store = DecisionStore(dataDirectory: config.dataDirectory)
         Log.info(
             "kiosk: \(deckFile.summary) on \(display.outputName) (\(display.driverName)) "
@@ -92,18 +97,31 @@ final class KioskApp {
             metrics: ScreenMetrics(size: size, pointsPerMillimetre: perMM), scale: s)
     }
 
-    static func makeDeck(_ file: DeckFile, metrics: ScreenMetrics, buttons: Bool, at time: Instant) -> any CardDeck {
+    /// A new visit's card order: `file.order` with a fresh random seed (logged, so the order
+    /// can be reproduced with `VisitOrder.order(_:seed:)`).
+    static func visitOrder(_ file: DeckFile) -> [Card] {
+        guard file.order.shuffle else { return file.cards }
+        let seed = RandomID.bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let order = file.order.order(file.cards, seed: seed)
+        Log.info("deck: visit order seed \(seed): \(order.map(\.id).joined(separator: " "))")
+        return order
+    }
+
+    static func makeDeck(
+        _ file: DeckFile, cards: [Card]? = nil, metrics: ScreenMetrics, buttons: Bool, at time: Instant
+    ) -> any CardDeck {
+        let cards = cards ?? file.cards
         switch file.layout {
         case .stack:
             return StackDeck(
-                cards: file.cards, metrics: metrics,
+                cards: cards, metrics: metrics,
                 options: StackOptions(
                     emptyText: file.emptyText, showButtons: buttons, leftLabel: file.leftLabel,
                     rightLabel: file.rightLabel, attractText: file.attractText))
         case .list:
             let seed = RandomID.bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             return ListDeck(
-                cards: file.cards, metrics: metrics, title: file.title, attractText: file.attractText,
+                cards: cards, metrics: metrics, title: file.title, attractText: file.attractText,
                 randomSeed: seed)
         }
     }
@@ -260,8 +278,10 @@ final class KioskApp {
                 display.requestFrame()
             }
         case .key(let key, let time):
-            session.noteActivity(at: time)
+            let (deliverKey, effects) = session.handleKey(at: time)
+            apply(effects, at: time)
             syncAttract(at: time)
+            guard deliverKey else { break }
             let action: DeckAction =
                 switch key {
                 case .left: .dismissLeft
@@ -293,7 +313,7 @@ final class KioskApp {
     /// The display is ready for a frame for instant `t`: draw what changed and present it.
     private func drawFrame(at t: Instant) {
         let began = MonotonicClock.now()
-        let scene = deck.scene(at: t)
+        let scene = InactivityWarning.overlay(deck.scene(at: t), session.warning(at: t), text: deckFile.warningText)
         let damage = surface.renderer.render(scene, into: surface.frame)
         unshownDamage = unshownDamage.union(damage)
         if !unshownDamage.isEmpty {
@@ -327,7 +347,8 @@ final class KioskApp {
     private func scheduleWakeup() {
         if let wakeupTimer { loop.cancelTimer(wakeupTimer) }
         wakeupTimer = nil
-        guard let at = deck.nextWakeup else { return }
+        let tick = session.warningTick(after: MonotonicClock.now())
+        guard let at = [deck.nextWakeup, tick].compactMap({ $0 }).min() else { return }
         wakeupTimer = loop.schedule(at: at) { [unowned self] in
             self.wakeupTimer = nil
             self.display.requestFrame()
@@ -351,11 +372,13 @@ final class KioskApp {
         for d in decisions {
             session.noteActivity(at: d.time)
             syncAttract(at: d.time)
-            let record = DecisionRecord(
+            var record = DecisionRecord(
                 d, kioskID: kioskID, sessionID: session.sessionID, deck: deckFile, wallNow: wall, monotonicNow: mono)
+            record.tooFast = cooldown.isTooFast(d)
             let ticket = store.enqueue(record)
             Log.info(
                 "decision: \(d.action.rawValue) card '\(d.cardID)' after \(jsonNumber(d.dwellSeconds, decimals: 2)) s"
+                    + (record.tooFast ? " (inside the cooldown, flagged)" : "")
                     + (ticket == nil ? " — NOT queued (store full)" : ""))
         }
         rescheduleSession()
@@ -381,8 +404,20 @@ final class KioskApp {
             switch effect {
             case .reset(let id):
                 Log.info("session: idle, resetting for the next visitor (session \(id))")
-                deck.reset(cards: deckFile.cards, at: time)
+                startVisit(at: time)
+            case .warningShown(let resetAt):
+                Log.info(
+                    "session: idle, countdown shown (\(jsonNumber(resetAt.seconds(since: time), decimals: 1)) s to the reset)"
+                )
                 display.requestFrame()
+            case .warningExtended(let count):
+                Log.info(
+                    "session: countdown extended by a touch or key (\(count) time\(count == 1 ? "" : "s") this visit)")
+                display.requestFrame()
+            case .discardVisit(let id):
+                Log.info("session: visit \(id) timed out; its decisions are marked discarded (partialVisit: discard)")
+                collectDecisions()
+                store.discardVisit(sessionID: id)
             case .blank:
                 Log.info("session: idle, switching the panel off")
                 display.setPower(on: false)
@@ -394,21 +429,34 @@ final class KioskApp {
         }
     }
 
+    /// The next visitor's deck: a fresh card order and cooldown.
+    private func startVisit(at time: Instant) {
+        visitOrder = KioskApp.visitOrder(deckFile)
+        cooldown = DecisionCooldown(seconds: deckFile.cooldownSeconds)
+        deck.reset(cards: visitOrder, at: time)
+        display.requestFrame()
+    }
+
     // MARK: Changes
 
     private func deckChanged(_ file: DeckFile) {
         let now = MonotonicClock.now()
         Log.info("deck: reloaded \(file.summary)")
         collectDecisions()
+        visitOrder = KioskApp.visitOrder(file)
+        cooldown = DecisionCooldown(seconds: file.cooldownSeconds)
+        session.policy = config.sessionPolicy(deck: file)
         if file.layout != deckFile.layout {
-            deck = KioskApp.makeDeck(file, metrics: surface.metrics, buttons: config.buttons, at: now)
+            deck = KioskApp.makeDeck(
+                file, cards: visitOrder, metrics: surface.metrics, buttons: config.buttons, at: now)
             attractShownSince = nil
             syncAttract(at: now)
         } else {
-            deck.reset(cards: file.cards, at: now)
+            deck.reset(cards: visitOrder, at: now)
             deck.attractText = file.attractText
         }
         deckFile = file
+        rescheduleSession()
         display.requestFrame()
     }
 
@@ -417,7 +465,8 @@ final class KioskApp {
         surface = KioskApp.makeSurface(display: display, scale: config.scale)
         preparedCardID = nil
         watchImages()
-        deck = KioskApp.makeDeck(deckFile, metrics: surface.metrics, buttons: config.buttons, at: MonotonicClock.now())
+        deck = KioskApp.makeDeck(
+            deckFile, cards: visitOrder, metrics: surface.metrics, buttons: config.buttons, at: MonotonicClock.now())
         attractShownSince = nil
         syncAttract(at: MonotonicClock.now())
         input?.setDisplay(panel: panelPoints(), rotation: display.rotation)
