@@ -65,7 +65,7 @@ if [ -z "$root" ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends \
     libevdev2 libdrm2 libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libsqlite3-0 libstdc++6 \
-    fonts-dejavu-core fonts-noto-core fonts-noto-color-emoji fontconfig evemu-tools sqlite3 >/dev/null
+    fonts-dejavu-core fonts-noto-core fonts-noto-color-emoji fontconfig evemu-tools sqlite3 tzdata >/dev/null
 
   if ! id kiosk >/dev/null 2>&1; then
     note "creating system user 'kiosk'"

@@ -9,6 +9,7 @@ packages=(
   fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fontconfig
   qemu-system-x86 busybox-static cpio kmod xz-utils zstd socat python3
   evemu-tools shellcheck systemd
+  tzdata # schedules: the system time zone (ScheduleLocalTimeTests reads Europe/Berlin)
   gcc-12 make binutils libelf1 # deploy/vm/build-vkms.sh: vkms.ko out of tree (kbuild tools need libelf)
   # scripts/test-arm64.sh: the trixie chroots (debootstrap), aarch64 programs on this machine
   # (qemu-user through binfmt_misc), the aarch64 virtual kiosk. dpkg-dev, lintian and Debian's

@@ -42,6 +42,8 @@ package struct DeckFile: Hashable, Sendable {
     package var cooldownSeconds = 0.0
     /// The cards' order per visit ("shuffle"): file order unless it says shuffle.
     package var order = VisitOrder()
+    /// Opening hours ("schedule"); nil: always open.
+    package var schedule: Schedule?
 
     package init(
         path: String, id: String, version: Int, title: String, layout: DeckLayout, cards: [Card], leftLabel: String,

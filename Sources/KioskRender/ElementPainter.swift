@@ -81,6 +81,12 @@ package struct ElementPainter {
             let th = Text.show(text, cr: cr, x: 0, y: 0, width: w, style: style, draw: false)
             Text.show(text, cr: cr, x: 0, y: (h - th) / 2, width: w, style: style)
         case .countdown(let seconds, let text): paintCountdown(seconds: seconds, text: text, w: w, h: h, cr: cr)
+        case .notice(let text):
+            let style = Text.Style(
+                size: 34, weight: .semibold, color: Draw.foreground(on: background), maxLines: 6,
+                alignment: PANGO_ALIGN_CENTER)
+            let th = Text.show(text, cr: cr, x: 0, y: 0, width: w, style: style, draw: false)
+            Text.show(text, cr: cr, x: 0, y: (h - th) / 2, width: w, style: style)
         }
     }
 

@@ -57,6 +57,8 @@ public enum ElementKind: Hashable, Sendable {
     /// The inactivity warning: a dimmed panel with the seconds left and its line
     /// ("Tippen zum Fortfahren").
     case countdown(secondsLeft: Int, text: String)
+    /// Centred lines of large text on the background (the closed-hours screen).
+    case notice(text: String)
 }
 
 /// One thing to draw.

@@ -23,7 +23,7 @@ final class KioskApp {
     let kioskID: String
     private(set) var deckFile: DeckFile
     private var deck: any CardDeck
-    private var session: VisitorSession
+    private(set) var session: VisitorSession
     private(set) var surface: Surface
     private(set) var input: InputManager?
     private var watcher: DeckWatcher?
@@ -45,6 +45,9 @@ final class KioskApp {
     /// The cards in the order the current visit sees them (`deckFile.order`, seeded per visit);
     /// a decision's position is its card's index here.
     private(set) var visitOrder: [Card]
+    /// The deck's opening hours applied (nil: no schedule, always open); see KioskApp+Schedule.
+    var hours: OpeningHours?
+    var scheduleTimer: Int?
     private(set) var stats: RunStats
     /// The signal that ended the run, if any.
     private(set) var stopSignal: Int32?
@@ -196,6 +199,7 @@ final class KioskApp {
         syncAttract(at: MonotonicClock.now())
         display.requestFrame()
         rescheduleSession()
+        checkSchedule()
         _ = notifier.ready(status: deckFile.summary)
     }
 
@@ -264,6 +268,7 @@ final class KioskApp {
     private func handleInput(_ output: InputManager.Output) {
         switch output {
         case .touch(let frame):
+            if closedHoursTake(frame) { return }
             let (deliver, effects) = session.handle(frame)
             apply(effects, at: frame.time)
             syncAttract(at: frame.time)
@@ -278,6 +283,7 @@ final class KioskApp {
                 display.requestFrame()
             }
         case .key(let key, let time):
+            if closedHoursTakeKey(at: time) { return }
             let (deliverKey, effects) = session.handleKey(at: time)
             apply(effects, at: time)
             syncAttract(at: time)
@@ -313,7 +319,10 @@ final class KioskApp {
     /// The display is ready for a frame for instant `t`: draw what changed and present it.
     private func drawFrame(at t: Instant) {
         let began = MonotonicClock.now()
-        let scene = InactivityWarning.overlay(deck.scene(at: t), session.warning(at: t), text: deckFile.warningText)
+        let scene =
+            hours?.isClosed == true
+            ? OpeningHours.closedScene(text: deckFile.schedule?.closedText ?? "", screen: surface.metrics.size)
+            : InactivityWarning.overlay(deck.scene(at: t), session.warning(at: t), text: deckFile.warningText)
         let damage = surface.renderer.render(scene, into: surface.frame)
         unshownDamage = unshownDamage.union(damage)
         if !unshownDamage.isEmpty {
@@ -405,6 +414,7 @@ final class KioskApp {
             case .reset(let id):
                 Log.info("session: idle, resetting for the next visitor (session \(id))")
                 startVisit(at: time)
+                checkSchedule()  // a closing that waited for this visit
             case .warningShown(let resetAt):
                 Log.info(
                     "session: idle, countdown shown (\(jsonNumber(resetAt.seconds(since: time), decimals: 1)) s to the reset)"
@@ -430,7 +440,7 @@ final class KioskApp {
     }
 
     /// The next visitor's deck: a fresh card order and cooldown.
-    private func startVisit(at time: Instant) {
+    func startVisit(at time: Instant) {
         visitOrder = KioskApp.visitOrder(deckFile)
         cooldown = DecisionCooldown(seconds: deckFile.cooldownSeconds)
         deck.reset(cards: visitOrder, at: time)
@@ -457,6 +467,7 @@ final class KioskApp {
         }
         deckFile = file
         rescheduleSession()
+        checkSchedule()
         display.requestFrame()
     }
 
@@ -473,7 +484,7 @@ final class KioskApp {
         redrawAll()
     }
 
-    private func redrawAll() {
+    func redrawAll() {
         surface.renderer.invalidate()
         unshownDamage = surface.frame.bounds
         display.requestFrame()
