@@ -19,6 +19,7 @@ let package = Package(
             name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]
         ),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
 
         // The pure heart: touches in, effects and a scene out. No C, no clock, no I/O.
@@ -39,7 +40,7 @@ let package = Package(
             name: "KioskCards",
             dependencies: [
                 "CardModel", "KioskSystem", "KioskInput", "KioskDeckFiles", "KioskRender", "KioskDisplay",
-                "KioskStore", "CPangoCairo", "CEvdev", "CDrm", "CLinux",
+                "KioskStore", "CPangoCairo", "CEvdev", "CDrm", "CLinux", "CCrypt",
             ]
         ),
 

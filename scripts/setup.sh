@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   pkg-config
-  libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev
+  libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev libcrypt-dev
   fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fontconfig
   qemu-system-x86 busybox-static cpio kmod xz-utils zstd socat python3
   evemu-tools shellcheck systemd

@@ -51,6 +51,8 @@ struct KioskConfig: Hashable, Sendable {
 
     /// Seconds of countdown before the idle reset; nil: the deck's `warning`, else 10 s.
     var warningSeconds: Double?
+    /// The staff menu's PIN, hashed (`KioskCards set-pin`); nil: the staff menu is off.
+    var staffPinHash: String?
     /// The accessible mode (the accessibility issue's switch): a warning of at least 20 s.
     var accessibleMode = false
 
