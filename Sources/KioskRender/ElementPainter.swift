@@ -81,6 +81,23 @@ package struct ElementPainter {
             let th = Text.show(text, cr: cr, x: 0, y: 0, width: w, style: style, draw: false)
             Text.show(text, cr: cr, x: 0, y: (h - th) / 2, width: w, style: style)
         case .countdown(let seconds, let text): paintCountdown(seconds: seconds, text: text, w: w, h: h, cr: cr)
+        case .staffPanel(let lines):
+            Draw.setColor(cr, Color(rgb: 0x101014), alpha: 0.94)
+            cairo_rectangle(cr, 0, 0, w, h)
+            cairo_fill(cr)
+            let style = Text.Style(size: 20, weight: .semibold, color: .white, maxLines: 1)
+            var y = 30.0
+            for line in lines {
+                y += Text.show(line, cr: cr, x: 30, y: y, width: w / 2 + 60, style: style) + 8
+            }
+        case .staffKey(let label):
+            Draw.setColor(cr, Color(rgb: 0x3A3A3C))
+            Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: 12)
+            cairo_fill(cr)
+            let style = Text.Style(
+                size: 24, weight: .semibold, color: .white, maxLines: 1, alignment: PANGO_ALIGN_CENTER)
+            let th = Text.show(label, cr: cr, x: 0, y: 0, width: w, style: style, draw: false)
+            Text.show(label, cr: cr, x: 0, y: (h - th) / 2, width: w, style: style)
         case .notice(let text):
             let style = Text.Style(
                 size: 34, weight: .semibold, color: Draw.foreground(on: background), maxLines: 6,

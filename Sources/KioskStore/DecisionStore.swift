@@ -20,13 +20,13 @@ package final class DecisionStore: @unchecked Sendable {
         /// Accepted and not yet committed (in memory).
         package var pending: Int
         /// Committed since this store started.
-        var stored: Int
+        package var stored: Int
         /// Every ticket up to and including this one is committed (0: none yet).
         var storedThrough: UInt64
         /// Refused by `enqueue` because `capacity` decisions were already pending.
         var dropped: Int
         /// True while the database cannot be written; decisions wait in memory.
-        var failing: Bool
+        package var failing: Bool
         /// The latest failure, with its fix.
         package var lastError: String?
 

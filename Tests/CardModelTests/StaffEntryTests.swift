@@ -122,3 +122,49 @@ import Testing
         #expect(attempt(&p, false, 73) == .wrong(left: 2))  // reset by success
     }
 }
+
+@Suite struct StaffMenuTests {
+    let screen = Size(width: 1000, height: 600)
+
+    func press(_ m: inout StaffMenu, _ key: String, at t: Double) -> StaffMenu.Output? {
+        let frame = StaffMenu.layout(m.page, screen: screen).first { $0.id == key }!.frame
+        return m.tap(at: frame.center, screen: screen, time: .seconds(t))
+    }
+
+    @Test func wrongPINsLockThenTheRightOneOpensTheMenu() {
+        var m = StaffMenu()
+        m.open(at: .seconds(0))
+        for k in ["key:1", "key:2", "key:3", "key:5", "key:⌫", "key:4"] { #expect(press(&m, k, at: 1) == nil) }
+        #expect(press(&m, "key:OK", at: 2) == .checkPIN("1234"))
+        #expect(m.pinChecked(correct: false, at: .seconds(2)) == .wrong(left: 2))
+        #expect(m.page == .pin(entered: "", message: "Falsche PIN — noch 2 Versuche"))
+        for i in 1..<3 {
+            _ = press(&m, "key:9", at: 3 + Double(i))
+            #expect(press(&m, "key:OK", at: 3 + Double(i)) == .checkPIN("9"))
+            _ = m.pinChecked(correct: false, at: .seconds(3 + Double(i)))
+        }
+        #expect(m.page == .pin(entered: "", message: "Gesperrt — bitte 1 Minute warten"))
+        // Locked: keys do nothing for 60 s.
+        #expect(press(&m, "key:1", at: 30) == nil)
+        #expect(m.page == .pin(entered: "", message: "Gesperrt — bitte 1 Minute warten"))
+        _ = press(&m, "key:1", at: 66)
+        #expect(m.page == .pin(entered: "1", message: "PIN eingeben"))
+        #expect(m.pinChecked(correct: true, at: .seconds(67)) == .accepted)
+        #expect(m.page == .menu)
+        #expect(press(&m, "action:Screenshot", at: 68) == .perform(.screenshot))
+        #expect(m.isOpen)
+        #expect(press(&m, "action:Schließen", at: 69) == .perform(.exit))
+        #expect(!m.isOpen)
+    }
+
+    @Test func closesItselfAfterSixtySecondsIdle() {
+        var m = StaffMenu()
+        m.open(at: .seconds(10))
+        _ = press(&m, "key:1", at: 20)
+        #expect(m.nextDeadline == .seconds(80))
+        #expect(m.advance(to: .seconds(79)) == nil)
+        #expect(m.advance(to: .seconds(80)) == .closedIdle)
+        #expect(!m.isOpen)
+        #expect(m.elements(info: [], screen: screen).isEmpty)
+    }
+}

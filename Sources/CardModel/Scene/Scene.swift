@@ -59,6 +59,10 @@ public enum ElementKind: Hashable, Sendable {
     case countdown(secondsLeft: Int, text: String)
     /// Centred lines of large text on the background (the closed-hours screen).
     case notice(text: String)
+    /// The staff menu's backdrop: the whole screen dark, `lines` of text top-left.
+    case staffPanel(lines: [String])
+    /// A key of the staff PIN pad or a menu action.
+    case staffKey(label: String)
 }
 
 /// One thing to draw.

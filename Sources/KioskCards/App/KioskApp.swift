@@ -19,11 +19,11 @@ final class KioskApp {
     let config: KioskConfig
     let loop: EventLoop
     let display: Display
-    private let store: DecisionStore
+    let store: DecisionStore
     let kioskID: String
     private(set) var deckFile: DeckFile
-    private var deck: any CardDeck
-    private(set) var session: VisitorSession
+    var deck: any CardDeck
+    var session: VisitorSession
     private(set) var surface: Surface
     private(set) var input: InputManager?
     private var watcher: DeckWatcher?
@@ -48,6 +48,13 @@ final class KioskApp {
     /// The deck's opening hours applied (nil: no schedule, always open); see KioskApp+Schedule.
     var hours: OpeningHours?
     var scheduleTimer: Int?
+    /// The staff menu (KioskApp+Staff): its hidden entry, the menu, its timer.
+    var staffEntry = StaffEntry()
+    var staffMenu = StaffMenu()
+    var staffTimer: Int?
+    /// Blanked from the staff menu: the next touch lights the panel and decides nothing.
+    var staffBlanked = false
+    var staffSwallowed: Set<Int> = []
     private(set) var stats: RunStats
     /// The signal that ended the run, if any.
     private(set) var stopSignal: Int32?
@@ -268,6 +275,7 @@ final class KioskApp {
     private func handleInput(_ output: InputManager.Output) {
         switch output {
         case .touch(let frame):
+            if staffTake(frame) { return }
             if closedHoursTake(frame) { return }
             let (deliver, effects) = session.handle(frame)
             apply(effects, at: frame.time)
@@ -319,10 +327,11 @@ final class KioskApp {
     /// The display is ready for a frame for instant `t`: draw what changed and present it.
     private func drawFrame(at t: Instant) {
         let began = MonotonicClock.now()
-        let scene =
+        let base =
             hours?.isClosed == true
             ? OpeningHours.closedScene(text: deckFile.schedule?.closedText ?? "", screen: surface.metrics.size)
             : InactivityWarning.overlay(deck.scene(at: t), session.warning(at: t), text: deckFile.warningText)
+        let scene = staffOverlay(base)
         let damage = surface.renderer.render(scene, into: surface.frame)
         unshownDamage = unshownDamage.union(damage)
         if !unshownDamage.isEmpty {
@@ -373,7 +382,7 @@ final class KioskApp {
         display.requestFrame()
     }
 
-    private func collectDecisions() {
+    func collectDecisions() {
         let decisions = deck.takeDecisions()
         guard !decisions.isEmpty else { return }
         let wall = WallClock.nowMilliseconds()
@@ -449,7 +458,7 @@ final class KioskApp {
 
     // MARK: Changes
 
-    private func deckChanged(_ file: DeckFile) {
+    func deckChanged(_ file: DeckFile) {
         let now = MonotonicClock.now()
         Log.info("deck: reloaded \(file.summary)")
         collectDecisions()
@@ -493,7 +502,7 @@ final class KioskApp {
     // MARK: Diagnostics
 
     /// SIGUSR1: the current frame as a PNG in the data directory, written off the loop thread.
-    private func saveScreenshot() {
+    func saveScreenshot() {
         let copy = PixelBuffer(width: surface.frame.width, height: surface.frame.height)
         copy.pixels.copyMemory(from: surface.frame.pixels, byteCount: copy.stride * copy.height)
         let path = "\(config.dataDirectory)/screenshot-\(WallClock.nowMilliseconds()).png"

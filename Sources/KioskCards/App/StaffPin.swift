@@ -18,7 +18,8 @@ enum StaffPin {
         guard crypt_gensalt_rn(prefix, 0, random, Int32(random.count), &salt, Int32(salt.count)) != nil else {
             return prefix == "$6$" ? nil : hash(pin, prefix: "$6$")
         }
-        return crypted(pin, setting: String(cString: salt))
+        return crypted(
+            pin, setting: String(decoding: salt.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     /// Whether `pin` matches `storedHash` (`crypt_r` with the hash as its setting).
