@@ -285,14 +285,14 @@ struct DeckParser {
     private mutating func schedule(_ node: JSONNode) -> Schedule? {
         guard let m = object(node, "schedule", keys: Self.scheduleKeys, what: "the opening hours") else { return nil }
         var windows: [Schedule.Window] = []
-        var windowNodes: [JSONNode] = []
+        var windowNodes: [(index: Int, node: JSONNode)] = []
         var valid = true
         if let open = m["open"] {
             if let elements = open.value.elements, !elements.isEmpty {
                 for (i, e) in elements.enumerated() {
                     if let w = window(e, path: "schedule.open[\(i)]") {
                         windows.append(w)
-                        windowNodes.append(e)
+                        windowNodes.append((i, e))
                     } else {
                         valid = false
                     }
@@ -339,9 +339,10 @@ struct DeckParser {
             windows: windows, closedDates: closedDates, closedText: closedText, blankWhenClosed: blank,
             wakeOnTouch: wake)
         for o in schedule.overlaps() {
+            let (a, b) = (windowNodes[o.first], windowNodes[o.second])
             report(
-                .invalidValue, "schedule.open[\(o.second)]", windowNodes[o.second].position,
-                "window \(o.second) overlaps window \(o.first) (line \(windowNodes[o.first].position.line)) on "
+                .invalidValue, "schedule.open[\(b.index)]", b.node.position,
+                "window \(b.index) overlaps window \(a.index) (line \(a.node.position.line)) on "
                     + o.days.map(\.rawValue).joined(separator: ", ") + "; make them follow each other")
             valid = false
         }

@@ -140,6 +140,22 @@ import Testing
         #expect(line?.contains(":4:") == true && line?.contains("error: schedule.open[1]: ") == true)
     }
 
+    @Test func anOverlapAfterABadWindowNamesTheWindowsAsWritten() {
+        guard case .failure(let p) = load(
+            """
+            {"open": [{"from": "25:00", "to": "08:00"},
+                      {"from": "08:00", "to": "12:00"},
+                      {"from": "11:00", "to": "13:00"}]}
+            """)
+        else {
+            Issue.record("accepted")
+            return
+        }
+        let overlap = p.problems.first { $0.message.contains("overlaps") }
+        #expect(overlap?.path == "schedule.open[2]")
+        #expect(overlap?.message.contains("overlaps window 1 (line 4)") == true)
+    }
+
     @Test func checkDeckRejectsAnOverlappingSchedule() throws {
         let dir = DeckFixtures.temporaryDirectory("check-schedule")
         defer { DeckFixtures.removeTree(dir) }
