@@ -141,12 +141,13 @@ import Testing
     }
 
     @Test func anOverlapAfterABadWindowNamesTheWindowsAsWritten() {
-        guard case .failure(let p) = load(
-            """
-            {"open": [{"from": "25:00", "to": "08:00"},
-                      {"from": "08:00", "to": "12:00"},
-                      {"from": "11:00", "to": "13:00"}]}
-            """)
+        guard
+            case .failure(let p) = load(
+                """
+                {"open": [{"from": "25:00", "to": "08:00"},
+                          {"from": "08:00", "to": "12:00"},
+                          {"from": "11:00", "to": "13:00"}]}
+                """)
         else {
             Issue.record("accepted")
             return
