@@ -53,6 +53,10 @@ extension KioskApp {
     /// Returns true when the frame was taken.
     func closedHoursTake(_ frame: TouchFrame) -> Bool {
         guard var h = hours, h.isClosed else { return false }
+        // The session still follows fingers and its own blank timeout: a panel it switched
+        // off comes back on for the closed screen.
+        let (_, sessionEffects) = session.handle(frame)
+        apply(sessionEffects, at: frame.time)
         if frame.contacts.contains(where: { $0.phase == .began }) {
             let (_, effects) = h.touch(at: frame.time)
             hours = h
@@ -64,6 +68,7 @@ extension KioskApp {
 
     func closedHoursTakeKey(at time: Instant) -> Bool {
         guard var h = hours, h.isClosed else { return false }
+        apply(session.handleKey(at: time).effects, at: time)
         let (_, effects) = h.touch(at: time)
         hours = h
         applyHours(effects, at: time)

@@ -417,7 +417,7 @@ final class KioskApp {
         }
     }
 
-    private func apply(_ effects: [VisitorSession.Effect], at time: Instant) {
+    func apply(_ effects: [VisitorSession.Effect], at time: Instant) {
         for effect in effects {
             switch effect {
             case .reset(let id):
