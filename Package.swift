@@ -19,6 +19,7 @@ let package = Package(
             name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]
         ),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
@@ -42,7 +43,7 @@ let package = Package(
             name: "KioskCards",
             dependencies: [
                 "CardModel", "KioskSystem", "KioskInput", "KioskDeckFiles", "KioskRender", "KioskDisplay",
-                "KioskStore", "KioskFleet", "CPangoCairo", "CEvdev", "CDrm", "CLinux",
+                "KioskStore", "KioskFleet", "CPangoCairo", "CEvdev", "CDrm", "CLinux", "CCrypt",
             ]
         ),
 

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   pkg-config
-  libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev
+  libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev libcrypt-dev
   libpq-dev postgresql # the fleet (docs/FLEET.md): libpq to build, a real server for FleetTests
   fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fontconfig
   qemu-system-x86 busybox-static cpio kmod xz-utils zstd socat python3
@@ -13,6 +13,7 @@ packages=(
   evemu-tools shellcheck systemd
   valgrind # bench --instructions: instructions per frame (callgrind)
   libjs-chart.js chromium # report: Chart.js inlined into the page; the page checked in headless Chromium
+  tzdata # schedules: the system time zone (ScheduleLocalTimeTests reads Europe/Berlin)
   gcc-12 make binutils libelf1 # deploy/vm/build-vkms.sh: vkms.ko out of tree (kbuild tools need libelf)
   # scripts/test-arm64.sh: the trixie chroots (debootstrap), aarch64 programs on this machine
   # (qemu-user through binfmt_misc), the aarch64 virtual kiosk. dpkg-dev, lintian and Debian's

@@ -32,6 +32,18 @@ package struct DeckFile: Hashable, Sendable {
     /// Seconds without a touch before the deck resets for the next visitor; nil: the config's
     /// `idle-timeout` (60 s by default).
     package var idleTimeoutSeconds: Double?
+    /// Seconds of countdown before the idle reset ("warning"); nil: the config's (10 s).
+    package var warningSeconds: Double?
+    /// The countdown's line ("warningText").
+    package var warningText = InactivityWarning.defaultText
+    /// What an idle reset does with the visit's decisions ("partialVisit": "keep" | "discard").
+    package var partialVisit = VisitorSession.PartialVisitPolicy.keep
+    /// Decisions faster than this after the previous one are flagged ("cooldown", s; 0: off).
+    package var cooldownSeconds = 0.0
+    /// The cards' order per visit ("shuffle"): file order unless it says shuffle.
+    package var order = VisitOrder()
+    /// Opening hours ("schedule"); nil: always open.
+    package var schedule: Schedule?
 
     package init(
         path: String, id: String, version: Int, title: String, layout: DeckLayout, cards: [Card], leftLabel: String,

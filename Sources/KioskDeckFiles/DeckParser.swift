@@ -20,8 +20,11 @@ enum DeckImageCheck: Hashable, Sendable {
 struct DeckParser {
     static let rootKeys = [
         "$schema", "id", "version", "title", "layout", "cards", "swipe", "emptyText", "attractText",
-        "idleTimeout",
+        "idleTimeout", "warning", "warningText", "partialVisit", "cooldown", "shuffle", "schedule",
     ]
+    static let shuffleKeys = ["pinFirst", "pinLast"]
+    static let scheduleKeys = ["open", "closedDates", "closedText", "blank", "wakeOnTouch"]
+    static let windowKeys = ["days", "from", "to", "dates"]
     static let cardKeys = ["id", "title", "subtitle", "body", "color", "theme", "image", "tags"]
     static let swipeKeys = ["left", "right"]
 
@@ -218,11 +221,300 @@ struct DeckParser {
             report(.missingKey, "cards", at, "missing \"cards\" (an array of cards)")
         }
 
+        let warning = seconds(m, "warning", range: 0...600, what: "seconds of countdown before the idle reset")
+        if let warning, let t = idleTimeout, warning > t {
+            report(
+                .invalidValue, "warning", m["warning"]!.value.position,
+                "warning \(jsonNumber(warning, decimals: 6)) s is longer than idleTimeout \(jsonNumber(t, decimals: 6)) s;"
+                    + " make it shorter or raise idleTimeout")
+        }
+        let warningText =
+            string(m, "warningText", in: "", at: at, required: false, what: "the countdown's line")
+            ?? InactivityWarning.defaultText
+        var partialVisit = VisitorSession.PartialVisitPolicy.keep
+        if let p = m["partialVisit"] {
+            if let s = p.value.stringValue, let policy = VisitorSession.PartialVisitPolicy(rawValue: s) {
+                partialVisit = policy
+            } else {
+                report(
+                    .invalidValue, "partialVisit", p.value.position,
+                    "partialVisit must be \"keep\" (the default) or \"discard\" (mark a timed-out visit's decisions)")
+            }
+        }
+        let cooldown = seconds(
+            m, "cooldown", range: 0...60, what: "seconds between decisions below which one is flagged")
+        let order = shuffle(m, cards: cards)
+        let schedule = m["schedule"].flatMap { self.schedule($0.value) }
+
         guard let id, let version, let title, let layout else { return nil }
-        return DeckFile(
+        var deck = DeckFile(
             path: filePath, id: id, version: version, title: title, layout: layout, cards: cards,
             leftLabel: leftLabel, rightLabel: rightLabel, emptyText: emptyText, attractText: attractText,
             idleTimeoutSeconds: idleTimeout)
+        deck.warningSeconds = warning
+        deck.warningText = warningText
+        deck.partialVisit = partialVisit
+        deck.cooldownSeconds = cooldown ?? 0
+        deck.order = order
+        deck.schedule = schedule
+        return deck
+    }
+
+    /// An optional number of seconds within `range`.
+    private mutating func seconds(
+        _ members: [String: JSONNode.Member], _ key: String, range: ClosedRange<Double>, what: String
+    ) -> Double? {
+        guard let t = members[key] else { return nil }
+        guard case .number(let v) = t.value.value else {
+            wrongType(t.value, key, expected: "a number (\(what))")
+            return nil
+        }
+        guard range.contains(v) else {
+            report(
+                .invalidValue, key, t.value.position,
+                "\(key) \(jsonNumber(v, decimals: 6)) is out of range; use seconds from"
+                    + " \(jsonNumber(range.lowerBound, decimals: 0)) to \(jsonNumber(range.upperBound, decimals: 0))")
+            return nil
+        }
+        return v
+    }
+
+    // MARK: - Schedule
+
+    /// "schedule": {"open": [windows], "closedDates": [...], "closedText", "blank", "wakeOnTouch"}.
+    private mutating func schedule(_ node: JSONNode) -> Schedule? {
+        guard let m = object(node, "schedule", keys: Self.scheduleKeys, what: "the opening hours") else { return nil }
+        var windows: [Schedule.Window] = []
+        var windowNodes: [(index: Int, node: JSONNode)] = []
+        var valid = true
+        if let open = m["open"] {
+            if let elements = open.value.elements, !elements.isEmpty {
+                for (i, e) in elements.enumerated() {
+                    if let w = window(e, path: "schedule.open[\(i)]") {
+                        windows.append(w)
+                        windowNodes.append((i, e))
+                    } else {
+                        valid = false
+                    }
+                }
+            } else if open.value.elements != nil {
+                report(
+                    .invalidValue, "schedule.open", open.value.position,
+                    "no opening windows; add one or remove \"schedule\"")
+                valid = false
+            } else {
+                wrongType(open.value, "schedule.open", expected: "an array of windows {\"days\", \"from\", \"to\"}")
+                valid = false
+            }
+        } else {
+            report(
+                .missingKey, "schedule.open", node.position,
+                "missing \"open\" (the opening windows, e.g. [{\"days\": [\"mon-fri\"], \"from\": \"08:00\", \"to\": \"18:00\"}])"
+            )
+            valid = false
+        }
+        var closedDates = Set<CivilDate>()
+        if let c = m["closedDates"] {
+            if let elements = c.value.elements {
+                for (i, e) in elements.enumerated() {
+                    if let d = date(e, path: "schedule.closedDates[\(i)]") {
+                        closedDates.insert(d)
+                    } else {
+                        valid = false
+                    }
+                }
+            } else {
+                wrongType(c.value, "schedule.closedDates", expected: "an array of dates \"YYYY-MM-DD\"")
+                valid = false
+            }
+        }
+        let closedText =
+            string(
+                m, "closedText", in: "schedule", at: node.position, required: false,
+                what: "the closed-hours screen's text")
+            ?? Schedule.defaultClosedText
+        let blank = bool(m, "blank", path: "schedule.blank") ?? false
+        let wake = bool(m, "wakeOnTouch", path: "schedule.wakeOnTouch") ?? true
+        let schedule = Schedule(
+            windows: windows, closedDates: closedDates, closedText: closedText, blankWhenClosed: blank,
+            wakeOnTouch: wake)
+        for o in schedule.overlaps() {
+            let (a, b) = (windowNodes[o.first], windowNodes[o.second])
+            report(
+                .invalidValue, "schedule.open[\(b.index)]", b.node.position,
+                "window \(b.index) overlaps window \(a.index) (line \(a.node.position.line)) on "
+                    + o.days.map(\.rawValue).joined(separator: ", ") + "; make them follow each other")
+            valid = false
+        }
+        return valid ? schedule : nil
+    }
+
+    private mutating func bool(_ m: [String: JSONNode.Member], _ key: String, path: String) -> Bool? {
+        guard let n = m[key]?.value else { return nil }
+        guard case .bool(let b) = n.value else {
+            wrongType(n, path, expected: "true or false")
+            return nil
+        }
+        return b
+    }
+
+    private mutating func window(_ node: JSONNode, path: String) -> Schedule.Window? {
+        guard let m = object(node, path, keys: Self.windowKeys, what: "an opening window") else { return nil }
+        var valid = true
+        var days = Set(Weekday.allCases)
+        if let d = m["days"] {
+            if let elements = d.value.elements, !elements.isEmpty {
+                days = []
+                for (i, e) in elements.enumerated() {
+                    if let s = e.stringValue, let set = Self.dayNames(s) {
+                        days.formUnion(set)
+                    } else {
+                        report(
+                            .invalidValue, "\(path).days[\(i)]", e.position,
+                            "unknown day \(e.stringValue.map { "\"\(Excerpt.of($0))\"" } ?? e.typeName); use mon, tue, wed,"
+                                + " thu, fri, sat, sun, a range such as \"mon-fri\", or \"daily\"")
+                        valid = false
+                    }
+                }
+            } else {
+                wrongType(d.value, "\(path).days", expected: "a non-empty array of days, e.g. [\"mon-fri\"]")
+                valid = false
+            }
+        }
+        let from = clock(m, "from", path: path, at: node.position, allowMidnightEnd: false)
+        let to = clock(m, "to", path: path, at: node.position, allowMidnightEnd: true)
+        if let from, let to, from == to {
+            report(
+                .invalidValue, "\(path).to", m["to"]!.value.position,
+                "\"to\" equals \"from\": an empty window; for all day write \"from\": \"00:00\", \"to\": \"24:00\"")
+            valid = false
+        }
+        var dates: ClosedRange<CivilDate>?
+        if let d = m["dates"] {
+            if let e = d.value.elements, e.count == 2, let a = date(e[0], path: "\(path).dates[0]"),
+                let b = date(e[1], path: "\(path).dates[1]")
+            {
+                if b < a {
+                    report(
+                        .invalidValue, "\(path).dates", d.value.position,
+                        "the dates run backwards (\(e[1].stringValue ?? "") is before \(e[0].stringValue ?? "")); write [first, last]"
+                    )
+                    valid = false
+                } else {
+                    dates = a...b
+                }
+            } else {
+                if d.value.elements?.count != 2 {
+                    wrongType(d.value, "\(path).dates", expected: "[first, last] dates \"YYYY-MM-DD\"")
+                }
+                valid = false
+            }
+        }
+        guard valid, let from, let to else { return nil }
+        return Schedule.Window(days: days, from: from, to: to, dates: dates)
+    }
+
+    /// "mon", "mon-fri", "sat-sun", "daily".
+    static func dayNames(_ s: String) -> Set<Weekday>? {
+        let all = Weekday.allCases
+        let t = s.lowercased()
+        if t == "daily" { return Set(all) }
+        if let d = Weekday(rawValue: t) { return [d] }
+        let parts = t.split(separator: "-").map(String.init)
+        guard parts.count == 2, let a = Weekday(rawValue: parts[0]), let b = Weekday(rawValue: parts[1]) else {
+            return nil
+        }
+        let i = all.firstIndex(of: a)!
+        let j = all.firstIndex(of: b)!
+        return Set((0...((j - i + 7) % 7)).map { all[(i + $0) % 7] })
+    }
+
+    /// "HH:MM" as minutes since midnight; "24:00" only as an end.
+    private mutating func clock(
+        _ m: [String: JSONNode.Member], _ key: String, path: String, at: TextPosition, allowMidnightEnd: Bool
+    ) -> Int? {
+        let p = "\(path).\(key)"
+        guard let n = m[key]?.value else {
+            report(.missingKey, p, at, "missing \"\(key)\" (a local time \"HH:MM\")")
+            return nil
+        }
+        guard let s = n.stringValue else {
+            wrongType(n, p, expected: "a local time \"HH:MM\"")
+            return nil
+        }
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count == 2, parts[0].count == 2, parts[1].count == 2, let h = Int(parts[0]), let mi = Int(parts[1]),
+            h >= 0, mi >= 0, mi < 60, h < 24 || (allowMidnightEnd && h == 24 && mi == 0)
+        {
+            return h * 60 + mi
+        }
+        report(
+            .invalidValue, p, n.position,
+            "\"\(Excerpt.of(s))\" is not a time of day; write \"HH:MM\" from 00:00 to 23:59"
+                + (allowMidnightEnd ? " (or 24:00 for midnight)" : ""))
+        return nil
+    }
+
+    /// "YYYY-MM-DD", a day that exists.
+    private mutating func date(_ n: JSONNode, path: String) -> CivilDate? {
+        guard let s = n.stringValue else {
+            wrongType(n, path, expected: "a date \"YYYY-MM-DD\"")
+            return nil
+        }
+        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
+        if parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2, let y = Int(parts[0]),
+            let mo = Int(parts[1]), let d = Int(parts[2])
+        {
+            let date = CivilDate(year: y, month: mo, day: d)
+            if date.isValid { return date }
+            report(.invalidValue, path, n.position, "\(s) does not exist; check the month and day")
+            return nil
+        }
+        report(.invalidValue, path, n.position, "\"\(Excerpt.of(s))\" is not a date; write \"YYYY-MM-DD\"")
+        return nil
+    }
+
+    /// "shuffle": true, false or {"pinFirst": [ids], "pinLast": [ids]} (shuffled, with pins).
+    private mutating func shuffle(_ m: [String: JSONNode.Member], cards: [Card]) -> VisitOrder {
+        guard let s = m["shuffle"] else { return VisitOrder() }
+        if case .bool(let b) = s.value.value { return VisitOrder(shuffle: b) }
+        guard let sm = object(s.value, "shuffle", keys: Self.shuffleKeys, what: "the shuffle settings") else {
+            return VisitOrder()
+        }
+        let known = Set(cards.map(\.id))
+        var pinned: [String: TextPosition] = [:]
+        func ids(_ key: String) -> [String] {
+            guard let node = sm[key]?.value else { return [] }
+            guard let elements = node.elements else {
+                wrongType(node, "shuffle.\(key)", expected: "an array of card ids")
+                return []
+            }
+            var out: [String] = []
+            for (i, e) in elements.enumerated() {
+                let p = "shuffle.\(key)[\(i)]"
+                guard let id = e.stringValue else {
+                    wrongType(e, p, expected: "a card id (a string)")
+                    continue
+                }
+                if !known.contains(id) {
+                    report(
+                        .invalidValue, p, e.position,
+                        "no card has the id \"\(Excerpt.of(id))\"; "
+                            + ClosestMatch.hint(for: id, among: cards.map(\.id), quote: "\""))
+                } else if let first = pinned[id] {
+                    report(
+                        .invalidValue, p, e.position,
+                        "card \"\(Excerpt.of(id))\" is already pinned at line \(first.line); pin a card once")
+                } else {
+                    pinned[id] = e.position
+                    out.append(id)
+                }
+            }
+            return out
+        }
+        let first = ids("pinFirst")
+        let last = ids("pinLast")
+        return VisitOrder(shuffle: true, pinnedFirst: first, pinnedLast: last)
     }
 
     private mutating func integer(

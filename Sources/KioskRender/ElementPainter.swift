@@ -87,7 +87,54 @@ package struct ElementPainter {
                 size: Text.bodySize, weight: .semibold, color: color, maxLines: 1, alignment: PANGO_ALIGN_CENTER)
             let th = Text.show(text, cr: cr, x: 0, y: 0, width: w, style: style, draw: false)
             Text.show(text, cr: cr, x: 0, y: (h - th) / 2, width: w, style: style)
+        case .countdown(let seconds, let text): paintCountdown(seconds: seconds, text: text, w: w, h: h, cr: cr)
+        case .staffPanel(let lines):
+            Draw.setColor(cr, Color(rgb: 0x101014), alpha: 0.94)
+            cairo_rectangle(cr, 0, 0, w, h)
+            cairo_fill(cr)
+            let style = Text.Style(size: 20, weight: .semibold, color: .white, maxLines: 1)
+            var y = 30.0
+            for line in lines {
+                y += Text.show(line, cr: cr, x: 30, y: y, width: w / 2 + 60, style: style) + 8
+            }
+        case .staffKey(let label):
+            Draw.setColor(cr, Color(rgb: 0x3A3A3C))
+            Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: 12)
+            cairo_fill(cr)
+            let style = Text.Style(
+                size: 24, weight: .semibold, color: .white, maxLines: 1, alignment: PANGO_ALIGN_CENTER)
+            let th = Text.show(label, cr: cr, x: 0, y: 0, width: w, style: style, draw: false)
+            Text.show(label, cr: cr, x: 0, y: (h - th) / 2, width: w, style: style)
+        case .notice(let text):
+            let style = Text.Style(
+                size: 34, weight: .semibold, color: Draw.foreground(on: background), maxLines: 6,
+                alignment: PANGO_ALIGN_CENTER)
+            let th = Text.show(text, cr: cr, x: 0, y: 0, width: w, style: style, draw: false)
+            Text.show(text, cr: cr, x: 0, y: (h - th) / 2, width: w, style: style)
         }
+    }
+
+    /// The inactivity warning: the screen dimmed, a white panel in the middle with the seconds
+    /// left in large digits and the "tap to continue" line under them.
+    private func paintCountdown(seconds: Int, text: String, w: Double, h: Double, cr: OpaquePointer) {
+        Draw.setColor(cr, .black, alpha: 0.45)
+        cairo_rectangle(cr, 0, 0, w, h)
+        cairo_fill(cr)
+        let pw = min(w - 40, 420)
+        let ph = min(h - 40, 210)
+        let x = (w - pw) / 2
+        let y = (h - ph) / 2
+        Draw.setColor(cr, .white)
+        Draw.roundedRect(cr, x: x, y: y, width: pw, height: ph, radius: 22)
+        cairo_fill(cr)
+        let ink = Color(rgb: 0x1C1C1E)
+        let number = Text.Style(size: 72, weight: .bold, color: ink, maxLines: 1, alignment: PANGO_ALIGN_CENTER)
+        let line = Text.Style(size: 22, weight: .semibold, color: ink, maxLines: 2, alignment: PANGO_ALIGN_CENTER)
+        let nh = Text.show(String(seconds), cr: cr, x: x, y: 0, width: pw, style: number, draw: false)
+        let lh = Text.show(text, cr: cr, x: x + 16, y: 0, width: pw - 32, style: line, draw: false)
+        let top = y + (ph - nh - 8 - lh) / 2
+        Text.show(String(seconds), cr: cr, x: x, y: top, width: pw, style: number)
+        Text.show(text, cr: cr, x: x + 16, y: top + nh + 8, width: pw - 32, style: line)
     }
 
     /// The stack's card (as in the SwiftUI design): rounded gradient, optional photo on top, title and subtitle top-left,

@@ -83,6 +83,21 @@ package enum DecisionDatabase {
             updated_ms INTEGER NOT NULL
         );
         """,
+        // 5: `discarded` marks a visit's decisions under the deck's `discard`
+        // partial-visit policy (never deleted); `too_fast` flags a decision inside the deck's
+        // cooldown; `maintenance` is the out-of-order / in-service log.
+        """
+        ALTER TABLE decisions ADD COLUMN discarded INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE decisions ADD COLUMN too_fast INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE maintenance (
+            id INTEGER PRIMARY KEY,
+            kiosk_id TEXT NOT NULL,
+            wall_ms INTEGER NOT NULL,
+            wall_time TEXT NOT NULL,
+            state TEXT NOT NULL,
+            note TEXT NOT NULL
+        );
+        """,
     ]
 
     static var schemaVersion: Int { migrations.count }
@@ -179,7 +194,7 @@ package enum DecisionDatabase {
     static let insertSQL = """
         INSERT OR IGNORE INTO decisions
             (uid, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_time, wall_ms,
-             monotonic_ns, dwell_ms, position, input_method, boot_id, clock_synced, retracts_uid)
+             monotonic_ns, dwell_ms, position, input_method, boot_id, clock_synced, retracts_uid, too_fast)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
             CASE WHEN ?7 = 'undone' THEN (
                 SELECT d.uid FROM decisions d
@@ -187,7 +202,7 @@ package enum DecisionDatabase {
                   AND d.session_id = ?3 AND d.card_id = ?6 AND d.action <> 'undone'
                   AND NOT EXISTS (SELECT 1 FROM decisions r WHERE r.retracts_uid = d.uid)
                 ORDER BY d.id DESC LIMIT 1)
-            END)
+            END, ?16)
         """
 
     /// A visit's start inserts it; its end (or a retried start) completes it. Only set fields
@@ -216,10 +231,11 @@ package enum DecisionDatabase {
         try insert(items: batch.map { (uid: $0.uid, item: StoreItem.decision($0.record)) }, into: db)
     }
 
-    /// Writes decisions, visits and events in one transaction; when this returns, all are durable.
-    static func insert(items batch: [(uid: String, item: StoreItem)], into db: borrowing SQLiteDatabase)
-        throws(SQLiteError)
-    {
+    /// Writes decisions, visits and events in one transaction, then marks the decisions of the
+    /// `discarding` visits discarded in the same transaction; when this returns, all are durable.
+    static func insert(
+        items batch: [(uid: String, item: StoreItem)], discarding: [String] = [], into db: borrowing SQLiteDatabase
+    ) throws(SQLiteError) {
         let bootID = BootID.current
         let synced = ClockSync.isSynchronised()
         try db.execute("BEGIN IMMEDIATE")
@@ -270,8 +286,25 @@ package enum DecisionDatabase {
                 try stmt.bind(13, r.inputMethod?.rawValue)
                 try stmt.bind(14, r.bootID ?? bootID)
                 try stmt.bind(15, (r.clockSynced ?? synced).map { Int64($0 ? 1 : 0) })
+                try stmt.bind(16, Int64(r.tooFast ? 1 : 0))
                 _ = try stmt.step()
                 stmt.reset()
+            }
+            if !discarding.isEmpty {
+                let mark = try db.prepare("UPDATE decisions SET discarded = 1 WHERE session_id = ?1")
+                for session in discarding {
+                    try mark.bind(1, session)
+                    _ = try mark.step()
+                    mark.reset()
+                }
+            }
+            if !discarding.isEmpty {
+                let mark = try db.prepare("UPDATE decisions SET discarded = 1 WHERE session_id = ?1")
+                for session in discarding {
+                    try mark.bind(1, session)
+                    _ = try mark.step()
+                    mark.reset()
+                }
             }
             try db.execute("COMMIT")
         } catch {

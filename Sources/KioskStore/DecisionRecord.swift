@@ -29,6 +29,8 @@ package struct DecisionRecord: Hashable, Sendable {
     /// STA_UNSYNC nor TIME_ERROR) — a Pi has no RTC, so early wall times may be 1970 or stale;
     /// nil: filled in by the store when written.
     package var clockSynced: Bool?
+    /// Inside the deck's cooldown after the visit's previous decision (stored flagged).
+    package var tooFast = false
 
     /// "2024-05-01T12:34:56.789Z".
     package var wallTimeISO: String { WallClock.iso8601(milliseconds: wallTimeMs) }

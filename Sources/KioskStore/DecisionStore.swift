@@ -20,7 +20,7 @@ package final class DecisionStore: @unchecked Sendable {
         /// Accepted and not yet committed (in memory).
         package var pending: Int
         /// Decisions committed since this store started (visits and events are not counted).
-        var stored: Int
+        package var stored: Int
         /// Every ticket up to and including this one is committed (0: none yet).
         var storedThrough: UInt64
         /// Refused by `enqueue` because `capacity` decisions were already pending.
@@ -59,6 +59,8 @@ package final class DecisionStore: @unchecked Sendable {
         pending: 0, stored: 0, storedThrough: 0, dropped: 0, failing: false, lastError: nil)
     private var stopping = false
     private var writerWaiting = false
+    /// Visits to mark discarded once every decision enqueued before the request is written.
+    private var discardRequests: [String] = []
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
@@ -151,6 +153,16 @@ package final class DecisionStore: @unchecked Sendable {
         return ticket
     }
 
+    /// Marks every decision of visit `sessionID` discarded (the deck's `discard` policy), after
+    /// all decisions queued so far are written; never deletes. O(1), never waits for I/O.
+    package func discardVisit(sessionID: String) {
+        let wake = locked {
+            discardRequests.append(sessionID)
+            return writerWaiting
+        }
+        if wake { pthread_cond_signal(condition) }
+    }
+
     package var currentStatus: Status { locked { status } }
 
     /// Waits until nothing is pending or `timeout` seconds pass; true when all were stored.
@@ -190,7 +202,9 @@ package final class DecisionStore: @unchecked Sendable {
         }
     }
 
-    private typealias Batch = (items: [(uid: String, item: StoreItem)], lastTicket: UInt64)
+    private typealias Batch = (
+        items: [(uid: String, item: StoreItem)], lastTicket: UInt64, discarding: [String]
+    )
 
     // Writer-thread state.
     private var retryAt: Double?
@@ -200,13 +214,17 @@ package final class DecisionStore: @unchecked Sendable {
     private var backlogHead = 0
     /// The empty array swapped into the inbox, so neither side allocates while holding the lock.
     private var spare: [[Entry]] = []
+    /// Discard requests taken from the frame loop, not yet committed; every decision they
+    /// concern is in `backlog` or already stored.
+    private var discardsTaken: [String] = []
 
     /// Waits for work (and, after a failure, for the retry time); nil when stopping with
     /// nothing to do. While stopping, pending decisions get one more attempt.
     private func takeBatch(stoppingAttemptMade: Bool) -> Batch? {
         pthread_mutex_lock(mutex)
         while true {
-            let pending = (inbox.isEmpty ? 0 : 1) + backlog.count - backlogHead
+            let pending =
+                (inbox.isEmpty ? 0 : 1) + backlog.count - backlogHead + discardRequests.count + discardsTaken.count
             if stopping {
                 if pending == 0 || stoppingAttemptMade {
                     pthread_mutex_unlock(mutex)
@@ -223,6 +241,10 @@ package final class DecisionStore: @unchecked Sendable {
             }
         }
         swap(&inbox, &spare)  // O(1): the frame loop gets an empty inbox with spare capacity
+        // Taken with the inbox under one lock: every decision of these visits is now ours.
+        discardsTaken += discardRequests
+        discardRequests.removeAll()
+        let stored = status.storedThrough
         pthread_mutex_unlock(mutex)
 
         if !spare.isEmpty {
@@ -235,7 +257,9 @@ package final class DecisionStore: @unchecked Sendable {
         }
         let end = min(backlog.count, backlogHead + batchLimit)
         let items = backlog[backlogHead..<end].map { (uid: "\(uidPrefix)-\($0.ticket)", item: $0.item) }
-        return (items, backlog[end - 1].ticket)
+        // Marks go with the batch that holds the last decision queued before them.
+        let discarding = end == backlog.count ? discardsTaken : []
+        return (items, end > backlogHead ? backlog[end - 1].ticket : stored, discarding)
     }
 
     /// The writer's loop: open the database, then write batches until something fails; after a
@@ -255,7 +279,7 @@ package final class DecisionStore: @unchecked Sendable {
             var batch = first
             while true {
                 do {
-                    try DecisionDatabase.insert(items: batch.items, into: db)
+                    try DecisionDatabase.insert(items: batch.items, discarding: batch.discarding, into: db)
                 } catch {
                     failed(error)
                     break  // closes `db`
@@ -270,6 +294,11 @@ package final class DecisionStore: @unchecked Sendable {
     /// Drops a committed batch and reports it.
     private func committed(_ batch: Batch) {
         retryAt = nil
+        discardsTaken.removeFirst(batch.discarding.count)
+        if !batch.discarding.isEmpty {
+            Log.info("decision store: marked the decisions of \(batch.discarding.count) visit(s) discarded")
+        }
+        guard !batch.items.isEmpty else { return }
         backlogHead += batch.items.count
         if backlogHead == backlog.count {
             backlog.removeAll(keepingCapacity: true)

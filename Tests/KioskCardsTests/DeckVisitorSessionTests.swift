@@ -13,10 +13,13 @@ import Testing
         }
     }
 
-    func session(idle: Double = 60, blank: Double? = nil, at t: Double = 0) -> VisitorSession {
+    /// Without a warning unless `warning` says (the countdown's own tests are in
+    /// InactivityWarningTests).
+    func session(idle: Double = 60, blank: Double? = nil, at t: Double = 0, warning: Double = 0) -> VisitorSession {
         let counter = Counter()
         return VisitorSession(
-            policy: .init(idleTimeout: idle, blankTimeout: blank), now: .seconds(t), newSessionID: counter.next)
+            policy: .init(idleTimeout: idle, blankTimeout: blank, warningSeconds: warning), now: .seconds(t),
+            newSessionID: counter.next)
     }
 
     func frame(_ t: Double, _ contacts: (Int, TouchPhase)...) -> TouchFrame {

@@ -135,3 +135,35 @@ import Testing
         #expect(received == ["Lobby 2"])
     }
 }
+
+/// A schedule edit reaches the running kiosk through hot reload like any other edit.
+@Suite struct DeckWatcherScheduleTests {
+    func text(_ to: String, more: String = "") -> String {
+        """
+        {"id": "hot", "version": 1, "title": "T", "layout": "stack",
+         "schedule": {"open": [{"days": ["mon-fri"], "from": "08:00", "to": "\(to)"}\(more)]},
+         "cards": [{"id": "a", "title": "A", "color": "#336699"}]}
+        """
+    }
+
+    @Test func aScheduleOnlyEditReloads() throws {
+        let dir = DeckFixtures.temporaryDirectory("watch-schedule")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/deck.json"
+        DeckFixtures.write(text("18:00"), to: path)
+        let first = try DeckLoader.load(path: path).get()
+        let loop = EventLoop()
+        var received: [DeckFile] = []
+        let watcher = try DeckWatcher(path: path, current: first, loop: loop, debounce: 0.05) { received.append($0) }
+        defer { watcher.stop() }
+        let helper = DeckWatcherTests()
+        helper.saveByRename(text("20:00"), to: path)
+        helper.drive(loop, seconds: 5) { !received.isEmpty }
+        #expect(received.first?.schedule?.windows.first?.to == 20 * 60)
+        // An overlapping edit is refused; the running schedule stays.
+        helper.saveByRename(text("20:00", more: ", {\"from\": \"19:00\", \"to\": \"21:00\"}"), to: path)
+        helper.drive(loop, seconds: 5) { watcher.lastProblems != nil }
+        #expect(watcher.current?.schedule?.windows.count == 1)
+        #expect(watcher.lastProblems?.problems.first?.path == "schedule.open[1]")
+    }
+}

@@ -56,6 +56,41 @@ import Testing
         check(s, "attract")
     }
 
+    /// The inactivity warning over the stack: 7 seconds left, "tap to continue".
+    @Test func inactivityCountdown() throws {
+        let base = try scene(Self.example("seed-stack.json"), "tap 500 300", atMs: 1000)
+        let warning = VisitorSession.Warning(resetAt: .seconds(60), secondsLeft: 7, extensions: 0)
+        let s = InactivityWarning.overlay(base, warning, text: InactivityWarning.defaultText)
+        #expect(s.elements.last?.kind == .countdown(secondsLeft: 7, text: InactivityWarning.defaultText))
+        check(s, "inactivity-countdown")
+    }
+
+    /// The staff menu over the stack: the PIN pad after two digits, and the menu page.
+    @Test func staffMenu() throws {
+        let base = try scene(Self.example("seed-stack.json"), "tap 500 300", atMs: 1000)
+        var menu = StaffMenu()
+        menu.open(at: .seconds(0))
+        for key in ["key:4", "key:7"] {
+            let frame = try #require(StaffMenu.layout(menu.page, screen: base.size).first { $0.id == key }).frame
+            _ = menu.tap(at: frame.center, screen: base.size, time: .seconds(1))
+        }
+        func overlay() -> Scene {
+            Scene(
+                size: base.size, background: base.background,
+                elements: base.elements
+                    + menu.elements(
+                        info: [
+                            "Kiosk: lobby-1", "IP: 192.0.2.10 (eth0)", "Deck: seed v1",
+                            "Entscheidungen: 12 gespeichert, 0 ungesendet",
+                        ],
+                        screen: base.size),
+                isAnimating: false)
+        }
+        check(overlay(), "staff-pin")
+        _ = menu.pinChecked(correct: true, at: .seconds(2))
+        check(overlay(), "staff-menu")
+    }
+
     /// Every card swiped away (by the ✓ key), the departures gone: the empty state.
     @Test func emptyState() throws {
         let file = try Self.example("onboarding.json")

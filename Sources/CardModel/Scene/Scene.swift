@@ -59,6 +59,15 @@ public enum ElementKind: Hashable, Sendable {
     /// transform): a tint along the card's edge and a rotated, bordered "Nein"/"Ja" stamp in
     /// the card's lower corner away from the swipe, clear of the title and subtitle.
     case stamp(text: String, color: Color, side: DismissDirection)
+    /// The inactivity warning: a dimmed panel with the seconds left and its line
+    /// ("Tippen zum Fortfahren").
+    case countdown(secondsLeft: Int, text: String)
+    /// Centred lines of large text on the background (the closed-hours screen).
+    case notice(text: String)
+    /// The staff menu's backdrop: the whole screen dark, `lines` of text top-left.
+    case staffPanel(lines: [String])
+    /// A key of the staff PIN pad or a menu action.
+    case staffKey(label: String)
 }
 
 /// One thing to draw.

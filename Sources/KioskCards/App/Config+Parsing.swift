@@ -114,6 +114,28 @@ extension KioskConfig {
             return nil
         },
         Option(
+            name: "staff-pin-hash", value: "HASH",
+            help: "the staff menu's PIN as a crypt(3) hash; write it with 'KioskCards set-pin' (default: no staff menu)"
+        ) { c, v in
+            guard v.hasPrefix("$"), v.count >= 20, !v.contains(where: { $0.isWhitespace }) else {
+                return "a crypt(3) hash such as $y$…; make one with 'KioskCards set-pin'"
+            }
+            c.staffPinHash = v
+            return nil
+        },
+        Option(
+            name: "idle-warning", value: "TIME",
+            help: "show a countdown this long before the idle reset: 10s, 20s, or off (default: the deck's, else 10s)"
+        ) { c, v in
+            if ["off", "0"].contains(v.lowercased()) {
+                c.warningSeconds = 0
+                return nil
+            }
+            guard let s = parseDuration(v), s >= 1, s <= 600 else { return "a duration from 1s to 10m, or off" }
+            c.warningSeconds = s
+            return nil
+        },
+        Option(
             name: "blank-timeout", value: "TIME",
             help: "switch the panel off after this long without a touch: 10m, 1h, or off (default: off)"
         ) { c, v in

@@ -1,3 +1,4 @@
+import CardModel
 import KioskDeckFiles
 import KioskDisplay
 import KioskInput
@@ -55,8 +56,24 @@ struct KioskConfig: Hashable, Sendable {
     var fleetCredentials: String?
     /// Seconds between heartbeats to the fleet server.
     var fleetHeartbeat = 60.0
+    /// Seconds of countdown before the idle reset; nil: the deck's `warning`, else 10 s.
+    var warningSeconds: Double?
+    /// The staff menu's PIN, hashed (`KioskCards set-pin`); nil: the staff menu is off.
+    var staffPinHash: String?
+    /// The accessible mode (the accessibility issue's switch): a warning of at least 20 s.
+    var accessibleMode = false
 
     static let defaultIdleTimeout = 60.0
+    static let defaultWarningSeconds = 10.0
+
+    /// The visitor-session policy in effect for `deck`.
+    func sessionPolicy(deck: DeckFile) -> VisitorSession.Policy {
+        let policy = VisitorSession.Policy(
+            idleTimeout: effectiveIdleTimeout(deck: deck), blankTimeout: blankTimeout,
+            warningSeconds: warningSeconds ?? deck.warningSeconds ?? Self.defaultWarningSeconds,
+            partialVisit: deck.partialVisit)
+        return accessibleMode ? policy.accessible() : policy
+    }
 
     /// The idle timeout in effect for `deck`: the config's, else the deck's, else 60 s.
     func effectiveIdleTimeout(deck: DeckFile?) -> Double {

@@ -19,7 +19,7 @@ final class KioskApp {
     let config: KioskConfig
     let loop: EventLoop
     let display: Display
-    private let store: DecisionStore
+    let store: DecisionStore
     /// The fleet sync (decisions up, heartbeats), when kiosk.conf has a fleet-url.
     private let fleet: FleetSyncWorker?
     /// What the heartbeat reports; written here at most once a second, read by the worker.
@@ -28,8 +28,8 @@ final class KioskApp {
     private var lastTouchNoted: Instant?
     let kioskID: String
     private(set) var deckFile: DeckFile
-    private var deck: any CardDeck
-    private var session: VisitorSession
+    var deck: any CardDeck
+    var session: VisitorSession
     private var visits: VisitRecorder
     private(set) var surface: Surface
     private(set) var input: InputManager?
@@ -48,6 +48,21 @@ final class KioskApp {
     private var imagesToken: Int?
     private var preparedToken: Int?
     private var preparedCardID: String?
+    /// Flags decisions inside the deck's cooldown; restarts with every visit.
+    private var cooldown: DecisionCooldown
+    /// The cards in the order the current visit sees them (`deckFile.order`, seeded per visit);
+    /// a decision's position is its card's index here.
+    private(set) var visitOrder: [Card]
+    /// The deck's opening hours applied (nil: no schedule, always open); see KioskApp+Schedule.
+    var hours: OpeningHours?
+    var scheduleTimer: Int?
+    /// The staff menu (KioskApp+Staff): its hidden entry, the menu, its timer.
+    var staffEntry = StaffEntry()
+    var staffMenu = StaffMenu()
+    var staffTimer: Int?
+    /// Blanked from the staff menu: the next touch lights the panel and decides nothing.
+    var staffBlanked = false
+    var staffSwallowed: Set<Int> = []
     private(set) var stats: RunStats
     /// The signal that ended the run, if any.
     private(set) var stopSignal: Int32?
@@ -69,11 +84,11 @@ final class KioskApp {
         stats = RunStats(processStart: processStart)
         surface = KioskApp.makeSurface(display: display, scale: config.scale)
         let now = MonotonicClock.now()
-        deck = KioskApp.makeDeck(deckFile, metrics: surface.metrics, buttons: config.buttons, at: now)
-        session = VisitorSession(
-            policy: VisitorSession.Policy(
-                idleTimeout: config.effectiveIdleTimeout(deck: deckFile), blankTimeout: config.blankTimeout),
-            now: now, newSessionID: RandomID.uuid)
+        visitOrder = KioskApp.visitOrder(deckFile)
+        cooldown = DecisionCooldown(seconds: deckFile.cooldownSeconds)
+        deck = KioskApp.makeDeck(
+            deckFile, cards: visitOrder, metrics: surface.metrics, buttons: config.buttons, at: now)
+        session = VisitorSession(policy: config.sessionPolicy(deck: deckFile), now: now, newSessionID: RandomID.uuid)
         visits = VisitRecorder(
             kioskID: kioskID, deckID: deckFile.id, deckVersion: deckFile.version, deckCardCount: deckFile.cards.count)
         let health = health
@@ -107,18 +122,31 @@ final class KioskApp {
             metrics: panel.metrics, scale: panel.scale)
     }
 
-    static func makeDeck(_ file: DeckFile, metrics: ScreenMetrics, buttons: Bool, at time: Instant) -> any CardDeck {
+    /// A new visit's card order: `file.order` with a fresh random seed (logged, so the order
+    /// can be reproduced with `VisitOrder.order(_:seed:)`).
+    static func visitOrder(_ file: DeckFile) -> [Card] {
+        guard file.order.shuffle else { return file.cards }
+        let seed = RandomID.bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let order = file.order.order(file.cards, seed: seed)
+        Log.info("deck: visit order seed \(seed): \(order.map(\.id).joined(separator: " "))")
+        return order
+    }
+
+    static func makeDeck(
+        _ file: DeckFile, cards: [Card]? = nil, metrics: ScreenMetrics, buttons: Bool, at time: Instant
+    ) -> any CardDeck {
+        let cards = cards ?? file.cards
         switch file.layout {
         case .stack:
             return StackDeck(
-                cards: file.cards, metrics: metrics,
+                cards: cards, metrics: metrics,
                 options: StackOptions(
                     emptyText: file.emptyText, showButtons: buttons, leftLabel: file.leftLabel,
                     rightLabel: file.rightLabel, attractText: file.attractText))
         case .list:
             let seed = RandomID.bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             return ListDeck(
-                cards: file.cards, metrics: metrics, title: file.title, attractText: file.attractText,
+                cards: cards, metrics: metrics, title: file.title, attractText: file.attractText,
                 emptyText: file.emptyText, randomSeed: seed)
         }
     }
@@ -195,6 +223,7 @@ final class KioskApp {
         syncAttract(at: MonotonicClock.now())
         display.requestFrame()
         rescheduleSession()
+        checkSchedule()
         _ = notifier.ready(status: deckFile.summary)
     }
 
@@ -275,6 +304,8 @@ final class KioskApp {
         switch output {
         case .touch(let frame):
             noteTouchForHeartbeat(at: frame.time)
+            if staffTake(frame) { return }
+            if closedHoursTake(frame) { return }
             let (deliver, effects) = session.handle(frame)
             recordVisits()
             apply(effects, at: frame.time)
@@ -290,8 +321,11 @@ final class KioskApp {
                 display.requestFrame()
             }
         case .key(let key, let time):
-            session.noteActivity(at: time)
+            if closedHoursTakeKey(at: time) { return }
+            let (deliverKey, effects) = session.handleKey(at: time)
+            apply(effects, at: time)
             syncAttract(at: time)
+            guard deliverKey else { break }
             let action: DeckAction =
                 switch key {
                 case .left: .dismissLeft
@@ -325,7 +359,11 @@ final class KioskApp {
     /// The display is ready for a frame for instant `t`: draw what changed and present it.
     private func drawFrame(at t: Instant) {
         let began = MonotonicClock.now()
-        let scene = deck.scene(at: t)
+        let base =
+            hours?.isClosed == true
+            ? OpeningHours.closedScene(text: deckFile.schedule?.closedText ?? "", screen: surface.metrics.size)
+            : InactivityWarning.overlay(deck.scene(at: t), session.warning(at: t), text: deckFile.warningText)
+        let scene = staffOverlay(base)
         let damage = surface.renderer.render(scene, into: surface.frame)
         unshownDamage = unshownDamage.union(damage)
         if !unshownDamage.isEmpty {
@@ -359,7 +397,8 @@ final class KioskApp {
     private func scheduleWakeup() {
         if let wakeupTimer { loop.cancelTimer(wakeupTimer) }
         wakeupTimer = nil
-        guard let at = deck.nextWakeup else { return }
+        let tick = session.warningTick(after: MonotonicClock.now())
+        guard let at = [deck.nextWakeup, tick].compactMap({ $0 }).min() else { return }
         wakeupTimer = loop.schedule(at: at) { [unowned self] in
             self.wakeupTimer = nil
             self.display.requestFrame()
@@ -377,7 +416,7 @@ final class KioskApp {
 
     /// Stores decisions the deck completed; `method` is how they were given when the deck
     /// cannot tell (a key press reaches it through `perform`).
-    private func collectDecisions(method: InputMethod? = nil) {
+    func collectDecisions(method: InputMethod? = nil) {
         let decisions = deck.takeDecisions()
         guard !decisions.isEmpty else { return }
         let wall = WallClock.nowMilliseconds()
@@ -388,11 +427,13 @@ final class KioskApp {
             recordVisits()
             visits.note(d)
             syncAttract(at: d.time)
-            let record = DecisionRecord(
+            var record = DecisionRecord(
                 d, kioskID: kioskID, sessionID: session.sessionID, deck: deckFile, wallNow: wall, monotonicNow: mono)
+            record.tooFast = cooldown.isTooFast(d)
             let ticket = store.enqueue(record)
             Log.info(
                 "decision: \(d.action.rawValue) card '\(d.cardID)' after \(jsonNumber(d.dwellSeconds, decimals: 2)) s"
+                    + (record.tooFast ? " (inside the cooldown, flagged)" : "")
                     + (ticket == nil ? " — NOT queued (store full)" : ""))
         }
         session.deckCompleted = deck.isCompleted
@@ -433,13 +474,26 @@ final class KioskApp {
         }
     }
 
-    private func apply(_ effects: [VisitorSession.Effect], at time: Instant) {
+    func apply(_ effects: [VisitorSession.Effect], at time: Instant) {
         for effect in effects {
             switch effect {
             case .reset(let id):
                 Log.info("session: idle, resetting for the next visitor (session \(id))")
-                deck.reset(cards: deckFile.cards, at: time)
+                startVisit(at: time)
+                checkSchedule()  // a closing that waited for this visit
+            case .warningShown(let resetAt):
+                Log.info(
+                    "session: idle, countdown shown (\(jsonNumber(resetAt.seconds(since: time), decimals: 1)) s to the reset)"
+                )
                 display.requestFrame()
+            case .warningExtended(let count):
+                Log.info(
+                    "session: countdown extended by a touch or key (\(count) time\(count == 1 ? "" : "s") this visit)")
+                display.requestFrame()
+            case .discardVisit(let id):
+                Log.info("session: visit \(id) timed out; its decisions are marked discarded (partialVisit: discard)")
+                collectDecisions()
+                store.discardVisit(sessionID: id)
             case .blank:
                 Log.info("session: idle, switching the panel off")
                 display.setPower(on: false)
@@ -451,9 +505,17 @@ final class KioskApp {
         }
     }
 
+    /// The next visitor's deck: a fresh card order and cooldown.
+    func startVisit(at time: Instant) {
+        visitOrder = KioskApp.visitOrder(deckFile)
+        cooldown = DecisionCooldown(seconds: deckFile.cooldownSeconds)
+        deck.reset(cards: visitOrder, at: time)
+        display.requestFrame()
+    }
+
     // MARK: Changes
 
-    private func deckChanged(_ file: DeckFile) {
+    func deckChanged(_ file: DeckFile) {
         let now = MonotonicClock.now()
         Log.info("deck: reloaded \(file.summary)")
         collectDecisions()
@@ -462,16 +524,22 @@ final class KioskApp {
         visits.deckID = file.id
         visits.deckVersion = file.version
         visits.deckCardCount = file.cards.count
+        visitOrder = KioskApp.visitOrder(file)
+        cooldown = DecisionCooldown(seconds: file.cooldownSeconds)
+        session.policy = config.sessionPolicy(deck: file)
         if file.layout != deckFile.layout {
-            deck = KioskApp.makeDeck(file, metrics: surface.metrics, buttons: config.buttons, at: now)
+            deck = KioskApp.makeDeck(
+                file, cards: visitOrder, metrics: surface.metrics, buttons: config.buttons, at: now)
             attractShownSince = nil
             syncAttract(at: now)
         } else {
-            deck.reset(cards: file.cards, at: now)
+            deck.reset(cards: visitOrder, at: now)
             deck.attractText = file.attractText
         }
         deckFile = file
         health.update { $0.deckApplied = "\(file.id)@\(file.version)" }
+        rescheduleSession()
+        checkSchedule()
         display.requestFrame()
     }
 
@@ -504,14 +572,15 @@ final class KioskApp {
         surface = KioskApp.makeSurface(display: display, scale: config.scale)
         preparedCardID = nil
         watchImages()
-        deck = KioskApp.makeDeck(deckFile, metrics: surface.metrics, buttons: config.buttons, at: MonotonicClock.now())
+        deck = KioskApp.makeDeck(
+            deckFile, cards: visitOrder, metrics: surface.metrics, buttons: config.buttons, at: MonotonicClock.now())
         attractShownSince = nil
         syncAttract(at: MonotonicClock.now())
         input?.setDisplay(panel: panelPoints(), rotation: display.rotation)
         redrawAll()
     }
 
-    private func redrawAll() {
+    func redrawAll() {
         surface.renderer.invalidate()
         unshownDamage = surface.frame.bounds
         display.requestFrame()
@@ -520,7 +589,7 @@ final class KioskApp {
     // MARK: Diagnostics
 
     /// SIGUSR1: the current frame as a PNG in the data directory, written off the loop thread.
-    private func saveScreenshot() {
+    func saveScreenshot() {
         let copy = PixelBuffer(width: surface.frame.width, height: surface.frame.height)
         copy.pixels.copyMemory(from: surface.frame.pixels, byteCount: copy.stride * copy.height)
         let path = "\(config.dataDirectory)/screenshot-\(WallClock.nowMilliseconds()).png"

@@ -1,0 +1,141 @@
+/// The hidden way into the staff menu: taps in a screen corner, the last one held — a
+/// sequence a crowd does not make by accident. Any touch elsewhere, a second finger, a slow
+/// tap or too long between taps starts the sequence over.
+///
+/// Pure: frames carry their time; `advance(to:)` at `nextDeadline` notices the hold.
+public struct StaffEntry: Sendable {
+    public struct Rule: Hashable, Sendable {
+        /// The corner square's side, points, from the top-left.
+        public var cornerSize: Double = 80
+        /// Taps including the held one (default 3).
+        public var taps: Int = 3
+        /// All taps within this many seconds, from the first touch to the last one's landing.
+        public var within: Double = 3
+        /// The last touch held this long.
+        public var hold: Double = 3
+        /// A tap (not the last) lifts within this long.
+        public var tapMax: Double = 0.6
+        /// A finger moving farther than this is not a tap.
+        public var slop: Double = 12
+
+        public init(cornerSize: Double = 80, taps: Int = 3, within: Double = 3, hold: Double = 3) {
+            self.cornerSize = cornerSize
+            self.taps = max(1, taps)
+            self.within = within
+            self.hold = hold
+        }
+    }
+
+    public let rule: Rule
+    private var tapTimes: [Instant] = []
+    private var down: (id: Int, at: Instant, start: Point)?
+    private var otherContacts: Set<Int> = []
+
+    public init(rule: Rule = Rule()) { self.rule = rule }
+
+    func inCorner(_ p: Point) -> Bool { p.x >= 0 && p.y >= 0 && p.x < rule.cornerSize && p.y < rule.cornerSize }
+
+    /// Follows a touch frame (screen points). The entry itself is made in `advance(to:)`,
+    /// once the last touch has been held.
+    public mutating func handle(_ frame: TouchFrame) {
+        for c in frame.contacts {
+            switch c.phase {
+            case .began:
+                if down != nil || !otherContacts.isEmpty || !inCorner(c.position) {
+                    // A second finger or a touch elsewhere: not the staff gesture.
+                    startOver()
+                    otherContacts.insert(c.id)
+                    continue
+                }
+                if let first = tapTimes.first, frame.time.seconds(since: first) > rule.within { startOver() }
+                down = (c.id, frame.time, c.position)
+            case .moved:
+                if let d = down, d.id == c.id,
+                    Point(x: c.position.x - d.start.x, y: c.position.y - d.start.y).length > rule.slop
+                {
+                    startOver()
+                }
+            case .ended, .cancelled:
+                otherContacts.remove(c.id)
+                guard let d = down, d.id == c.id else { continue }
+                down = nil
+                if c.phase == .ended && frame.time.seconds(since: d.at) <= rule.tapMax && tapTimes.count < rule.taps - 1
+                {
+                    tapTimes.append(d.at)
+                } else {
+                    startOver()
+                }
+            }
+        }
+    }
+
+    /// When the held touch will have been held long enough; nil when no hold is under way.
+    public var nextDeadline: Instant? {
+        guard let d = holdCandidate else { return nil }
+        return d.advanced(bySeconds: rule.hold)
+    }
+
+    /// The landing time of a touch that, held, completes the sequence.
+    private var holdCandidate: Instant? {
+        guard let d = down, tapTimes.count == rule.taps - 1 else { return nil }
+        if let first = tapTimes.first, d.at.seconds(since: first) > rule.within { return nil }
+        return d.at
+    }
+
+    /// True once when the held touch reaches `hold` by `now` (open the PIN pad); the sequence
+    /// starts over.
+    public mutating func advance(to now: Instant) -> Bool {
+        guard let at = holdCandidate, now.seconds(since: at) >= rule.hold else { return false }
+        startOver()
+        return true
+    }
+
+    private mutating func startOver() {
+        tapTimes = []
+        down = nil
+    }
+}
+
+/// The staff PIN's lockout: `maxAttempts` wrong PINs in a row lock the pad for `lockSeconds`.
+public struct PinLock: Hashable, Sendable {
+    public enum Outcome: Hashable, Sendable {
+        case accepted
+        /// Wrong; `left` more tries before the lock.
+        case wrong(left: Int)
+        /// Wrong for the last time, or tried while locked: no PIN is checked until `until`.
+        case locked(until: Instant)
+    }
+
+    public var maxAttempts = 3
+    public var lockSeconds = 60.0
+    public private(set) var wrongInARow = 0
+    public private(set) var lockedUntil: Instant?
+
+    public init(maxAttempts: Int = 3, lockSeconds: Double = 60) {
+        self.maxAttempts = maxAttempts
+        self.lockSeconds = lockSeconds
+    }
+
+    public func isLocked(at now: Instant) -> Bool { lockedUntil.map { now < $0 } ?? false }
+
+    /// An attempt at `now` whose PIN `correct` says matched (the caller checks the hash only when
+    /// `isLocked(at:)` is false; while locked the outcome is `.locked` whatever was typed).
+    public mutating func attempt(correct: Bool, at now: Instant) -> Outcome {
+        if let until = lockedUntil {
+            if now < until { return .locked(until: until) }
+            lockedUntil = nil
+            wrongInARow = 0
+        }
+        if correct {
+            wrongInARow = 0
+            return .accepted
+        }
+        wrongInARow += 1
+        if wrongInARow >= maxAttempts {
+            let until = now.advanced(bySeconds: lockSeconds)
+            lockedUntil = until
+            return .locked(until: until)
+        }
+        return .wrong(left: maxAttempts - wrongInARow)
+    }
+}

@@ -1,0 +1,104 @@
+import CardModel
+import KioskSystem
+
+/// The deck's opening hours in the running kiosk: the schedule is evaluated on the local civil
+/// time (`LocalTime`, the system time zone) whenever a boundary may have passed, when a visit
+/// ends and when the deck file changes; `OpeningHours` decides what to do.
+extension KioskApp {
+    /// The longest wait between two looks at the clock: the wall clock can be set or jump.
+    static let scheduleRecheckSeconds = 600.0
+
+    /// Looks at the schedule now and applies what changed; schedules the next look.
+    func checkSchedule() {
+        if let scheduleTimer { loop.cancelTimer(scheduleTimer) }
+        scheduleTimer = nil
+        let now = MonotonicClock.now()
+        guard let schedule = deckFile.schedule else {
+            if hours?.isClosed == true { applyHours([.open], at: now) }
+            hours = nil
+            return
+        }
+        var h = hours ?? OpeningHours(blankWhenClosed: schedule.blankWhenClosed, wakeOnTouch: schedule.wakeOnTouch)
+        h.blankWhenClosed = schedule.blankWhenClosed
+        h.wakeOnTouch = schedule.wakeOnTouch
+        let civil = LocalTime.now()
+        let open = civil.map { schedule.state(at: $0) != .closed } ?? true
+        let busy = session.phase == .active
+        let effects = h.update(open: open, visitActive: busy, at: now)
+        hours = h
+        applyHours(effects, at: now)
+        if !open && busy && !h.isClosed {
+            Log.info("schedule: closing time; waiting for the visitor to finish")
+        }
+        var wait = Self.scheduleRecheckSeconds
+        if let civil, let next = schedule.nextChange(after: civil), let at = LocalTime.epochSeconds(next) {
+            let nowEpoch = Double(WallClock.nowMilliseconds()) / 1000
+            wait = min(wait, max(0.5, Double(at) - nowEpoch + 0.25))
+        }
+        var deadline = now.advanced(bySeconds: wait)
+        if let lit = h.nextDeadline { deadline = min(deadline, lit) }
+        scheduleTimer = loop.schedule(at: deadline) { [unowned self] in
+            self.scheduleTimer = nil
+            if var h = self.hours {
+                let t = MonotonicClock.now()
+                let e = h.advance(to: t)
+                self.hours = h
+                self.applyHours(e, at: t)
+            }
+            self.checkSchedule()
+        }
+    }
+
+    /// While closed every touch is the closed screen's: it may wake the panel, it decides nothing.
+    /// Returns true when the frame was taken.
+    func closedHoursTake(_ frame: TouchFrame) -> Bool {
+        guard var h = hours, h.isClosed else { return false }
+        // The session still follows fingers and its own blank timeout: a panel it switched
+        // off comes back on for the closed screen.
+        let (_, sessionEffects) = session.handle(frame)
+        apply(sessionEffects, at: frame.time)
+        if frame.contacts.contains(where: { $0.phase == .began }) {
+            let (_, effects) = h.touch(at: frame.time)
+            hours = h
+            applyHours(effects, at: frame.time)
+            rescheduleScheduleTimerSoon()
+        }
+        return true
+    }
+
+    func closedHoursTakeKey(at time: Instant) -> Bool {
+        guard var h = hours, h.isClosed else { return false }
+        apply(session.handleKey(at: time).effects, at: time)
+        let (_, effects) = h.touch(at: time)
+        hours = h
+        applyHours(effects, at: time)
+        rescheduleScheduleTimerSoon()
+        return true
+    }
+
+    /// A touch moved the woken closed screen's dark time: look again then.
+    private func rescheduleScheduleTimerSoon() { checkSchedule() }
+
+    func applyHours(_ effects: [OpeningHours.Effect], at time: Instant) {
+        for effect in effects {
+            switch effect {
+            case .close(let blank):
+                Log.info("schedule: closed — \(blank ? "switching the panel off" : "showing the closed-hours screen")")
+                if blank { display.setPower(on: false) }
+                redrawAll()
+            case .open:
+                Log.info("schedule: open — \(deckFile.summary)")
+                display.setPower(on: true)
+                startVisit(at: time)
+                redrawAll()
+            case .wake:
+                Log.info("schedule: touch while closed, showing the closed-hours screen")
+                display.setPower(on: true)
+                redrawAll()
+            case .blank:
+                Log.info("schedule: closed screen left alone, switching the panel off")
+                display.setPower(on: false)
+            }
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import CardModel
+import Glibc
+import KioskDeckFiles
+import KioskStore
+import KioskSystem
+
+/// The staff menu in the running kiosk: the hidden corner gesture (only with a
+/// `staff-pin-hash` in the config), the PIN pad, the menu over the deck; every step is logged.
+extension KioskApp {
+    /// Takes `frame` when the staff menu (or its blanked screen) owns touches; else follows the
+    /// hidden gesture and lets the frame go on to the visitor session.
+    func staffTake(_ frame: TouchFrame) -> Bool {
+        let began = frame.contacts.filter { $0.phase == .began }
+        if staffBlanked, !began.isEmpty {
+            staffBlanked = false
+            Log.info("staff: touch, switching the panel on (blanked from the staff menu)")
+            display.setPower(on: true)
+            redrawAll()
+            staffSwallowed.formUnion(began.map(\.id))
+        }
+        if !staffSwallowed.isEmpty {
+            for c in frame.contacts where c.phase == .ended || c.phase == .cancelled { staffSwallowed.remove(c.id) }
+            _ = session.handle(frame)  // keeps the session's idea of fingers down right
+            return true
+        }
+        if staffMenu.isOpen {
+            _ = session.handle(frame)
+            for c in began {
+                if let output = staffMenu.tap(at: c.position, screen: surface.metrics.size, time: frame.time) {
+                    staffApply(output, at: frame.time)
+                }
+            }
+            rescheduleStaff()
+            display.requestFrame()
+            return true
+        }
+        guard config.staffPinHash != nil else { return false }
+        staffEntry.handle(frame)
+        rescheduleStaff()
+        return false
+    }
+
+    func rescheduleStaff() {
+        if let staffTimer { loop.cancelTimer(staffTimer) }
+        staffTimer = nil
+        guard let at = [staffEntry.nextDeadline, staffMenu.nextDeadline].compactMap({ $0 }).min() else { return }
+        staffTimer = loop.schedule(at: at) { [unowned self] in
+            self.staffTimer = nil
+            let now = MonotonicClock.now()
+            if self.staffEntry.advance(to: now) {
+                Log.info("staff: hidden gesture made, showing the PIN pad")
+                self.deck.cancelTouches(at: now)
+                self.staffMenu.open(at: now)
+                self.display.requestFrame()
+            }
+            if let output = self.staffMenu.advance(to: now) { self.staffApply(output, at: now) }
+            self.rescheduleStaff()
+        }
+    }
+
+    func staffApply(_ output: StaffMenu.Output, at time: Instant) {
+        switch output {
+        case .checkPIN(let pin):
+            // One crypt(3) check per OK press, on the loop: the menu is all that is on screen.
+            let correct = config.staffPinHash.map { StaffPin.matches(pin, storedHash: $0) } ?? false
+            switch staffMenu.pinChecked(correct: correct, at: time) {
+            case .accepted: Log.info("staff: PIN accepted, menu open")
+            case .wrong(let left): Log.warning("staff: wrong PIN (\(left) more before a 60 s lock)")
+            case .locked(let until):
+                Log.warning(
+                    "staff: PIN pad locked for \(jsonNumber(until.seconds(since: time), decimals: 0)) s after wrong PINs"
+                )
+            }
+        case .closedIdle:
+            Log.info("staff: menu closed after 60 s without a touch")
+        case .perform(let action):
+            Log.info("staff: \(action.rawValue)")
+            switch action {
+            case .reloadDeck:
+                switch DeckLoader.load(path: deckFile.path) {
+                case .success(let file): deckChanged(file)
+                case .failure(let problems):
+                    Log.error("staff: the deck file has problems, kept the old one\n\(problems)")
+                }
+            case .restartVisit:
+                collectDecisions()
+                startVisit(at: time)
+            case .blankScreen:
+                staffBlanked = true
+                display.setPower(on: false)
+            case .screenshot: saveScreenshot()
+            case .exit: staffMenu.close()
+            }
+        }
+        display.requestFrame()
+    }
+
+    /// `scene` with the staff menu on top while it is open.
+    func staffOverlay(_ scene: Scene) -> Scene {
+        guard staffMenu.isOpen else { return scene }
+        let info = staffMenu.page == .menu ? staffInfo() : []
+        return Scene(
+            size: scene.size, background: scene.background,
+            elements: scene.elements + staffMenu.elements(info: info, screen: scene.size),
+            isAnimating: scene.isAnimating)
+    }
+
+    /// The menu's lines: who and what this kiosk is and how it is doing.
+    func staffInfo() -> [String] {
+        let s = store.currentStatus
+        let up = Int(MonotonicClock.now().seconds(since: stats.processStart))
+        var lines = [
+            "Kiosk: \(kioskID)",
+            "IP: " + (Self.ipAddresses().joined(separator: ", ").nonEmpty ?? "keine"),
+            "KioskCards \(kioskCardsVersion)",
+            "Deck: \(deckFile.id) v\(deckFile.version)",
+            "Entscheidungen: \(s.stored) gespeichert, \(s.pending) ungesendet",
+            "Speicher: " + (s.failing ? "FEHLER — \(s.lastError ?? "")" : "ok"),
+            "Laufzeit: \(up / 3600) h \(up / 60 % 60) min",
+        ]
+        if let t = Self.cpuTemperature() { lines.append("Temperatur: \(jsonNumber(t, decimals: 1)) °C") }
+        return lines
+    }
+
+    /// IPv4 and IPv6 addresses of the interfaces that are up, loopback left out (getifaddrs).
+    static func ipAddresses() -> [String] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return [] }
+        defer { freeifaddrs(list) }
+        var out: [String] = []
+        var p: UnsafeMutablePointer<ifaddrs>? = first
+        while let a = p {
+            defer { p = a.pointee.ifa_next }
+            guard let addr = a.pointee.ifa_addr, a.pointee.ifa_flags & UInt32(IFF_LOOPBACK) == 0 else { continue }
+            let family = Int32(addr.pointee.sa_family)
+            guard family == AF_INET || family == AF_INET6 else { continue }
+            var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            let len = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
+            if getnameinfo(addr, len, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 {
+                let name = String(cString: a.pointee.ifa_name)
+                out.append(
+                    "\(String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) (\(name))"
+                )
+            }
+        }
+        return out
+    }
+
+    /// The first thermal zone's temperature in °C (sysfs, millidegrees); nil without one.
+    static func cpuTemperature() -> Double? {
+        guard let bytes = try? FileIO.readAll("/sys/class/thermal/thermal_zone0/temp", limit: 64) else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self).filter(\.isNumber)
+        return Double(text).map { $0 / 1000 }
+    }
+}
+
+extension String {
+    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
+}

@@ -1,0 +1,49 @@
+import CCrypt
+import Glibc
+import KioskStore
+
+/// The staff PIN as a salted crypt(3) hash (libxcrypt: yescrypt `$y$`, else SHA-512 `$6$`),
+/// the form `kiosk.conf` keeps in `staff-pin-hash`.
+enum StaffPin {
+    /// 4 to 12 digits.
+    static func isAcceptable(_ pin: String) -> Bool {
+        (4...12).contains(pin.count) && pin.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// A new salted hash of `pin` (`crypt_gensalt_rn` with the kernel's random bytes, then
+    /// `crypt_r`); nil if libxcrypt cannot make one.
+    static func hash(_ pin: String, prefix: String = "$y$") -> String? {
+        var salt = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
+        let random = RandomID.bytes(32).map { CChar(bitPattern: $0) }
+        guard crypt_gensalt_rn(prefix, 0, random, Int32(random.count), &salt, Int32(salt.count)) != nil else {
+            return prefix == "$6$" ? nil : hash(pin, prefix: "$6$")
+        }
+        return crypted(
+            pin, setting: String(decoding: salt.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    /// Whether `pin` matches `storedHash` (`crypt_r` with the hash as its setting).
+    static func matches(_ pin: String, storedHash: String) -> Bool {
+        guard storedHash.hasPrefix("$"), let again = crypted(pin, setting: storedHash) else { return false }
+        // Constant-time compare: the hash length is public, the bytes are not.
+        let a = Array(again.utf8)
+        let b = Array(storedHash.utf8)
+        guard a.count == b.count else { return false }
+        var diff: UInt8 = 0
+        for i in a.indices { diff |= a[i] ^ b[i] }
+        return diff == 0
+    }
+
+    private static func crypted(_ pin: String, setting: String) -> String? {
+        let data = UnsafeMutablePointer<crypt_data>.allocate(capacity: 1)
+        defer {
+            memset(data, 0, MemoryLayout<crypt_data>.size)  // the PIN passed through here
+            data.deallocate()
+        }
+        memset(data, 0, MemoryLayout<crypt_data>.size)
+        guard let out = crypt_r(pin, setting, data) else { return nil }
+        let text = String(cString: out)
+        // libxcrypt returns a string starting with "*" on failure.
+        return text.hasPrefix("*") ? nil : text
+    }
+}

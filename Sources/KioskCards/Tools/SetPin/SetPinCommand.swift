@@ -1,0 +1,72 @@
+import Glibc
+import KioskSystem
+
+/// `KioskCards set-pin [--config FILE]`: reads a new staff PIN from stdin and writes its salted
+/// crypt(3) hash into the config as `staff-pin-hash` (the PIN itself is stored nowhere).
+enum SetPinCommand {
+    struct Options: Equatable {
+        var configPath = KioskConfig.defaultPath
+    }
+
+    static let table = OptionTable<Options>(
+        command: "set-pin", summary: "set the staff menu's PIN (stored hashed in the config)",
+        details: """
+            Reads the PIN (4 to 12 digits) from the first line of stdin — so it is not seen in
+            ps or the shell history — and writes staff-pin-hash = <yescrypt hash> into the
+            config (the key's line is replaced, or added; every other line stays):
+              read -rs PIN && printf '%s\\n' "$PIN" | sudo KioskCards set-pin
+            Restart the kiosk to use it. Exit status: 0 set, 1 the config could not be written, 2 usage.
+            """,
+        options: [
+            CommandOption(
+                name: "config", value: "FILE", help: "the config to update (default \(KioskConfig.defaultPath))"
+            ) { o, v in
+                guard !v.isEmpty else { return "a file" }
+                o.configPath = v
+                return nil
+            }
+        ])
+
+    static func run(arguments: [String]) -> Int32 {
+        let options: Options
+        switch table.resolve(arguments, from: Options()) {
+        case .success(let o): options = o
+        case .failure(let status): return status.code
+        }
+        var line = [UInt8]()
+        var byte: UInt8 = 0
+        while line.count < 64, read(0, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        let pin = String(decoding: line, as: UTF8.self)
+        guard StaffPin.isAcceptable(pin) else {
+            Log.error("set-pin: the PIN on stdin must be 4 to 12 digits. See 'KioskCards set-pin --help'.")
+            return 2
+        }
+        guard let hash = StaffPin.hash(pin) else {
+            Log.error("set-pin: libcrypt could not make a hash (is libcrypt1 installed?)")
+            return 1
+        }
+        let original: String?
+        switch KioskConfig.readConfigFile(options.configPath) {
+        case .text(let text): original = text
+        case .missing: original = nil
+        case .unreadable(let reason):
+            Log.error("set-pin: cannot read \(options.configPath): \(reason)")
+            return 1
+        }
+        let text = ConfigEdit.setting("staff-pin-hash", to: hash, in: original ?? "")
+        var check = KioskConfig()
+        if let error = KioskConfig.apply(file: text, name: options.configPath, to: &check) {
+            Log.error("set-pin: the edited config would not read (\(error)); nothing changed")
+            return 1
+        }
+        do {
+            try ConfigEdit.writeAtomically(text, to: options.configPath)
+        } catch {
+            Log.error("set-pin: \(error)")
+            return 1
+        }
+        Log.info("set-pin: staff-pin-hash written to \(options.configPath); restart the kiosk to use it")
+        return 0
+    }
+}

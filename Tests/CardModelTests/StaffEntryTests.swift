@@ -1,0 +1,170 @@
+import Testing
+
+@testable import CardModel
+
+@Suite struct StaffEntryTests {
+    func touch(_ e: inout StaffEntry, _ id: Int, _ t: Double, _ x: Double, _ y: Double, _ phase: TouchPhase) {
+        e.handle(
+            TouchFrame(time: .seconds(t), contacts: [TouchContact(id: id, position: Point(x: x, y: y), phase: phase)]))
+    }
+
+    func opens(_ e: inout StaffEntry, _ t: Double) -> Bool { e.advance(to: .seconds(t)) }
+
+    func tap(_ e: inout StaffEntry, _ id: Int, at t: Double, x: Double = 20, y: Double = 20, length: Double = 0.15) {
+        touch(&e, id, t, x, y, .began)
+        touch(&e, id, t + length, x, y, .ended)
+    }
+
+    @Test func threeCornerTapsTheLastHeldThreeSecondsOpen() {
+        var e = StaffEntry()
+        tap(&e, 1, at: 0)
+        tap(&e, 2, at: 0.5)
+        touch(&e, 3, 1.0, 30, 25, .began)
+        #expect(e.nextDeadline == .seconds(4.0))
+        #expect(!opens(&e, 3.9))
+        #expect(opens(&e, 4.0))
+        #expect(!opens(&e, 5))  // once
+        touch(&e, 3, 5, 30, 25, .ended)
+        #expect(e.nextDeadline == nil)
+    }
+
+    @Test func liftingTooEarlyTooSlowOrElsewhereStartsOver() {
+        // Held only 2 s.
+        var a = StaffEntry()
+        tap(&a, 1, at: 0)
+        tap(&a, 2, at: 0.5)
+        touch(&a, 3, 1, 20, 20, .began)
+        touch(&a, 3, 3, 20, 20, .ended)
+        #expect(!opens(&a, 10))
+        // The taps spread over more than 3 s.
+        var b = StaffEntry()
+        tap(&b, 1, at: 0)
+        tap(&b, 2, at: 2)
+        touch(&b, 3, 3.5, 20, 20, .began)
+        #expect(b.nextDeadline == nil)
+        #expect(!opens(&b, 7))
+        // A tap outside the corner between them.
+        var c = StaffEntry()
+        tap(&c, 1, at: 0)
+        tap(&c, 2, at: 0.4, x: 400, y: 300)
+        tap(&c, 3, at: 0.8)
+        touch(&c, 4, 1.2, 20, 20, .began)
+        #expect(!opens(&c, 5))
+        // A second finger during the hold.
+        var d = StaffEntry()
+        tap(&d, 1, at: 0)
+        tap(&d, 2, at: 0.4)
+        touch(&d, 3, 0.8, 20, 20, .began)
+        touch(&d, 4, 1.5, 500, 300, .began)
+        #expect(!opens(&d, 5))
+        // A slow "tap" (0.9 s) does not count as a tap.
+        var f = StaffEntry()
+        tap(&f, 1, at: 0, length: 0.9)
+        tap(&f, 2, at: 1.0)
+        touch(&f, 3, 1.4, 20, 20, .began)
+        #expect(!opens(&f, 5))
+    }
+
+    @Test func aCrowdsRandomTapsNeverOpenIt() {
+        // Seeded: 200 000 touches by up to four hands at once, all over an 800×480 screen, many
+        // in the corner, each lasting up to 1.2 s.
+        var rng = SplitMix64(seed: 2026)
+        func uniform(_ r: Double) -> Double { Double(rng.next() % 1_000_000) / 1_000_000 * r }
+        var e = StaffEntry()
+        var t = 0.0
+        var opened = 0
+        var nextID = 1
+        var down: [(id: Int, until: Double, x: Double, y: Double)] = []
+        for _ in 0..<200_000 {
+            t += uniform(0.4)
+            // Lift whatever is due.
+            for d in down where d.until <= t {
+                touch(&e, d.id, d.until, d.x, d.y, .ended)
+            }
+            down.removeAll { $0.until <= t }
+            if e.advance(to: .seconds(t)) { opened += 1 }
+            if down.count < 4 {
+                let corner = uniform(1) < 0.3
+                let x = corner ? uniform(90) : uniform(800)
+                let y = corner ? uniform(90) : uniform(480)
+                down.append((nextID, t + uniform(1.2), x, y))
+                touch(&e, nextID, t, x, y, .began)
+                nextID += 1
+            }
+        }
+        #expect(opened == 0)
+    }
+
+    @Test func theRuleIsConfigurable() {
+        var e = StaffEntry(rule: .init(cornerSize: 120, taps: 2, within: 2, hold: 1))
+        tap(&e, 1, at: 0, x: 110, y: 110)
+        touch(&e, 2, 0.5, 100, 100, .began)
+        #expect(opens(&e, 1.5))
+    }
+}
+
+@Suite struct PinLockTests {
+    func attempt(_ p: inout PinLock, _ correct: Bool, _ t: Double) -> PinLock.Outcome {
+        p.attempt(correct: correct, at: .seconds(t))
+    }
+
+    @Test func threeWrongPINsLockForSixtySeconds() {
+        var p = PinLock()
+        #expect(attempt(&p, false, 0) == .wrong(left: 2))
+        #expect(attempt(&p, false, 5) == .wrong(left: 1))
+        #expect(attempt(&p, false, 10) == .locked(until: .seconds(70)))
+        #expect(p.isLocked(at: .seconds(69.9)))
+        // Even the right PIN is refused while locked, and does not extend the lock.
+        #expect(attempt(&p, true, 30) == .locked(until: .seconds(70)))
+        #expect(!p.isLocked(at: .seconds(70)))
+        #expect(attempt(&p, false, 71) == .wrong(left: 2))  // a fresh count
+        #expect(attempt(&p, true, 72) == .accepted)
+        #expect(attempt(&p, false, 73) == .wrong(left: 2))  // reset by success
+    }
+}
+
+@Suite struct StaffMenuTests {
+    let screen = Size(width: 1000, height: 600)
+
+    func press(_ m: inout StaffMenu, _ key: String, at t: Double) -> StaffMenu.Output? {
+        let frame = StaffMenu.layout(m.page, screen: screen).first { $0.id == key }!.frame
+        return m.tap(at: frame.center, screen: screen, time: .seconds(t))
+    }
+
+    @Test func wrongPINsLockThenTheRightOneOpensTheMenu() {
+        var m = StaffMenu()
+        m.open(at: .seconds(0))
+        for k in ["key:1", "key:2", "key:3", "key:5", "key:⌫", "key:4"] { #expect(press(&m, k, at: 1) == nil) }
+        #expect(press(&m, "key:OK", at: 2) == .checkPIN("1234"))
+        #expect(m.pinChecked(correct: false, at: .seconds(2)) == .wrong(left: 2))
+        #expect(m.page == .pin(entered: "", message: "Falsche PIN — noch 2 Versuche"))
+        for i in 1..<3 {
+            _ = press(&m, "key:9", at: 3 + Double(i))
+            #expect(press(&m, "key:OK", at: 3 + Double(i)) == .checkPIN("9"))
+            _ = m.pinChecked(correct: false, at: .seconds(3 + Double(i)))
+        }
+        #expect(m.page == .pin(entered: "", message: "Gesperrt — bitte 1 Minute warten"))
+        // Locked: keys do nothing for 60 s.
+        #expect(press(&m, "key:1", at: 30) == nil)
+        #expect(m.page == .pin(entered: "", message: "Gesperrt — bitte 1 Minute warten"))
+        _ = press(&m, "key:1", at: 66)
+        #expect(m.page == .pin(entered: "1", message: "PIN eingeben"))
+        #expect(m.pinChecked(correct: true, at: .seconds(67)) == .accepted)
+        #expect(m.page == .menu)
+        #expect(press(&m, "action:Screenshot", at: 68) == .perform(.screenshot))
+        #expect(m.isOpen)
+        #expect(press(&m, "action:Schließen", at: 69) == .perform(.exit))
+        #expect(!m.isOpen)
+    }
+
+    @Test func closesItselfAfterSixtySecondsIdle() {
+        var m = StaffMenu()
+        m.open(at: .seconds(10))
+        _ = press(&m, "key:1", at: 20)
+        #expect(m.nextDeadline == .seconds(80))
+        #expect(m.advance(to: .seconds(79)) == nil)
+        #expect(m.advance(to: .seconds(80)) == .closedIdle)
+        #expect(!m.isOpen)
+        #expect(m.elements(info: [], screen: screen).isEmpty)
+    }
+}
