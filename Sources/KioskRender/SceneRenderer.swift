@@ -98,6 +98,10 @@ package final class SceneRenderer {
         }
     }
 
+    /// Whether the screen shows a stand-in for an image the preparation thread is drawing: when
+    /// it finishes, the next frame changes (the app asks for one only then).
+    package var isShowingStandIns: Bool { !standInsShown.isEmpty }
+
     /// Takes in what the preparation thread finished; a frame that showed a stand-in for one
     /// of them is drawn again whole.
     private func adoptPrepared(_ preparer: ElementPreparer) {

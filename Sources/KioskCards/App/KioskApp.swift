@@ -239,9 +239,11 @@ final class KioskApp {
             }
         }
         if let preparer = surface.renderer.preparer {
+            // Images drawn ahead of need wait for the next frame; one that replaces a stand-in
+            // on screen asks for a frame now.
             preparedToken = loop.add(fd: preparer.readyFD) { [unowned self] _ in
                 preparer.drainReady()
-                self.display.requestFrame()
+                if self.surface.renderer.isShowingStandIns { self.display.requestFrame() }
             }
         }
     }

@@ -6,8 +6,8 @@
 VM_DISPLAY=virtio
 LIST_DECK=examples/seed-list.json
 # Where the first row's middle is, in points: ListLayout's 56 pt title bar, then the row's
-# 2 pt inset and half its 60 pt height (ListLayout.titleBarHeight, insetVertical, rowHeight).
-ROW0_Y=88
+# 2 pt inset and half its 72 pt height (ListLayout.titleBarHeight, insetVertical, rowHeight).
+ROW0_Y=94
 # The middle of the title bar's back button (ListLayout.backButton: 8, 6, 88 x 44 pt).
 BACK_X=52 BACK_Y=28
 
@@ -19,10 +19,12 @@ guest() {
   kiosk_mark "list-first-frame $APP_GEOMETRY"
   kiosk_wait_host checked-first 60
   middle=$(awk -v w="$(app_width_pt)" 'BEGIN { print w / 2 }')
-  left=$(awk -v m="$middle" 'BEGIN { print m - 300 }')
+  right=$(awk -v w="$(app_width_pt)" 'BEGIN { print w * 0.9 }')
+  left=$(awk -v w="$(app_width_pt)" 'BEGIN { print w * 0.1 }')
 
-  # Swiped 300 pt left (the delete threshold is 160 pt): Bubblegum goes.
-  app_inject "drag $(app_pt "$middle" "$ROW0_Y") $(app_pt "$left" "$ROW0_Y") 300"
+  # Swiped left over 80 % of the width (a full swipe: past half the row deletes at once;
+  # a shorter one only opens the row's Delete button): Bubblegum goes.
+  app_inject "drag $(app_pt "$right" "$ROW0_Y") $(app_pt "$left" "$ROW0_Y") 300"
   app_wait_log "decision: deleted card 'card-1'" 1 15
   kiosk_mark list-deleted
   kiosk_wait_host checked-deleted 30
@@ -53,8 +55,8 @@ host() {
   deck="$REPO_ROOT/$LIST_DECK"
   host_deck_without_first "$deck" 1 "$VM_OUT/deck-minus-1.json"
   host_render first "$deck"
-  host_render deleted "$deck" --gesture "release -300 0" --at 3000
   width_pt=$(awk -v p="$HOST_PANEL" -v s="$HOST_SCALE" 'BEGIN { split(p, a, "x"); printf "%.1f", a[1] / s }')
+  host_render deleted "$deck" --gesture "release -$(awk -v w="$width_pt" 'BEGIN { print w * 0.8 }') 0" --at 3000
   host_render detail "$VM_OUT/deck-minus-1.json" --gesture "tap $(awk -v w="$width_pt" 'BEGIN { print w / 2 }') $ROW0_Y" --at 3000
   host_differ first deleted
   host_differ deleted detail
