@@ -59,6 +59,8 @@ public enum ElementKind: Hashable, Sendable {
     /// transform): a tint along the card's edge and a rotated, bordered "Nein"/"Ja" stamp in
     /// the card's lower corner away from the swipe, clear of the title and subtitle.
     case stamp(text: String, color: Color, side: DismissDirection)
+    /// The keyboard / switch focus: a ring drawn just inside `frame` around the focused thing.
+    case focusRing
 }
 
 /// One thing to draw.

@@ -273,22 +273,32 @@ final class KioskApp {
         case .key(let key, let time):
             session.noteActivity(at: time)
             syncAttract(at: time)
-            let action: DeckAction =
-                switch key {
-                case .left: .dismissLeft
-                case .right: .dismissRight
-                case .enter: .open
-                case .backspace: .undo
-                case .escape: .back
-                }
             recordVisits()
-            deck.perform(action, at: time)
+            if var accessible = deck as? any AccessibleDeck {
+                let speech = Self.press(AccessKey(rawValue: key.rawValue) ?? .help, on: &accessible, at: time)
+                deck = accessible
+                // Speech output is not wired into the running kiosk yet (docs/ACCESSIBILITY.md).
+                if let speech { Log.info("key \(key.rawValue): would read \"\(speech)\"") }
+            }
             collectDecisions(method: .key)
             if unshownInput == nil { unshownInput = time }
             display.requestFrame()
         }
         collectDecisions()
         rescheduleSession()
+    }
+
+    /// Performs what `key` means to `deck` now; returns the text to read aloud, if that is what it means.
+    private static func press<D: AccessibleDeck>(_ key: AccessKey, on deck: inout D, at time: Instant) -> String? {
+        switch deck.command(for: key) {
+        case .deck(let action):
+            deck.perform(action, at: time)
+            return nil
+        case .speak(let text):
+            return text
+        case nil:
+            return nil
+        }
     }
 
     private func noteGestures(_ frame: TouchFrame) {
