@@ -20,6 +20,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
 
         // The pure heart: touches in, effects and a scene out. No C, no clock, no I/O.
         .target(name: "CardModel"),
@@ -33,13 +34,14 @@ let package = Package(
         .target(name: "KioskRender", dependencies: ["KioskSystem", "CardModel", "CPangoCairo", "CTurboJPEG"]),
         .target(name: "KioskDisplay", dependencies: ["KioskSystem", "CardModel", "CDrm", "CLinux"]),
         .target(name: "KioskStore", dependencies: ["KioskSystem", "CardModel", "CSQLite"]),
+        .target(name: "KioskSpeech", dependencies: ["KioskSystem", "CEspeakNG"]),
 
         // The top floor: App/ runs the kiosk, Tools/ holds every subcommand.
         .executableTarget(
             name: "KioskCards",
             dependencies: [
                 "CardModel", "KioskSystem", "KioskInput", "KioskDeckFiles", "KioskRender", "KioskDisplay",
-                "KioskStore", "CPangoCairo", "CEvdev", "CDrm", "CLinux",
+                "KioskStore", "KioskSpeech", "CPangoCairo", "CEvdev", "CDrm", "CLinux",
             ]
         ),
 
@@ -48,7 +50,7 @@ let package = Package(
             name: "KioskCardsTests",
             dependencies: [
                 "KioskCards", "CardModel", "KioskSystem", "KioskInput", "KioskDeckFiles", "KioskRender",
-                "KioskDisplay", "KioskStore",
+                "KioskDisplay", "KioskStore", "KioskSpeech",
             ],
             exclude: ["Fixtures"]  // evemu/text fixtures read by path, not bundled
         ),

@@ -11,7 +11,7 @@ KIOSK_SUITE=trixie
 BUILD_CHROOT=$KIOSK_ARM64_CACHE/chroot-amd64
 BUILD_PACKAGES=(
   swiftlang libstdc++-14-dev pkg-config
-  libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev
+  libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev libespeak-ng-dev
   fontconfig fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
   dpkg-dev lintian binutils-aarch64-linux-gnu file man-db systemd
   make gcc-14-aarch64-linux-gnu # deploy/vm/build-vkms.sh for the arm64 kernel
@@ -20,7 +20,7 @@ BUILD_PACKAGES=(
 # Pi, and the fonts the render tests use.
 SYSROOT_PACKAGES=(
   libc6-dev libgcc-14-dev libstdc++-14-dev linux-libc-dev
-  libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev
+  libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev libespeak-ng-dev
   fontconfig-config fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
 )
 # Added to the same sysroot for the aarch64 virtual kiosk (deploy/vm with KIOSK_VM_ARCH=arm64):

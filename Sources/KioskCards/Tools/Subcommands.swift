@@ -59,6 +59,7 @@ extension CommandLine {
         Subcommand(syntax: ExportCommand.table(now: 0).syntax) { ExportCommand.run(arguments: $0) },
         Subcommand(syntax: ReportCommand.table(now: 0).syntax) { ReportCommand.run(arguments: $0) },
         Subcommand(syntax: SimulateCommand.table(now: 0).syntax) { SimulateCommand.run(arguments: $0) },
+        Subcommand(syntax: SayCommand.table.syntax) { SayCommand.run(arguments: $0) },
         Subcommand(syntax: RenderOptions.table.syntax) { runRenderCommand($0) },
         Subcommand(syntax: BenchOptions.table.syntax) { runBenchCommand($0) },
         Subcommand(syntax: StoreStressCommand.table.syntax) { StoreStressCommand.run(arguments: $0) },
