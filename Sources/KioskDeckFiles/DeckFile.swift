@@ -32,6 +32,8 @@ package struct DeckFile: Hashable, Sendable {
     /// Seconds without a touch before the deck resets for the next visitor; nil: the config's
     /// `idle-timeout` (60 s by default).
     package var idleTimeoutSeconds: Double?
+    /// The language the texts are in (a BCP 47 tag, "de" by default): speech reads them with its voice.
+    package var language = DeckFile.defaultLanguage
 
     package init(
         path: String, id: String, version: Int, title: String, layout: DeckLayout, cards: [Card], leftLabel: String,
@@ -54,6 +56,7 @@ package struct DeckFile: Hashable, Sendable {
     package static let defaultRightLabel = "Ja"
     package static let defaultEmptyText = "Alle Karten erledigt!"
     package static let defaultAttractText = "Tippen zum Starten"
+    package static let defaultLanguage = "de"
 
     /// Cards that show a product image.
     var imageCount: Int { cards.filter { $0.imagePath != nil }.count }

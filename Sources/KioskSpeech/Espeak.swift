@@ -70,6 +70,12 @@ package enum Espeak {
         return result
     }
 
+    /// espeak-ng's voice name for a BCP 47 tag: lower case, and Chinese is Mandarin ("cmn").
+    static func voiceName(_ tag: String) -> String {
+        let t = tag.lowercased()
+        return t == "zh" || t.hasPrefix("zh-") ? "cmn" : t
+    }
+
     /// Speaks `text` with the voice for `language` (an espeak-ng voice name or language code:
     /// "de", "en", "fr", "tr", "ar", "cmn"…) into samples.
     package static func synthesize(_ text: String, language: String) -> Result<SpeechAudio, SpeechError> {
@@ -80,7 +86,10 @@ package enum Espeak {
         case .success(let r): rate = r
         case .failure(let e): return .failure(e)
         }
-        let voice = espeak_ng_SetVoiceByName(language)
+        var voice = espeak_ng_SetVoiceByName(voiceName(language))
+        if voice != ENS_OK, let primary = language.split(separator: "-").first, primary.count < language.count {
+            voice = espeak_ng_SetVoiceByName(voiceName(String(primary)))
+        }
         guard voice == ENS_OK else {
             return .failure(
                 SpeechError(

@@ -4,6 +4,7 @@ import KioskDeckFiles
 import KioskDisplay
 import KioskInput
 import KioskRender
+import KioskSpeech
 import KioskStore
 import KioskSystem
 
@@ -42,6 +43,8 @@ final class KioskApp {
     private var imagesToken: Int?
     private var preparedToken: Int?
     private var preparedCardID: String?
+    /// The speech worker, started by the first "read the card" key (its own thread).
+    private var speech: Speech?
     private(set) var stats: RunStats
     /// The signal that ended the run, if any.
     private(set) var stopSignal: Int32?
@@ -217,6 +220,7 @@ final class KioskApp {
         input?.stop()
         watcher?.stop()
         display.shutdown()
+        speech?.stop()
         if !store.flush(timeout: 10) {
             let s = store.currentStatus
             Log.error(
@@ -275,10 +279,9 @@ final class KioskApp {
             syncAttract(at: time)
             recordVisits()
             if var accessible = deck as? any AccessibleDeck {
-                let speech = Self.press(AccessKey(rawValue: key.rawValue) ?? .help, on: &accessible, at: time)
+                let text = Self.press(AccessKey(rawValue: key.rawValue) ?? .help, on: &accessible, at: time)
                 deck = accessible
-                // Speech output is not wired into the running kiosk yet (docs/ACCESSIBILITY.md).
-                if let speech { Log.info("key \(key.rawValue): would read \"\(speech)\"") }
+                if let text { read(text) }
             }
             collectDecisions(method: .key)
             if unshownInput == nil { unshownInput = time }
@@ -286,6 +289,15 @@ final class KioskApp {
         }
         collectDecisions()
         rescheduleSession()
+    }
+
+    /// Hands `text` to the speech worker in the deck's language (queued; the loop never waits).
+    /// The audio is synthesised but not played yet: ALSA output is not written (docs/ACCESSIBILITY.md).
+    private func read(_ text: String) {
+        let worker = speech ?? Speech()
+        speech = worker
+        worker.say(text, language: deckFile.language, to: .discard)
+        Log.info("speech: reading \"\(text)\" (\(deckFile.language)); no audio output yet")
     }
 
     /// Performs what `key` means to `deck` now; returns the text to read aloud, if that is what it means.
