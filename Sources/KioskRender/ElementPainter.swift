@@ -83,13 +83,15 @@ package struct ElementPainter {
                 backTitle, cr: cr, x: back.minX + 24, y: back.center.y - th / 2, width: back.width - 28, style: style)
         case .stamp(let text, let color, let side): paintStamp(text, color: color, side: side, w: w, h: h, cr: cr)
         case .focusRing:
-            // WCAG 2.4.7/2.4.13: a 3 pt ring in the system tint with a white halo, visible on any row colour.
-            Draw.roundedRect(cr, x: 2.5, y: 2.5, width: w - 5, height: h - 5, radius: 7)
-            Draw.setColor(cr, .white)
-            cairo_set_line_width(cr, 5)
-            cairo_stroke_preserve(cr)
+            // WCAG 2.4.7 / 2.4.13: a 4 pt ring in the system tint with a 2 pt white line inside it,
+            // so it reads on any row or card colour.
+            Draw.roundedRect(cr, x: 2, y: 2, width: w - 4, height: h - 4, radius: 9)
             Draw.setColor(cr, Self.tint)
-            cairo_set_line_width(cr, 3)
+            cairo_set_line_width(cr, 4)
+            cairo_stroke(cr)
+            Draw.roundedRect(cr, x: 5, y: 5, width: w - 10, height: h - 10, radius: 6)
+            Draw.setColor(cr, .white)
+            cairo_set_line_width(cr, 2)
             cairo_stroke(cr)
         case .label(let text, let color):
             let style = Text.Style(

@@ -515,7 +515,7 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
             if row.card.id == focusedRowID, detail == nil {
                 out.append(
                     SceneElement(
-                        id: "focus:" + row.card.id, kind: .focusRing, frame: frame.insetBy(-3),
+                        id: "focus:" + row.card.id, kind: .focusRing, frame: frame.insetBy(-6),
                         transform: Transform(translation: Point(x: x, y: 0)), zIndex: 11))
             }
         }
