@@ -28,17 +28,6 @@ package enum Espeak {
         var samples: [Int16] = []
     }
 
-    private static let callback:
-        @convention(c) (UnsafeMutablePointer<Int16>?, Int32, UnsafeMutablePointer<espeak_EVENT>?) -> Int32 = {
-            wav, count, events in
-            guard let events, let user = events.pointee.user_data else { return 0 }
-            let sink = Unmanaged<Sink>.fromOpaque(user).takeUnretainedValue()
-            if let wav, count > 0 {
-                sink.samples.append(contentsOf: UnsafeBufferPointer(start: wav, count: Int(count)))
-            }
-            return 0  // 0: go on
-        }
-
     static func message(_ status: espeak_ng_STATUS) -> String {
         var buffer = [CChar](repeating: 0, count: 512)
         espeak_ng_GetStatusCodeMessage(status, &buffer, buffer.count)
@@ -62,7 +51,15 @@ package enum Espeak {
             if output != ENS_OK {
                 result = .failure(SpeechError(message: "espeak-ng output cannot start: \(message(output))"))
             } else {
-                espeak_SetSynthCallback(callback)
+                // A closure without captures becomes the C callback; `user_data` carries the Sink.
+                espeak_SetSynthCallback { wav, count, events in
+                    guard let events, let user = events.pointee.user_data else { return 0 }
+                    let sink = Unmanaged<Sink>.fromOpaque(user).takeUnretainedValue()
+                    if let wav, count > 0 {
+                        sink.samples.append(contentsOf: UnsafeBufferPointer(start: wav, count: Int(count)))
+                    }
+                    return 0  // 0: go on
+                }
                 result = .success(Int(espeak_ng_GetSampleRate()))
             }
         }
