@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
 
         // The pure heart: touches in, effects and a scene out. No C, no clock, no I/O.
         .target(name: "CardModel"),
@@ -37,13 +38,14 @@ let package = Package(
         .target(name: "KioskStore", dependencies: ["KioskSystem", "CardModel", "CSQLite"]),
         // The fleet's central PostgreSQL (docs/FLEET.md); it never reads the kiosk's SQLite.
         .target(name: "KioskFleet", dependencies: ["KioskSystem", "CardModel", "CLibPQ"]),
+        .target(name: "KioskSpeech", dependencies: ["KioskSystem", "CEspeakNG"]),
 
         // The top floor: App/ runs the kiosk, Tools/ holds every subcommand.
         .executableTarget(
             name: "KioskCards",
             dependencies: [
                 "CardModel", "KioskSystem", "KioskInput", "KioskDeckFiles", "KioskRender", "KioskDisplay",
-                "KioskStore", "KioskFleet", "CPangoCairo", "CEvdev", "CDrm", "CLinux", "CCrypt",
+                "KioskStore", "KioskFleet", "KioskSpeech", "CPangoCairo", "CEvdev", "CDrm", "CLinux", "CCrypt",
             ]
         ),
 
@@ -52,7 +54,7 @@ let package = Package(
             name: "KioskCardsTests",
             dependencies: [
                 "KioskCards", "CardModel", "KioskSystem", "KioskInput", "KioskDeckFiles", "KioskRender",
-                "KioskDisplay", "KioskStore", "KioskFleet",
+                "KioskDisplay", "KioskStore", "KioskFleet", "KioskSpeech",
             ],
             exclude: ["Fixtures"]  // evemu/text fixtures read by path, not bundled
         ),

@@ -44,6 +44,8 @@ package struct DeckFile: Hashable, Sendable {
     package var order = VisitOrder()
     /// Opening hours ("schedule"); nil: always open.
     package var schedule: Schedule?
+    /// The language the texts are in (a BCP 47 tag, "de" by default): speech reads them with its voice.
+    package var language = DeckFile.defaultLanguage
 
     package init(
         path: String, id: String, version: Int, title: String, layout: DeckLayout, cards: [Card], leftLabel: String,
@@ -66,6 +68,7 @@ package struct DeckFile: Hashable, Sendable {
     package static let defaultRightLabel = "Ja"
     package static let defaultEmptyText = "Alle Karten erledigt!"
     package static let defaultAttractText = "Tippen zum Starten"
+    package static let defaultLanguage = "de"
 
     /// Cards that show a product image.
     var imageCount: Int { cards.filter { $0.imagePath != nil }.count }

@@ -20,7 +20,7 @@ enum DeckImageCheck: Hashable, Sendable {
 struct DeckParser {
     static let rootKeys = [
         "$schema", "id", "version", "title", "layout", "cards", "swipe", "emptyText", "attractText",
-        "idleTimeout", "warning", "warningText", "partialVisit", "cooldown", "shuffle", "schedule",
+        "idleTimeout", "warning", "warningText", "partialVisit", "cooldown", "shuffle", "schedule", "language",
     ]
     static let shuffleKeys = ["pinFirst", "pinLast"]
     static let scheduleKeys = ["open", "closedDates", "closedText", "blank", "wakeOnTouch"]
@@ -174,6 +174,17 @@ struct DeckParser {
         let attractText =
             string(m, "attractText", in: "", at: at, required: false, what: "the attract screen's line")
             ?? DeckFile.defaultAttractText
+        var language = DeckFile.defaultLanguage
+        if let l = string(m, "language", in: "", at: at, required: false, what: "the deck's language, e.g. \"de\"") {
+            if Self.isLanguageTag(l) {
+                language = l
+            } else if let node = m["language"] {
+                report(
+                    .invalidValue, "language", node.value.position,
+                    "language \"\(Excerpt.of(l))\" is no language tag; write a code such as \"de\", \"en-GB\" or \"ar\""
+                )
+            }
+        }
 
         var idleTimeout: Double?
         if let t = m["idleTimeout"] {
@@ -257,6 +268,7 @@ struct DeckParser {
         deck.cooldownSeconds = cooldown ?? 0
         deck.order = order
         deck.schedule = schedule
+        deck.language = language
         return deck
     }
 
@@ -515,6 +527,16 @@ struct DeckParser {
         let first = ids("pinFirst")
         let last = ids("pinLast")
         return VisitOrder(shuffle: true, pinnedFirst: first, pinnedLast: last)
+    }
+
+    /// A BCP 47-ish tag: 2–3 letters, then "-" parts of 2–8 letters or digits ("de", "en-GB", "zh-Hans").
+    static func isLanguageTag(_ s: String) -> Bool {
+        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter })
+        else { return false }
+        return parts.dropFirst().allSatisfy { p in
+            (2...8).contains(p.count) && p.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        }
     }
 
     private mutating func integer(

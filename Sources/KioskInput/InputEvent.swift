@@ -75,6 +75,13 @@ package enum EvdevCode {
     static let keyKPEnter = UInt16(KEY_KPENTER)
     static let keyBackspace = UInt16(KEY_BACKSPACE)
     static let keyEsc = UInt16(KEY_ESC)
+    static let keyUp = UInt16(KEY_UP)
+    static let keyDown = UInt16(KEY_DOWN)
+    static let keyDelete = UInt16(KEY_DELETE)
+    static let keyKPPlus = UInt16(KEY_KPPLUS)
+    static let keyEqual = UInt16(KEY_EQUAL)
+    static let keyF1 = UInt16(KEY_F1)
+    static let keyHelp = UInt16(KEY_HELP)
     static let keyA = UInt16(KEY_A)
     static let keySpace = UInt16(KEY_SPACE)
 

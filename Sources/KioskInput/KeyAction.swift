@@ -1,9 +1,11 @@
 import KioskSystem
 
-/// What a key press asks of the deck; the app maps these to CardModel commands
-/// (left/right: dismiss the top card that way, enter: open, backspace: undo, escape: back).
+/// What a key press asks of the deck; the app hands these to the deck as `AccessKey`s
+/// (`AccessibleDeck.command(for:)` says what each does in the stack and the list).
 package enum KeyAction: String, Hashable, Sendable {
-    case left, right, enter, backspace, escape
+    case left, right, up, down, enter, backspace, escape, delete, plus
+    /// F1 or the Help key: read the card aloud.
+    case help
 
     /// The action for an EV_KEY event, or nil. Only presses (value 1) count: releases (0)
     /// are ignored and so is autorepeat (2), so holding an arrow dismisses one card, not the deck.
@@ -15,6 +17,11 @@ package enum KeyAction: String, Hashable, Sendable {
         case EvdevCode.keyEnter, EvdevCode.keyKPEnter: self = .enter
         case EvdevCode.keyBackspace: self = .backspace
         case EvdevCode.keyEsc: self = .escape
+        case EvdevCode.keyUp: self = .up
+        case EvdevCode.keyDown: self = .down
+        case EvdevCode.keyDelete: self = .delete
+        case EvdevCode.keyKPPlus, EvdevCode.keyEqual: self = .plus
+        case EvdevCode.keyF1, EvdevCode.keyHelp: self = .help
         default: return nil
         }
     }

@@ -39,7 +39,7 @@ package struct CardTextFit: Hashable, Sendable {
     }
 
     static func subtitleStyle(_ card: Card) -> Text.Style {
-        Text.Style(size: Text.bodySize, color: card.accent.withAlpha(card.accent.alpha * 0.9))
+        Text.Style(size: Text.bodySize, color: card.subtitleColor)
     }
 
     /// Measures `card` on a card of `size` points with `cr`'s font setup (any context will do:

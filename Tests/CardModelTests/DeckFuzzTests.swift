@@ -37,7 +37,9 @@ import Testing
                 fingers[id] = nil
                 return (f, nil, false)
             case 15:
-                let all: [DeckAction] = [.dismissLeft, .dismissRight, .remove, .undo, .open, .back, .add]
+                let all: [DeckAction] = [
+                    .dismissLeft, .dismissRight, .remove, .undo, .open, .back, .add, .focusNext, .focusPrevious,
+                ]
                 return (nil, all[Int.random(in: 0..<all.count, using: &random)], false)
             case 16:
                 fingers.removeAll()

@@ -103,6 +103,25 @@ import Testing
         check(s, "stack-empty")
     }
 
+    /// The high-contrast look (issue 18) of the deck whose first card fails WCAG AA normally.
+    @Test func stackHighContrast() throws {
+        var file = try Self.example("onboarding.json")
+        file.cards = HighContrast.apply(to: file.cards, backdrop: Color(rgb: 0xF2F2F7))
+        check(try scene(file, "tap 500 300", atMs: 1000), "stack-high-contrast")
+    }
+
+    /// Keyboard focus on the list's third row (↓ three times): the focus ring.
+    @Test func listFocusRing() throws {
+        let file = try Self.example("seed-list.json")
+        let metrics = ScreenMetrics(size: Self.size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
+        let start = Instant.seconds(1)
+        var deck = try #require(KioskApp.makeDeck(file, metrics: metrics, buttons: true, at: start) as? ListDeck)
+        for i in 0..<3 { deck.perform(.focusNext, at: start.advanced(bySeconds: 0.1 * Double(i))) }
+        let s = deck.scene(at: start.advanced(bySeconds: 2))
+        #expect(s.elements.contains { $0.id == "focus:card-3" })
+        check(s, "list-focus-ring")
+    }
+
     /// A visitor tapped the title bar: the list at rest.
     @Test func list() throws {
         check(try scene(Self.example("seed-list.json"), "tap 300 20", atMs: 500), "list")

@@ -172,6 +172,18 @@ import Testing
         #expect(KeyAction(keyCode: UInt16(KEY_LEFT), value: 0) == nil, "release")
         #expect(KeyAction(keyCode: UInt16(KEY_LEFT), value: 2) == nil, "autorepeat")
         #expect(KeyAction(keyCode: UInt16(KEY_A), value: 1) == nil)
+        #expect(KeyAction(keyCode: UInt16(KEY_UP), value: 1) == .up)
+        #expect(KeyAction(keyCode: UInt16(KEY_DOWN), value: 1) == .down)
+        #expect(KeyAction(keyCode: UInt16(KEY_DELETE), value: 1) == .delete)
+        #expect(KeyAction(keyCode: UInt16(KEY_KPPLUS), value: 1) == .plus)
+        #expect(KeyAction(keyCode: UInt16(KEY_F1), value: 1) == .help)
+    }
+
+    /// Every key the input layer reports is one the decks understand (the app maps them by name).
+    @Test func everyKeyActionIsAnAccessKey() {
+        let all: [KeyAction] = [.left, .right, .up, .down, .enter, .backspace, .escape, .delete, .plus, .help]
+        for k in all { #expect(AccessKey(rawValue: k.rawValue) != nil, "\(k)") }
+        #expect(all.count == AccessKey.allCases.count)
     }
 
     @Test func inotifyRecordsParse() {

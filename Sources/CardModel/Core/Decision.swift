@@ -22,7 +22,7 @@ public enum InputMethod: String, Hashable, Sendable, CaseIterable {
     case button
     /// A keyboard key (arrow keys, Enter, Backspace, Escape).
     case key
-    /// An accessibility switch; no input device reports one yet, the value is reserved.
+    /// An accessibility switch (`SwitchScanner`: one key steps through the choices, a long press selects).
     case switchAccess = "switch"
     /// A tap on a list row (opens its detail page).
     case tap

@@ -1,6 +1,8 @@
 /// An action that does not come from a swipe: keyboard, on-screen buttons, accessibility.
 public enum DeckAction: Hashable, Sendable {
     case dismissLeft, dismissRight, remove, undo, open, back, add
+    /// The list's keyboard focus moves to the next / previous row (the stack ignores them).
+    case focusNext, focusPrevious
 }
 
 /// A deck the app drives: touch frames and commands in, scenes and decisions out.

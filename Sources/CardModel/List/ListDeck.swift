@@ -62,6 +62,8 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
     private(set) var grab: Grab = .none
     /// The row left open on its Delete button by a partial swipe.
     public private(set) var openRowID: String?
+    /// The row the keyboard or switch acts on (drawn with a focus ring); nil until a key moves it.
+    public private(set) var focusedRowID: String?
     private var decisions: [Decision] = []
     private var random: SplitMix64
     private var addedCount = 0
@@ -293,12 +295,16 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
                 detail = d
             }
         case .open:
-            if detail == nil || detail?.closing == true, let i = firstVisibleRow(at: time) { open(i, at: time) }
+            if detail == nil || detail?.closing == true, let i = keyTargetRow(at: time) { open(i, at: time) }
         case .remove, .dismissLeft:
-            if detail == nil, let i = firstVisibleRow(at: time) {
+            if detail == nil, let i = keyTargetRow(at: time) {
                 releaseGrab(at: time)
+                let next = rows.indices.contains(i + 1) ? rows[i + 1].card.id : (i > 0 ? rows[i - 1].card.id : nil)
                 delete(i, at: time, velocity: 0)
+                if focusedRowID != nil { focusedRowID = next }
             }
+        case .focusNext, .focusPrevious:
+            if detail == nil || detail?.closing == true { moveFocus(by: action == .focusNext ? 1 : -1, at: time) }
         case .dismissRight, .undo:
             break
         }
@@ -320,6 +326,35 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
             break
         }
         if grab != .none { grab = .ignored }
+    }
+
+    /// The focused row, else the first row entirely inside the viewport (the keyboard's target).
+    private func keyTargetRow(at t: Instant) -> Int? {
+        if let id = focusedRowID, let i = rows.firstIndex(where: { $0.card.id == id }) { return i }
+        return firstVisibleRow(at: t)
+    }
+
+    /// Moves the focus ring `step` rows, wrapping at the ends so a single switch reaches every row
+    /// (the first key press lands on the first visible row), and scrolls so the focused row is
+    /// entirely inside the viewport.
+    private mutating func moveFocus(by step: Int, at t: Instant) {
+        guard !rows.isEmpty else { return }
+        let i: Int
+        if let id = focusedRowID, let k = rows.firstIndex(where: { $0.card.id == id }) {
+            i = ((k + step) % rows.count + rows.count) % rows.count
+        } else {
+            i = firstVisibleRow(at: t) ?? 0
+        }
+        focusedRowID = rows[i].card.id
+        releaseGrab(at: t)
+        let v = layout.viewport
+        let offset = scrollOffset(at: t)
+        let top = Double(i) * ListLayout.slotHeight
+        var target = offset
+        if top < offset { target = top }
+        if top + ListLayout.slotHeight > offset + v.height { target = top + ListLayout.slotHeight - v.height }
+        target = min(maxOffset, max(0, target))
+        if target != offset { scroll = scroll.springing(to: target, at: t) }
     }
 
     /// The first row entirely inside the viewport (the keyboard's target).
@@ -399,6 +434,7 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         departing.removeAll()
         detail = nil
         openRowID = nil
+        focusedRowID = nil
         scroll = .rest(0)
         if grab != .none { grab = .ignored }
         checkInvariants()
@@ -476,6 +512,12 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
             let row = rows[i]
             let x = row.card.id == swiped ? swipeX(at: t) : row.swipe.value(at: t)
             out += rowElements(row.card, frame: frame, x: x, opacity: row.opacity.value(at: t), z: 10)
+            if row.card.id == focusedRowID, detail == nil {
+                out.append(
+                    SceneElement(
+                        id: "focus:" + row.card.id, kind: .focusRing, frame: frame.insetBy(-6),
+                        transform: Transform(translation: Point(x: x, y: 0)), zIndex: 11))
+            }
         }
         for d in departing {
             let frame = layout.rowFrame(contentY: d.contentY, offset: offset)

@@ -68,6 +68,8 @@ public enum ElementKind: Hashable, Sendable {
     case staffPanel(lines: [String])
     /// A key of the staff PIN pad or a menu action.
     case staffKey(label: String)
+    /// The keyboard / switch focus: a ring drawn just inside `frame` around the focused thing.
+    case focusRing
 }
 
 /// One thing to draw.

@@ -194,7 +194,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
             if !cards.isEmpty { removeTop(at: time) }
         case .undo:
             undo(at: time)
-        case .open, .back, .add:
+        case .open, .back, .add, .focusNext, .focusPrevious:
             break
         }
         checkInvariants()

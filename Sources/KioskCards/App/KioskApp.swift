@@ -4,6 +4,7 @@ import KioskDeckFiles
 import KioskDisplay
 import KioskInput
 import KioskRender
+import KioskSpeech
 import KioskStore
 import KioskSystem
 
@@ -63,6 +64,8 @@ final class KioskApp {
     /// Blanked from the staff menu: the next touch lights the panel and decides nothing.
     var staffBlanked = false
     var staffSwallowed: Set<Int> = []
+    /// The speech worker, started by the first "read the card" key (its own thread).
+    private var speech: Speech?
     private(set) var stats: RunStats
     /// The signal that ended the run, if any.
     private(set) var stopSignal: Int32?
@@ -265,6 +268,7 @@ final class KioskApp {
         input?.stop()
         watcher?.stop()
         display.shutdown()
+        speech?.stop()
         if !store.flush(timeout: 10) {
             let s = store.currentStatus
             Log.error(
@@ -328,22 +332,40 @@ final class KioskApp {
             apply(effects, at: time)
             syncAttract(at: time)
             guard deliverKey else { break }
-            let action: DeckAction =
-                switch key {
-                case .left: .dismissLeft
-                case .right: .dismissRight
-                case .enter: .open
-                case .backspace: .undo
-                case .escape: .back
-                }
             recordVisits()
-            deck.perform(action, at: time)
+            if var accessible = deck as? any AccessibleDeck {
+                let text = Self.press(AccessKey(rawValue: key.rawValue) ?? .help, on: &accessible, at: time)
+                deck = accessible
+                if let text { read(text) }
+            }
             collectDecisions(method: .key)
             if unshownInput == nil { unshownInput = time }
             display.requestFrame()
         }
         collectDecisions()
         rescheduleSession()
+    }
+
+    /// Hands `text` to the speech worker in the deck's language (queued; the loop never waits).
+    /// The audio is synthesised but not played yet: ALSA output is not written (docs/ACCESSIBILITY.md).
+    private func read(_ text: String) {
+        let worker = speech ?? Speech()
+        speech = worker
+        worker.say(text, language: deckFile.language, to: .discard)
+        Log.info("speech: reading \"\(text)\" (\(deckFile.language)); no audio output yet")
+    }
+
+    /// Performs what `key` means to `deck` now; returns the text to read aloud, if that is what it means.
+    private static func press<D: AccessibleDeck>(_ key: AccessKey, on deck: inout D, at time: Instant) -> String? {
+        switch deck.command(for: key) {
+        case .deck(let action):
+            deck.perform(action, at: time)
+            return nil
+        case .speak(let text):
+            return text
+        case nil:
+            return nil
+        }
     }
 
     private func noteGestures(_ frame: TouchFrame) {

@@ -61,6 +61,7 @@ extension CommandLine {
         Subcommand(syntax: SimulateCommand.table(now: 0).syntax) { SimulateCommand.run(arguments: $0) },
         Subcommand(syntax: LogMaintenanceCommand.table.syntax) { LogMaintenanceCommand.run(arguments: $0) },
         Subcommand(syntax: SetPinCommand.table.syntax) { SetPinCommand.run(arguments: $0) },
+        Subcommand(syntax: SayCommand.table.syntax) { SayCommand.run(arguments: $0) },
         Subcommand(syntax: RenderOptions.table.syntax) { runRenderCommand($0) },
         Subcommand(syntax: BenchOptions.table.syntax) { runBenchCommand($0) },
         Subcommand(syntax: StoreStressCommand.table.syntax) { StoreStressCommand.run(arguments: $0) },

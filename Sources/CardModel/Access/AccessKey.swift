@@ -1,0 +1,84 @@
+/// A key of a keyboard or keypad, as the accessible paths see it (the app maps evdev codes to these).
+public enum AccessKey: String, Hashable, Sendable, CaseIterable {
+    case left, right, up, down, enter, backspace, escape, delete, plus
+    /// The help key (F1 / Help / keypad "?"): reads the card aloud.
+    case help
+}
+
+/// What an accessible input asks for: a deck action, or a text to be read aloud.
+public enum AccessCommand: Hashable, Sendable {
+    case deck(DeckAction)
+    /// Read `text` aloud (the app hands it to its speech worker; the model only says what).
+    case speak(String)
+}
+
+/// One choice a one-switch scan steps through.
+public enum ScanChoice: Hashable, Sendable {
+    case action(DeckAction)
+    /// Read the card aloud.
+    case read
+}
+
+/// A deck that keys and a switch can drive as fully as touch: every action the touch path
+/// reaches has a key and a scan choice.
+public protocol AccessibleDeck: CardDeck {
+    /// The command for `key` in the deck's current state; nil when the key does nothing here.
+    func command(for key: AccessKey) -> AccessCommand?
+    /// The choices a one-switch scan steps through now, in scan order (never empty).
+    var scanChoices: [ScanChoice] { get }
+    /// What "read the card" says now: the focused card's title, subtitle and the choices.
+    var spokenText: String { get }
+    /// Where the scan highlight is drawn for `choice` at `time`; nil when it has no place.
+    func highlightFrame(of choice: ScanChoice, at time: Instant) -> Rect?
+}
+
+extension AccessibleDeck {
+    /// The command a scan choice stands for now.
+    public func command(for choice: ScanChoice) -> AccessCommand {
+        switch choice {
+        case .action(let a): .deck(a)
+        case .read: .speak(spokenText)
+        }
+    }
+
+    /// Performs `command` given by `method` (`.key` or `.switchAccess`) and returns the decisions it
+    /// completed, stamped with `method`, and the text to speak, if any. Decisions a touch completed
+    /// before keep their own method.
+    public mutating func perform(_ command: AccessCommand, at time: Instant, method: InputMethod)
+        -> (decisions: [Decision], speech: String?)
+    {
+        switch command {
+        case .deck(let action):
+            perform(action, at: time)
+            let stamped = takeDecisions().map { d -> Decision in
+                var d = d
+                if d.method == nil { d.method = method }
+                return d
+            }
+            return (stamped, nil)
+        case .speak(let text):
+            return ([], text)
+        }
+    }
+
+    /// The scan highlight for `scanner`'s current choice, a focus ring to add to the scene.
+    public func scanHighlight(_ scanner: SwitchScanner, at time: Instant) -> SceneElement? {
+        guard let choice = scanner.highlighted(in: scanChoices), let frame = highlightFrame(of: choice, at: time)
+        else { return nil }
+        return SceneElement(id: "scan", kind: .focusRing, frame: frame.insetBy(-4), zIndex: 900)
+    }
+}
+
+/// The sentences of a spoken card: non-empty parts joined with ". ".
+func spoken(_ parts: [String?]) -> String {
+    parts.compactMap { $0 }.map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }.joined(separator: ". ")
+}
+
+extension String {
+    fileprivate func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let c = s.first, c.isWhitespace { s.removeFirst() }
+        while let c = s.last, c.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}
