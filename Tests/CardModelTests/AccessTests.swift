@@ -175,11 +175,13 @@ import Testing
         var scanner = SwitchScanner()
         let left = try #require(deck.scanHighlight(scanner, at: .seconds(1)))
         #expect(left.kind == .focusRing)
-        #expect(left.frame.contains(try #require(deck.layout.frame(of: .dismissLeft)).center))
+        let leftButton = try #require(deck.layout.frame(of: .dismissLeft))
+        #expect(left.frame.contains(leftButton.center))
         _ = scanner.press(at: .seconds(1), choices: deck.scanChoices)
         _ = scanner.release(at: .seconds(1.1), choices: deck.scanChoices)
         let right = try #require(deck.scanHighlight(scanner, at: .seconds(1.2)))
-        #expect(right.frame.contains(try #require(deck.layout.frame(of: .dismissRight)).center))
+        let rightButton = try #require(deck.layout.frame(of: .dismissRight))
+        #expect(right.frame.contains(rightButton.center))
         _ = deck.scene(at: .seconds(1.2))
     }
 

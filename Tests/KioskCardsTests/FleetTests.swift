@@ -460,7 +460,8 @@ final class FleetTests {
         #expect(images.count >= 1)
         for row in images.values {
             let path = DeckFixtures.good(try #require(row[0]))
-            #expect(row[1] == FleetDecks.byteaText(try FileIO.readAll(path, limit: 64 << 20)), "\(path)")
+            let bytes = try FileIO.readAll(path, limit: 64 << 20)
+            #expect(row[1] == FleetDecks.byteaText(bytes), "\(path)")
         }
         // RLS: a kiosk of the group reads its deck and images; another kiosk nothing; none writes.
         #expect(try asA.execute("SELECT deck_sha256 FROM fleet.decks").values == [[sha]])
