@@ -21,6 +21,12 @@ fi
 
 echo "== swift format lint"
 swift format lint --strict -r Sources Tests Fuzz Package.swift
+# No Foundation in Sources: CardModel stays pure, and a static release binary stays ~20 MB
+# (Foundation and its ICU data linked statically add ~60 MB to the .deb's binary).
+if grep -rln '^import Foundation' Sources; then
+  echo "test: the files above import Foundation; use the standard library and KioskSystem instead" >&2
+  exit 1
+fi
 
 echo "== build (warnings are errors; a target may import only what Package.swift lists for it)"
 log=$(mktemp)

@@ -1,5 +1,4 @@
 import CEspeakNG
-import Foundation
 import KioskSystem
 
 /// Synthesised speech: 16-bit mono samples at `sampleRate` Hz.
@@ -20,7 +19,7 @@ package struct SpeechError: Error, Hashable, Sendable, CustomStringConvertible {
 /// has process-wide state, so every call holds one lock; the `Speech` worker is its only
 /// caller in the kiosk, on its own thread.
 package enum Espeak {
-    private static let lock = NSLock()
+    private static let lock = Condition()
     nonisolated(unsafe) private static var initialised: Result<Int, SpeechError>?
 
     /// Collects one synthesis' samples; reached from the C callback through `user_data`.

@@ -1,4 +1,3 @@
-import Foundation
 import KioskSystem
 
 /// The kiosk's speech worker: reads texts aloud on a thread of its own, never on the poll()
@@ -22,7 +21,7 @@ package final class Speech: @unchecked Sendable {
         package var ticket: SpeechTicket
     }
 
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var pending: Request?
     private var stopping = false
     private var job: BackgroundJob?
@@ -94,7 +93,7 @@ package final class Speech: @unchecked Sendable {
 
 /// How one `say` went: poll it from the loop (`result`), or wait for it (tools and tests).
 package final class SpeechTicket: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var value: Result<SpeechAudio, SpeechError>?
 
     /// The outcome once known; nil while queued or being spoken.
@@ -106,11 +105,11 @@ package final class SpeechTicket: @unchecked Sendable {
 
     /// Blocks up to `seconds` for the outcome; nil when it is not there by then.
     package func wait(seconds: Double) -> Result<SpeechAudio, SpeechError>? {
-        let deadline = Date(timeIntervalSinceNow: seconds)
+        let deadline = Condition.deadline(afterSeconds: seconds)
         condition.lock()
         defer { condition.unlock() }
         while value == nil {
-            if !condition.wait(until: deadline) { break }
+            if !condition.wait(untilNanoseconds: deadline) { break }
         }
         return value
     }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 extension Color {
     /// WCAG 2.x relative luminance (0 black … 1 white) of the opaque colour.
@@ -53,8 +57,15 @@ public enum ContrastAudit {
         public var background: Color
         public var ratio: Double { text.contrastRatio(with: background) }
         public var passes: Bool { ratio >= ContrastAudit.minimumRatio }
+        /// "4.50": the ratio to two decimals (no Foundation in the model).
+        static func twoDecimals(_ v: Double) -> String {
+            let hundredths = Int((v * 100).rounded())
+            let fraction = hundredths % 100
+            return "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+        }
+
         public var description: String {
-            "\(what): \(text) on \(background) = " + String(format: "%.2f", ratio) + ":1"
+            "\(what): \(text) on \(background) = " + Self.twoDecimals(ratio) + ":1"
         }
     }
 

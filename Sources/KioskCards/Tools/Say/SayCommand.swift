@@ -1,4 +1,3 @@
-import Foundation
 import KioskSpeech
 import KioskSystem
 
@@ -56,7 +55,7 @@ enum SayCommand {
         speech.stop()
         switch result {
         case .success(let audio):
-            print("\(options.out): " + String(format: "%.2f", audio.seconds) + " s, \(audio.sampleRate) Hz")
+            print("\(options.out): " + String(format2: audio.seconds) + " s, \(audio.sampleRate) Hz")
             return 0
         case .failure(let error):
             Log.error("say: \(error)")
