@@ -54,7 +54,7 @@ guest() {
 
   # Flips resume: a swipe after the reconnect is drawn (the host compares the screen).
   app_inject "drag $(app_at 0 0) $(app_at 200 0) 400"
-  app_wait_log "decision: swipedRight card 'willkommen'" 1 15
+  app_wait_log "decision: swipedRight card 'karte-1'" 1 15
   kiosk_mark hotplug-swiped
   kiosk_wait_host checked-next 30
 
