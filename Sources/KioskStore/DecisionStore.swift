@@ -48,7 +48,7 @@ package final class DecisionStore: @unchecked Sendable {
     /// Called on the writer thread after each commit with the new `storedThrough`.
     private let onStored: (@Sendable (UInt64) -> Void)?
 
-    // Guarded by `mutex`.
+    // Guarded by `sync`.
     private typealias Entry = (ticket: UInt64, item: StoreItem)
     /// Fixed-size chunks, so an append never copies the decisions already waiting (a growing
     /// flat array would move megabytes at once while the writer is stuck).
@@ -62,8 +62,8 @@ package final class DecisionStore: @unchecked Sendable {
     /// Visits to mark discarded once every decision enqueued before the request is written.
     private var discardRequests: [String] = []
 
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    /// Guards the state above; the writer thread sleeps on it (CLOCK_MONOTONIC timed waits).
+    private let sync = Condition()
     private var writer: BackgroundJob?
     /// Distinguishes this process's batches from other runs' in the `uid` column.
     private let uidPrefix = RandomID.hex(RandomID.bytes(8))
@@ -80,29 +80,16 @@ package final class DecisionStore: @unchecked Sendable {
         self.batchLimit = max(1, batchLimit)
         self.retryInterval = retryInterval
         self.onStored = onStored
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        // The writer's timed waits use CLOCK_MONOTONIC so wall-clock jumps don't stall retries.
-        var attr = pthread_condattr_t()
-        pthread_condattr_init(&attr)
-        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attr)
-        pthread_condattr_destroy(&attr)
         startWriter()
     }
 
     deinit {
         close()
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
     }
 
     private func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        sync.lock()
+        defer { sync.unlock() }
         return body()
     }
 
@@ -126,11 +113,11 @@ package final class DecisionStore: @unchecked Sendable {
     package func enqueue(event: KioskEventRecord) -> UInt64? { enqueue(item: .event(event)) }
 
     private func enqueue(item: StoreItem) -> UInt64? {
-        pthread_mutex_lock(mutex)
+        sync.lock()
         if status.pending >= capacity {
             status.dropped += 1
             let dropped = status.dropped
-            pthread_mutex_unlock(mutex)
+            sync.unlock()
             if dropped == 1 || dropped % 1000 == 0 {
                 Log.error(
                     "decision store: \(capacity) decisions are waiting for \(databasePath); dropped \(dropped)"
@@ -148,8 +135,8 @@ package final class DecisionStore: @unchecked Sendable {
         inbox[inbox.count - 1].append((ticket, item))
         status.pending += 1
         let wake = writerWaiting
-        pthread_mutex_unlock(mutex)
-        if wake { pthread_cond_signal(condition) }
+        sync.unlock()
+        if wake { sync.signal() }
         return ticket
     }
 
@@ -160,7 +147,7 @@ package final class DecisionStore: @unchecked Sendable {
             discardRequests.append(sessionID)
             return writerWaiting
         }
-        if wake { pthread_cond_signal(condition) }
+        if wake { sync.signal() }
     }
 
     package var currentStatus: Status { locked { status } }
@@ -180,7 +167,7 @@ package final class DecisionStore: @unchecked Sendable {
     package func close() {
         guard let writer else { return }
         locked { stopping = true }
-        pthread_cond_signal(condition)
+        sync.signal()
         writer.wait()
         self.writer = nil
         let left = locked { status.pending }
@@ -221,13 +208,13 @@ package final class DecisionStore: @unchecked Sendable {
     /// Waits for work (and, after a failure, for the retry time); nil when stopping with
     /// nothing to do. While stopping, pending decisions get one more attempt.
     private func takeBatch(stoppingAttemptMade: Bool) -> Batch? {
-        pthread_mutex_lock(mutex)
+        sync.lock()
         while true {
             let pending =
                 (inbox.isEmpty ? 0 : 1) + backlog.count - backlogHead + discardRequests.count + discardsTaken.count
             if stopping {
                 if pending == 0 || stoppingAttemptMade {
-                    pthread_mutex_unlock(mutex)
+                    sync.unlock()
                     return nil
                 }
                 break
@@ -245,7 +232,7 @@ package final class DecisionStore: @unchecked Sendable {
         discardsTaken += discardRequests
         discardRequests.removeAll()
         let stored = status.storedThrough
-        pthread_mutex_unlock(mutex)
+        sync.unlock()
 
         if !spare.isEmpty {
             if backlogHead > 0 && backlogHead == backlog.count {
@@ -354,18 +341,15 @@ package final class DecisionStore: @unchecked Sendable {
         return text.split(separator: "/").last.flatMap { Int32($0) }
     }
 
-    /// Waits on the condition (mutex held) until signalled or the monotonic time `at`.
+    /// Waits on `sync` (held) until signalled or the monotonic time `at`.
     private func wait(until at: Double?) {
         writerWaiting = true
         defer { writerWaiting = false }
         guard let at else {
-            pthread_cond_wait(condition, mutex)
+            sync.wait()
             return
         }
-        var ts = timespec()
-        ts.tv_sec = Int(at)
-        ts.tv_nsec = Int((at - Double(Int(at))) * 1e9)
-        pthread_cond_timedwait(condition, mutex, &ts)
+        _ = sync.wait(untilNanoseconds: Int64(at * 1e9))
     }
 
     /// Creates the data directory if it is missing (its parent must exist).

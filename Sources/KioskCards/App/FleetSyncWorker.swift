@@ -66,13 +66,13 @@ final class FleetSyncWorker: @unchecked Sendable {
     /// worker thread, so it must only read a snapshot.
     private let health: @Sendable () -> Heartbeat
 
-    // Guarded by `mutex`.
+    // Guarded by `sync`.
     private var stopping = false
     private var woken = false
     private var state = State.starting
     private var sentTotal = 0
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    /// Guards the state above; the writer thread sleeps on it (CLOCK_MONOTONIC timed waits).
+    private let sync = Condition()
     private var job: BackgroundJob?
 
     // Worker-thread state.
@@ -85,27 +85,15 @@ final class FleetSyncWorker: @unchecked Sendable {
         self.settings = settings
         self.dataDirectory = dataDirectory
         self.health = health
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        var attr = pthread_condattr_t()
-        pthread_condattr_init(&attr)
-        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attr)
-        pthread_condattr_destroy(&attr)
     }
 
     deinit {
         stop()
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
     }
 
     private func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        sync.lock()
+        defer { sync.unlock() }
         return body()
     }
 
@@ -127,10 +115,10 @@ final class FleetSyncWorker: @unchecked Sendable {
     /// New decisions were stored: send them now instead of at the next poll. Cheap, never waits
     /// for the worker (safe from the decision writer's `onStored`).
     func poke() {
-        pthread_mutex_lock(mutex)
+        sync.lock()
         woken = true
-        pthread_mutex_unlock(mutex)
-        pthread_cond_signal(condition)
+        sync.unlock()
+        sync.signal()
     }
 
     /// Stops the worker and waits for it (a batch in flight finishes or fails first; libpq's
@@ -138,7 +126,7 @@ final class FleetSyncWorker: @unchecked Sendable {
     func stop() {
         guard let job else { return }
         locked { stopping = true }
-        pthread_cond_signal(condition)
+        sync.signal()
         job.wait()
         self.job = nil
         connection = nil
@@ -316,13 +304,10 @@ final class FleetSyncWorker: @unchecked Sendable {
     /// Waits `seconds` or until stopped (or, when `wakeable`, poked).
     private func sleep(seconds: Double, wakeable: Bool) {
         let at = MonotonicClock.now().seconds + seconds
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        sync.lock()
+        defer { sync.unlock() }
         while !stopping && !(wakeable && woken) && MonotonicClock.now().seconds < at {
-            var ts = timespec()
-            ts.tv_sec = Int(at)
-            ts.tv_nsec = Int((at - Double(Int(at))) * 1e9)
-            pthread_cond_timedwait(condition, mutex, &ts)
+            _ = sync.wait(untilNanoseconds: Int64(at * 1e9))
         }
         woken = false
     }
