@@ -163,6 +163,26 @@ package final class DecisionStore: @unchecked Sendable {
         }
     }
 
+    /// Waits until nothing is pending for as long as the writer makes progress; false when
+    /// nothing was stored for `stall` seconds while decisions were pending (the database is
+    /// failing or stuck). For tools and tests on machines of any speed, never for the frame loop.
+    package func flush(stalledFor stall: Double) -> Bool {
+        var storedThrough = locked { status.storedThrough }
+        var lastProgress = MonotonicClock.now()
+        while true {
+            let (pending, through) = locked { (status.pending, status.storedThrough) }
+            if pending == 0 { return true }
+            let now = MonotonicClock.now()
+            if through != storedThrough {
+                storedThrough = through
+                lastProgress = now
+            } else if now.seconds(since: lastProgress) >= stall {
+                return false
+            }
+            usleep(2000)
+        }
+    }
+
     /// Stops the writer after one last attempt to store what is pending; logs anything left.
     package func close() {
         guard let writer else { return }

@@ -5,6 +5,10 @@ import Glibc
 
 /// Paths to this package's fixtures and examples, found from this file's location.
 enum DeckFixtures {
+    /// True when the tests run under qemu-user (the arm64 lane sets QEMU_LD_PREFIX): the
+    /// load-heavy tests use smaller counts there (emulation is 10–20× slower), same assertions.
+    static let underEmulation = getenv("QEMU_LD_PREFIX") != nil
+
     /// `<repo>/Tests/KioskCardsTests`
     static let testsDirectory = PathName.directory(of: #filePath)
     static let packageRoot = PathName.normalize(testsDirectory + "/../..")

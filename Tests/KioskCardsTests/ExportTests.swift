@@ -48,7 +48,7 @@ import Testing
         let store = DecisionStore(dataDirectory: dir)
         let records = (0..<count).map { StoreTestSupport.record($0) }
         for r in records { store.enqueue(r) }
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
         store.close()
         return records
     }
@@ -215,7 +215,7 @@ import Testing
         }
         let store = DecisionStore(dataDirectory: data)
         for n in 0..<5 { store.enqueue(StoreTestSupport.record(n)) }
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
         store.close()
         try #require(StoreTestSupport.remount(dir, readOnly: true, kilobytes: 8192))
         #expect(try StoreTestSupport.rows(data).map(\.record) == (0..<5).map { StoreTestSupport.record($0) })

@@ -84,7 +84,7 @@ final class FleetTests {
                 wallTimeMs: startMs + Int64(n) * stepMs, monotonicNs: Int64(n) * 1_000_000, dwellMs: 700)
             try #require(store.enqueue(record) != nil)
         }
-        try #require(store.flush(timeout: 60))
+        try #require(store.flush(stalledFor: 60))
         store.close()
     }
 

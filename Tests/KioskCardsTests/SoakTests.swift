@@ -219,7 +219,7 @@ import Testing
         advanceSession(to: end)
         _ = deck.scene(at: end)
         collect()
-        #expect(store.flush(timeout: 60))
+        #expect(store.flush(stalledFor: 60))
         let last = Sample.now()
         samples.append(last)
         let status = store.currentStatus

@@ -17,7 +17,7 @@ import Testing
         var tickets: [UInt64] = []
         for r in records { tickets.append(try #require(store.enqueue(r))) }
         #expect(tickets == Array(1...200))
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
         let status = store.currentStatus
         #expect(status.stored == 200)
         #expect(status.storedThrough == 200)
@@ -37,7 +37,7 @@ import Testing
         defer { DeckFixtures.removeTree(dir) }
         let store = DecisionStore(dataDirectory: dir)
         store.enqueue(StoreTestSupport.record(1))
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
         store.close()
         let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir), create: false)
         #expect(try db.scalarText("PRAGMA journal_mode") == "wal")
@@ -82,7 +82,7 @@ import Testing
         }
         let store = DecisionStore(dataDirectory: dir)
         store.enqueue(StoreTestSupport.record(4))
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
         store.close()
         let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir), create: false)
         #expect(try db.scalarInt("PRAGMA user_version") == Int64(DecisionDatabase.schemaVersion))
@@ -119,7 +119,7 @@ import Testing
         defer { DeckFixtures.removeTree(dir) }
         let first = DecisionStore(dataDirectory: dir)
         first.enqueue(StoreTestSupport.record(0))
-        #expect(first.flush(timeout: 30))
+        #expect(first.flush(stalledFor: 60))
         let second = DecisionStore(dataDirectory: dir, retryInterval: 0.05)
         second.enqueue(StoreTestSupport.record(1))
         #expect(StoreTestSupport.waitFor(seconds: 10) { second.currentStatus.failing })
@@ -127,7 +127,7 @@ import Testing
         #expect(error.contains("another process (pid \(getpid())) is already writing decisions in \(dir)"), "\(error)")
         #expect(second.currentStatus.stored == 0)
         first.close()
-        #expect(second.flush(timeout: 30))
+        #expect(second.flush(stalledFor: 60))
         second.close()
         #expect(try StoreTestSupport.rows(dir).count == 2)
     }
@@ -179,7 +179,7 @@ import Testing
 
         unlink(data)
         #expect(mkdir(data, 0o755) == 0)
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
         status = store.currentStatus
         #expect(status.stored == 5)
         #expect(!status.failing)
@@ -196,7 +196,7 @@ import Testing
         let data = dir + "/data"
         let store = DecisionStore(dataDirectory: data, retryInterval: 0.05)
         for n in 0..<10 { store.enqueue(StoreTestSupport.record(n)) }
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
 
         // A real ENOSPC: fill the file system, then keep deciding.
         let filled = StoreTestSupport.fillDisk(dir + "/filler")
@@ -210,7 +210,7 @@ import Testing
         #expect(during.stored + during.pending == total)
 
         unlink(dir + "/filler")
-        #expect(store.flush(timeout: 60))
+        #expect(store.flush(stalledFor: 60))
         #expect(store.currentStatus.stored == total)
         store.close()
         let rows = try StoreTestSupport.rows(data)
@@ -230,7 +230,7 @@ import Testing
         do {
             let store = DecisionStore(dataDirectory: data)
             for n in 0..<3 { store.enqueue(StoreTestSupport.record(n)) }
-            #expect(store.flush(timeout: 30))
+            #expect(store.flush(stalledFor: 60))
             store.close()
         }
         try #require(StoreTestSupport.remount(dir, readOnly: true, kilobytes: 4096))
@@ -242,7 +242,7 @@ import Testing
         #expect(during.lastError?.contains("read-only") == true, "\(during.lastError ?? "")")
 
         try #require(StoreTestSupport.remount(dir, readOnly: false, kilobytes: 4096))
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
         store.close()
         #expect(try StoreTestSupport.rows(data).map(\.record) == (0..<10).map { StoreTestSupport.record($0) })
     }
@@ -273,7 +273,7 @@ import Testing
             threads.append(thread)
         }
         for t in threads { pthread_join(t, nil) }
-        #expect(store.flush(timeout: 60))
+        #expect(store.flush(stalledFor: 60))
         store.close()
         let stored = Set(try StoreTestSupport.rows(dir).map(\.record.cardID))
         let expected = Set((0..<4).flatMap { t in (0..<500).map { StoreTestSupport.record(t * 1000 + $0).cardID } })

@@ -30,7 +30,7 @@ import Testing
         var late = StoreTestSupport.record(12, session: "next")
         late.tooFast = true
         store.enqueue(late)
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
         store.close()
         let rows = try marks(dir)
         #expect(rows.count == 13)
@@ -45,7 +45,7 @@ import Testing
         defer { DeckFixtures.removeTree(dir) }
         let store = DecisionStore(dataDirectory: dir)
         store.enqueue(StoreTestSupport.record(1, session: "v"))
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
         store.discardVisit(sessionID: "v")
         #expect(StoreTestSupport.waitFor(seconds: 10) { ((try? marks(dir)) ?? []).first?.1 == 1 })
         store.close()

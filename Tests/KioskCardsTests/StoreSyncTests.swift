@@ -24,7 +24,7 @@ import Testing
             ("a", .swipedLeft, "s"), ("a", .undone, "s"), ("a", .swipedRight, "t"), ("a", .undone, "t"),
         ]
         for (card, action, session) in script { store.enqueue(record(card, action, session: session)) }
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
         store.close()
         let rows = try DecisionSync.pending(dataDirectory: dir, target: "t", limit: 100).rows
         #expect(rows.count == script.count)
@@ -38,7 +38,7 @@ import Testing
         defer { DeckFixtures.removeTree(dir) }
         let store = DecisionStore(dataDirectory: dir)
         for n in 0..<25 { store.enqueue(record("c\(n)", .swipedLeft)) }
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
         store.close()
         let first = try DecisionSync.pending(dataDirectory: dir, target: "fleet", limit: 10)
         #expect(first.rows.count == 10 && first.unsent == 25)

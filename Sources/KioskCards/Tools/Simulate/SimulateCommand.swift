@@ -127,7 +127,7 @@ enum SimulateCommand {
                 if ahead > 0.001 { usleep(useconds_t(min(ahead, 60) * 1e6)) }
             }
         }
-        let stored = store.flush(timeout: 120)
+        let stored = store.flush(stalledFor: 60)
         let status = store.currentStatus
         store.close()
         guard stored else {
