@@ -167,14 +167,16 @@ package enum DecisionSync {
         }
         var events: [EventRow] = []
         let e = try db.prepare(
-            "SELECT id, uid, kiosk_id, kind, wall_ms, monotonic_ns FROM kiosk_events WHERE id > ?1 ORDER BY id LIMIT ?2")
+            "SELECT id, uid, kiosk_id, kind, wall_ms, monotonic_ns FROM kiosk_events WHERE id > ?1 ORDER BY id LIMIT ?2"
+        )
         try e.bind(1, try cursor(db, target: eventsTarget(target)))
         try e.bind(2, Int64(max(1, limit)))
         while try e.step() {
             events.append(
                 EventRow(
                     id: e.int64(0), uid: e.text(1),
-                    event: KioskEventRecord(kioskID: e.text(2), kind: e.text(3), wallMs: e.int64(4), monotonicNs: e.int64(5))))
+                    event: KioskEventRecord(
+                        kioskID: e.text(2), kind: e.text(3), wallMs: e.int64(4), monotonicNs: e.int64(5))))
         }
         var maintenance: [MaintenanceRow] = []
         if version >= 5 {
@@ -187,7 +189,8 @@ package enum DecisionSync {
                     MaintenanceRow(
                         id: m.int64(0),
                         entry: MaintenanceLog.Entry(
-                            kioskID: m.text(1), wallTimeMs: m.int64(2), state: MaintenanceLog.State(rawValue: m.text(3)) ?? .note,
+                            kioskID: m.text(1), wallTimeMs: m.int64(2),
+                            state: MaintenanceLog.State(rawValue: m.text(3)) ?? .note,
                             note: m.text(4))))
             }
         }

@@ -143,10 +143,11 @@ import Testing
                     + "position,input_method,discarded,too_fast,uid,boot_id,clock_synced,retracts_uid\r\n"))
         let table = Self.parseCSV(text)
         let rows = Array(table.dropFirst())
-        #expect(rows.map { Array($0[11...14]) } == [
-            ["0", "swipe", "false", "true"], ["1", "button", "false", "false"], ["1", "key", "false", "false"],
-            ["0", "switch", "true", "false"],
-        ])
+        #expect(
+            rows.map { Array($0[11...14]) } == [
+                ["0", "swipe", "false", "true"], ["1", "button", "false", "false"], ["1", "key", "false", "false"],
+                ["0", "switch", "true", "false"],
+            ])
         #expect(rows.allSatisfy { $0[16] == "boot-1" && $0[17] == "true" && $0[15].count >= 16 })
         // The undo names the uid of the decision it takes back; the others take nothing back.
         #expect(rows.map { $0[18] } == ["", "", rows[1][15], ""])
@@ -182,7 +183,10 @@ import Testing
         #expect(result.status == 0)
         let table = Self.parseCSV(String(decoding: result.stdout, as: UTF8.self))
         #expect(table.count == 2)
-        #expect(Array(table[1][0..<11]) == ["1", "old", "s", "d", "1", "c", "swipedLeft", WallClock.iso8601(milliseconds: 5), "5", "6", "7"])
+        #expect(
+            Array(table[1][0..<11]) == [
+                "1", "old", "s", "d", "1", "c", "swipedLeft", WallClock.iso8601(milliseconds: 5), "5", "6", "7",
+            ])
         #expect(Array(table[1][11...]) == ["", "", "", "", "u1", "", "", ""])
     }
 

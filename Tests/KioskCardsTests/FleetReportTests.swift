@@ -21,7 +21,8 @@ extension FleetTests {
     /// `report … --format json` in UTC, its exit status and parsed output (nil: not JSON).
     func reportJSON(_ arguments: [String], stderr: String = "/dev/null") throws -> (status: Int32, json: JSONNode?) {
         setenv("TZ", "UTC", 1)
-        let result = try #require(StoreTestSupport.run(["report"] + arguments + ["--format", "json"], stderrPath: stderr))
+        let result = try #require(
+            StoreTestSupport.run(["report"] + arguments + ["--format", "json"], stderrPath: stderr))
         return (result.status, try? JSONReader.parse(result.stdout))
     }
 
@@ -39,7 +40,8 @@ extension FleetTests {
                 !(path.isEmpty && (m.key == "generated" || m.key == "source"))
                     && !(path.first == "kiosks" && (m.key == "uptimeShare" || m.key == "lastHeartbeat"))
             }
-            return "{" + kept.map { "\($0.key): " + comparable($0.value, path: path + [$0.key]) }.joined(separator: ", ")
+            return "{"
+                + kept.map { "\($0.key): " + comparable($0.value, path: path + [$0.key]) }.joined(separator: ", ")
                 + "}"
         }
     }
@@ -83,7 +85,8 @@ extension FleetTests {
             let settings = try addKiosk(kiosk, database: name)
             let dir = scratch + "/" + kiosk
             try ReportTests.simulate(dir, seed: 31 + i, visitors: 120 + 80 * i, kiosk: kiosk)
-            #expect(FleetSyncWorker(settings: settings, dataDirectory: dir) { FleetHealth.standalone() }.syncOnce() == nil)
+            #expect(
+                FleetSyncWorker(settings: settings, dataDirectory: dir) { FleetHealth.standalone() }.syncOnce() == nil)
         }
         _ = try addKiosk(kiosks[2], database: name)  // heartbeats only: a kiosk nobody used
         let admin = try pg.admin(name)
@@ -117,7 +120,9 @@ extension FleetTests {
         }
         try admin.execute("SET session_replication_role = origin")
         let untilMs = base + 610 * minute
-        let report = try reportJSON(["--postgres", try operatorURL(name), "--until", WallClock.iso8601(milliseconds: untilMs)])
+        let report = try reportJSON([
+            "--postgres", try operatorURL(name), "--until", WallClock.iso8601(milliseconds: untilMs),
+        ])
         #expect(report.status == 0)
         let json = try #require(report.json)
         let rows = try #require(json["kiosks"]?.elements)
@@ -164,7 +169,8 @@ extension FleetTests {
         // Visits and answers from the central rows, the report's definitions applied here.
         let visits = try admin.execute("SELECT kiosk_id, session_id, started_wall_ms, end_reason FROM fleet.visits")
         let decisions = try admin.execute(
-            "SELECT kiosk_id, session_id, card_id, action, dwell_ms, wall_ms FROM fleet.decisions ORDER BY kiosk_id, local_id")
+            "SELECT kiosk_id, session_id, card_id, action, dwell_ms, wall_ms FROM fleet.decisions ORDER BY kiosk_id, local_id"
+        )
         for (rank, row) in rows.enumerated() {
             let kiosk = try #require(row["kiosk"]?.stringValue)
             #expect(ReportTests.number(row["rank"]) == Double(rank + 1))
@@ -228,7 +234,8 @@ extension FleetTests {
             says: "unreachable")
         // A wrong password.
         _ = try operatorURL(name)
-        try expectExit2("postgresql://op_report_\(getpid()):wrong@127.0.0.1:\(pg.port)/\(name)", says: "authentication failed")
+        try expectExit2(
+            "postgresql://op_report_\(getpid()):wrong@127.0.0.1:\(pg.port)/\(name)", says: "authentication failed")
         // A database without the fleet schema, and one at schema 4 (before the report's rows).
         try expectExit2(pg.adminURL(database: "postgres"), says: "no fleet schema in this database")
         try pg.admin(name).execute("DELETE FROM fleet.schema_migrations WHERE version = 5")
@@ -264,7 +271,13 @@ extension FleetTests {
         #expect(new.payloadVersion == 3)
         #expect(new.sent == 0)
         try expectExactlyOnce(name, kiosk: kiosk, local: local)
-        try expectReportRowsOnce(name, kiosk: kiosk, data: data)
+        // The decisions keep what payload 2 carried (no position, method, flags); the rest arrived.
+        try expectReportRowsOnce(name, kiosk: kiosk, data: data, decisionFields: false)
+        #expect(
+            try admin.execute(
+                "SELECT count(*) FROM fleet.decisions WHERE kiosk_id = $1 AND position IS NULL AND too_fast IS NULL",
+                [kiosk]
+            ).scalar == "700")
     }
 
     @Test func theReportRowsArePrivateToTheirKiosk() throws {

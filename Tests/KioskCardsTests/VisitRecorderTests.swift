@@ -26,9 +26,12 @@ import Testing
         }
 
         /// `KioskApp.collectDecisions` for one decision.
-        mutating func decide(_ card: String, _ action: DecisionAction, at seconds: Double, position: Int, _ method: InputMethod) {
+        mutating func decide(
+            _ card: String, _ action: DecisionAction, at seconds: Double, position: Int, _ method: InputMethod
+        ) {
             let d = Decision(
-                cardID: card, action: action, time: .seconds(seconds), dwellSeconds: 1, position: position, method: method)
+                cardID: card, action: action, time: .seconds(seconds), dwellSeconds: 1, position: position,
+                method: method)
             session.noteActivity(at: d.time)
             recordVisits()
             recorder.note(d)
@@ -69,7 +72,9 @@ import Testing
         k.session.endVisit(reason: .shutdown, at: .seconds(305))
         k.recordVisits()
         // An end for a visit that is not open records nothing.
-        #expect(k.recorder.record(.ended(sessionID: "visit-1", at: .seconds(400), reason: .reset), wallMs: Self.wall).isEmpty)
+        #expect(
+            k.recorder.record(.ended(sessionID: "visit-1", at: .seconds(400), reason: .reset), wallMs: Self.wall)
+                .isEmpty)
 
         let dir = DeckFixtures.temporaryDirectory("visit-recorder")
         defer { DeckFixtures.removeTree(dir) }

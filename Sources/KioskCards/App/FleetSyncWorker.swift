@@ -225,7 +225,8 @@ final class FleetSyncWorker: @unchecked Sendable {
                 dataDirectory: dataDirectory, target: target, limit: settings.batchLimit)
             batch.visits = more.visits.map { Self.upload($0.visit) }
             batch.events = more.events.map {
-                EventUpload(uid: $0.uid, kind: $0.event.kind, wallMs: $0.event.wallMs, monotonicNs: $0.event.monotonicNs)
+                EventUpload(
+                    uid: $0.uid, kind: $0.event.kind, wallMs: $0.event.wallMs, monotonicNs: $0.event.monotonicNs)
             }
             batch.maintenance = more.maintenance.map {
                 MaintenanceUpload(wallMs: $0.entry.wallTimeMs, state: $0.entry.state.rawValue, note: $0.entry.note)

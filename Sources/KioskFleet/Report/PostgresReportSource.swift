@@ -68,7 +68,8 @@ package struct PostgresReportSource: ReportSource {
         guard exists else {
             throw FleetError(
                 kind: .schemaTooOld,
-                message: "no fleet schema in this database; check the URL, or run 'KioskCards fleet init --postgres URL'")
+                message:
+                    "no fleet schema in this database; check the URL, or run 'KioskCards fleet init --postgres URL'")
         }
         let version = try FleetSchema.currentVersion(db)
         if version < FleetSchema.reportSchemaVersion {
@@ -151,7 +152,8 @@ package struct PostgresReportSource: ReportSource {
             """)
         let counted =
             f.includeMashing
-            ? "true" : "NOT EXISTS (SELECT 1 FROM report_m m WHERE m.kiosk_id = x.kiosk_id AND m.session_id = x.session_id)"
+            ? "true"
+            : "NOT EXISTS (SELECT 1 FROM report_m m WHERE m.kiosk_id = x.kiosk_id AND m.session_id = x.session_id)"
         _ = try run(
             """
             CREATE TEMP TABLE report_f ON COMMIT DROP AS SELECT * FROM (
@@ -181,7 +183,8 @@ package struct PostgresReportSource: ReportSource {
                 a.lastMs = Int64(hi)
             }
         }
-        if let r = try run("SELECT MIN(start_ms), MAX(start_ms) FROM report_v").first, let lo = r[0].flatMap({ Int64($0) }),
+        if let r = try run("SELECT MIN(start_ms), MAX(start_ms) FROM report_v").first,
+            let lo = r[0].flatMap({ Int64($0) }),
             let hi = r[1].flatMap({ Int64($0) })
         {
             a.firstMs = min(a.firstMs ?? lo, lo)
@@ -206,7 +209,8 @@ package struct PostgresReportSource: ReportSource {
             a.cards.append(
                 ReportAggregates.Card(
                     deckID: r[0] ?? "", cardID: r[1] ?? "", n: int(r[2]), right: int(r[3]), visits: int(r[2]),
-                    medianDwellMs: r[5].flatMap { Int64($0) }, p90DwellMs: r[6].flatMap { Int64($0) }, tooFast: int(r[4])))
+                    medianDwellMs: r[5].flatMap { Int64($0) }, p90DwellMs: r[6].flatMap { Int64($0) },
+                    tooFast: int(r[4])))
         }
         if let r = try run("SELECT COUNT(*), COUNT(*) FILTER (WHERE dwell_ms < :toofast) FROM report_f").first {
             a.finalAnswers = int(r[0])
@@ -253,8 +257,8 @@ package struct PostgresReportSource: ReportSource {
             a.hourWeekday[int(r[0]), default: .init()].visits = int(r[1])
         }
         for r in try run(
-            "SELECT \(weekdayHour("wall_ms")) AS cell, COUNT(*), COUNT(*) FILTER (WHERE a = 1) FROM report_f GROUP BY cell")
-        {
+            "SELECT \(weekdayHour("wall_ms")) AS cell, COUNT(*), COUNT(*) FILTER (WHERE a = 1) FROM report_f GROUP BY cell"
+        ) {
             a.hourWeekday[int(r[0]), default: .init()].n = int(r[1])
             a.hourWeekday[int(r[0]), default: .init()].right = int(r[2])
         }
@@ -340,7 +344,8 @@ package struct PostgresReportSource: ReportSource {
         // 6. Quality.
         let countedD =
             f.includeMashing
-            ? "true" : "NOT EXISTS (SELECT 1 FROM report_m m WHERE m.kiosk_id = x.kiosk_id AND m.session_id = x.session_id)"
+            ? "true"
+            : "NOT EXISTS (SELECT 1 FROM report_m m WHERE m.kiosk_id = x.kiosk_id AND m.session_id = x.session_id)"
         if let r = try run(
             "SELECT COUNT(*) FILTER (WHERE a < 3), COUNT(*) FILTER (WHERE a = 3) FROM report_d x WHERE \(countedD)"
         ).first {

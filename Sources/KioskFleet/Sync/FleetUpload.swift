@@ -187,7 +187,9 @@ package enum FleetUpload {
     /// schema 5, or a test of an older kiosk) it sends exactly what payload 2 sent: the
     /// decisions without the report's columns, and nothing else. Returns the new decisions.
     @discardableResult
-    package static func send(_ batch: UploadBatch, payloadVersion: Int = FleetSchema.payloadVersion, on db: PostgresConnection)
+    package static func send(
+        _ batch: UploadBatch, payloadVersion: Int = FleetSchema.payloadVersion, on db: PostgresConnection
+    )
         throws(FleetError) -> Int
     {
         precondition(
