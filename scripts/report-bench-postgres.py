@@ -47,7 +47,9 @@ try:
     def psql(sql, db="kioskfleet"):
         out = subprocess.run([os.path.join(bin_dir, "psql"), "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1",
                               f"postgresql://{superuser}@/{db}?host={work}&port={port}", "-c", sql],
-                             check=True, capture_output=True, text=True)
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"report-bench-postgres: psql failed: {out.stderr.strip()}")
         return out.stdout.strip()
     psql("CREATE DATABASE kioskfleet", db="postgres")
     started = time.time()
@@ -108,8 +110,8 @@ try:
             FROM fleet.kiosks WHERE kiosk_id LIKE '%0';
         SET session_replication_role = origin;
         CREATE ROLE bench_operator LOGIN IN ROLE fleet_operator;
-        VACUUM ANALYZE;
     """)
+    psql("VACUUM ANALYZE")
     total = int(psql("SELECT count(*) FROM fleet.decisions"))
     visits = int(psql("SELECT count(*) FROM fleet.visits"))
     beats = int(psql("SELECT count(*) FROM fleet.heartbeats"))

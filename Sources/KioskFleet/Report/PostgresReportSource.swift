@@ -140,7 +140,7 @@ package struct PostgresReportSource: ReportSource {
             CREATE TEMP TABLE report_d ON COMMIT DROP AS SELECT kiosk_id, session_id, deck_id, card_id,
                 CASE action WHEN 'swipedLeft' THEN 0 WHEN 'swipedRight' THEN 1 WHEN 'removed' THEN 2
                     WHEN 'undone' THEN 3 ELSE 4 END AS a, wall_ms, dwell_ms, position, input_method,
-                ROW_NUMBER() OVER (PARTITION BY kiosk_id ORDER BY local_id NULLS FIRST, monotonic_ns, decision_uid) AS seq
+                local_id, monotonic_ns, decision_uid
             FROM fleet.decisions WHERE \(rowFilter)
             """)
         _ = try run(
@@ -157,7 +157,9 @@ package struct PostgresReportSource: ReportSource {
         _ = try run(
             """
             CREATE TEMP TABLE report_f ON COMMIT DROP AS SELECT * FROM (
-                SELECT *, ROW_NUMBER() OVER (PARTITION BY kiosk_id, session_id, card_id ORDER BY seq DESC) AS latest
+                SELECT *, ROW_NUMBER() OVER (
+                    PARTITION BY kiosk_id, session_id, card_id
+                    ORDER BY local_id DESC NULLS LAST, monotonic_ns DESC, decision_uid DESC) AS latest
                 FROM report_d
             ) x WHERE latest = 1 AND a < 2 AND \(counted)
             """)
@@ -193,17 +195,22 @@ package struct PostgresReportSource: ReportSource {
 
         // 1–2. Per card: answers, approvals, too fast; median and p90 by nearest rank (the
         // ⌈p·n⌉-th smallest dwell, in integer arithmetic as the SQLite report does).
+        // Ranks from a histogram (one row per card and dwell value, then running sums): the
+        // k-th smallest dwell is the smallest whose running count reaches k — no sort of every answer.
+        // (SUM is numeric in PostgreSQL: cast, so (cnt + 1) / 2 divides as integers, as in SQLite.)
         for r in try run(
             """
-            SELECT deck_id, card_id, COUNT(*), COUNT(*) FILTER (WHERE a = 1), COUNT(*) FILTER (WHERE dwell_ms < :toofast),
-                MIN(dwell_ms) FILTER (WHERE rn = (cnt + 1) / 2), MIN(dwell_ms) FILTER (WHERE rn = (9 * cnt + 9) / 10)
-            FROM (
-                SELECT deck_id, card_id, a, dwell_ms,
-                    ROW_NUMBER() OVER (PARTITION BY deck_id, card_id ORDER BY dwell_ms) AS rn,
-                    COUNT(*) OVER (PARTITION BY deck_id, card_id) AS cnt
-                FROM report_f
-            ) ranked
-            GROUP BY deck_id, card_id ORDER BY deck_id COLLATE "C", card_id COLLATE "C"
+            WITH g AS (
+                SELECT deck_id, card_id, dwell_ms, COUNT(*) AS c, COUNT(*) FILTER (WHERE a = 1) AS r
+                FROM report_f GROUP BY deck_id, card_id, dwell_ms
+            ), s AS (
+                SELECT *, (SUM(c) OVER (PARTITION BY deck_id, card_id ORDER BY dwell_ms))::bigint AS upto,
+                    (SUM(c) OVER (PARTITION BY deck_id, card_id))::bigint AS cnt
+                FROM g
+            )
+            SELECT deck_id, card_id, SUM(c), SUM(r), COALESCE(SUM(c) FILTER (WHERE dwell_ms < :toofast), 0),
+                MIN(dwell_ms) FILTER (WHERE upto >= (cnt + 1) / 2), MIN(dwell_ms) FILTER (WHERE upto >= (9 * cnt + 9) / 10)
+            FROM s GROUP BY deck_id, card_id ORDER BY deck_id COLLATE "C", card_id COLLATE "C"
             """)
         {
             a.cards.append(
@@ -361,8 +368,10 @@ package struct PostgresReportSource: ReportSource {
         }
         for r in try run(
             """
-            SELECT position, COUNT(*), COUNT(*) FILTER (WHERE a = 1), COUNT(DISTINCT (kiosk_id, session_id)) FROM report_f
-            WHERE position IS NOT NULL GROUP BY position
+            SELECT position, SUM(n), SUM(r), COUNT(*) FROM (
+                SELECT position, COUNT(*) AS n, COUNT(*) FILTER (WHERE a = 1) AS r FROM report_f
+                WHERE position IS NOT NULL GROUP BY position, kiosk_id, session_id
+            ) per_visit GROUP BY position
             """)
         {
             a.positions[int(r[0])] = ReportAggregates.Cell(visits: int(r[3]), n: int(r[1]), right: int(r[2]))
