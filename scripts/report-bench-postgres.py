@@ -13,7 +13,7 @@ scripts/report-bench.py does for SQLite), adds a day of heartbeats a minute apar
 an out-of-order hour for every tenth kiosk, and times `report --postgres URL --format json` and
 `--out` as an operator role. Prints figures only; asserts nothing about time.
 """
-import glob, os, pwd, resource, shutil, socket, subprocess, sys, time
+import glob, os, pwd, shutil, socket, subprocess, sys, time
 
 binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/KioskCards")
 work = sys.argv[2] if len(sys.argv) > 2 else "/tmp/kioskcards-report-bench-pg"
@@ -137,26 +137,26 @@ try:
         return peak
 
     def timed(args, stdout):
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # The child's own rusage (os.wait4), so its peak RSS is its own, not an earlier child's.
         t = time.time()
         child = subprocess.Popen(args, stdout=stdout, env=dict(os.environ, TZ="UTC"))
         server_peak = 0
-        while child.poll() is None:
+        while True:
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid == child.pid:
+                break
             server_peak = max(server_peak, backend_peak_kib())
             time.sleep(0.05)
+        child.returncode = os.waitstatus_to_exitcode(status)
         if child.returncode != 0:
             sys.exit(f"report-bench-postgres: {args} exited {child.returncode}")
-        elapsed = time.time() - t
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-        return elapsed, cpu, r1.ru_maxrss, r0.ru_maxrss, server_peak
+        return time.time() - t, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, server_peak
 
     for label, args in (("json", ["--format", "json"]), ("html", ["--out", os.path.join(work, "report.html")])):
         with open(os.path.join(work, f"report.{label}.out"), "wb") as out:
-            elapsed, cpu, peak, before, server_peak = timed([binary, "report", "--postgres", operator] + args, out)
-        note = "" if peak > before else " (no higher than an earlier child's)"
+            elapsed, cpu, peak, server_peak = timed([binary, "report", "--postgres", operator] + args, out)
         print(f"report-bench-postgres: report {label}: {elapsed:.2f} s wall, {cpu:.2f} s client CPU, client peak RSS "
-              f"{peak / 1024:.0f} MB{note}, largest server process {server_peak / 1024:.0f} MB"
+              f"{peak / 1024:.0f} MB, largest server process (VmHWM, shared buffers included) {server_peak / 1024:.0f} MB"
               f" (load average {os.getloadavg()[0]:.1f})")
     print(f"report-bench-postgres: HTML {os.path.getsize(os.path.join(work, 'report.html')) / 1024:.0f} KiB, "
           f"JSON {os.path.getsize(os.path.join(work, 'report.json.out')) / 1024:.0f} KiB")
