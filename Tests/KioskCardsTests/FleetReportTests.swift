@@ -316,3 +316,18 @@ extension FleetTests {
         #expect(try pg.admin(name).execute("SELECT count(*) FROM fleet.visits").scalar == "2")
     }
 }
+
+/// The report's source label goes into the page: never with a password.
+@Suite struct PostgresReportLabelTests {
+    @Test func theLabelCarriesNoPassword() {
+        for conninfo in [
+            "postgresql://op:s3cret@db.example.org/fleet?sslmode=verify-full",
+            "host=db.example.org password=s3cret dbname=fleet",
+            "postgresql://op@db.example.org/fleet?password=s3cret&sslmode=require",
+        ] {
+            let label = PostgresReportSource(conninfo: conninfo, nowMs: 0).label
+            #expect(!label.contains("s3cret"), "\(label)")
+            #expect(label.contains("db.example.org"), "\(label)")
+        }
+    }
+}

@@ -27,11 +27,15 @@ package struct PostgresReportSource: ReportSource {
     }
 
     package var label: String {
-        // The URL without a password, for the page.
+        // The URL without a password, for the page: postgresql://user:secret@… and password=… pairs.
         var text = conninfo
         if let at = text.firstIndex(of: "@"), let scheme = text.firstRange(of: "://"), scheme.upperBound < at {
             let user = text[scheme.upperBound..<at]
             if let colon = user.firstIndex(of: ":") { text.replaceSubrange(colon..<at, with: "") }
+        }
+        if let p = text.firstRange(of: "password=") {
+            let end = text[p.upperBound...].firstIndex(where: { $0 == "&" || $0 == " " }) ?? text.endIndex
+            text.replaceSubrange(p.upperBound..<end, with: "…")
         }
         return "PostgreSQL " + text
     }
