@@ -280,6 +280,26 @@ extension FleetTests {
             ).scalar == "700")
     }
 
+    @Test func aNewKioskSendsPayloadTwoToAServerNotYetMigrated() throws {
+        let name = try freshFleet()
+        let kiosk = "notyet-\(getpid())"
+        let settings = try addKiosk(kiosk, database: name)
+        let data = scratch + "/notyet"
+        try produce(300, into: data, kiosk: kiosk)
+        let local = try localUIDs(data)
+        // A server whose payload list stops at 2 (as before migration 5).
+        let admin = try pg.admin(name)
+        try admin.execute("DELETE FROM fleet.payload_versions WHERE version = $1", [String(FleetSchema.payloadVersion)])
+        let worker = FleetSyncWorker(settings: settings, dataDirectory: data) { FleetHealth.standalone() }
+        #expect(worker.syncOnce() == nil)
+        #expect(worker.payloadVersion == FleetSchema.payloadVersion - 1)
+        try expectExactlyOnce(name, kiosk: kiosk, local: local)
+        #expect(try admin.execute("SELECT count(*) FROM fleet.visits").scalar == "0")
+        // The visits wait on the kiosk: their cursor has not moved.
+        let target = try #require(worker.cursorTarget)
+        #expect(try DecisionSync.cursor(dataDirectory: data, target: DecisionSync.visitsTarget(target)) == 0)
+    }
+
     @Test func theReportRowsArePrivateToTheirKiosk() throws {
         let name = try freshFleet()
         let a = "priv-a-\(getpid())"
