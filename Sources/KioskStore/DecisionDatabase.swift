@@ -319,6 +319,16 @@ package enum DecisionDatabase {
         package var record: DecisionRecord
         /// The action as stored (kept verbatim, in case a newer version wrote one this one does not know).
         package var actionName: String
+        /// The columns added after schema 1, as stored (nil: NULL, or a schema without them).
+        /// `record` keeps schema 1's fields only, as it always has.
+        package var uid: String?
+        package var position: Int?
+        package var inputMethodName: String?
+        package var bootID: String?
+        package var clockSynced: Bool?
+        package var discarded: Bool?
+        package var tooFast: Bool?
+        package var retractsUID: String?
     }
 
     /// Calls `body` for every decision with wall time ≥ `sinceMs`, in storage order.
@@ -424,9 +434,17 @@ package enum DecisionDatabase {
                 call: "open", code: SQLITE_ERROR, message: "not a KioskCards decisions database (no schema)",
                 path: path)
         }
+        // Columns by the migration that added them (3: position, input method; 4: boot id,
+        // clock flag, retraction; 5: the flags); NULL on an older file.
+        let later = [
+            version >= 3 ? "position, input_method" : "NULL, NULL",
+            version >= 4 ? "boot_id, clock_synced, retracts_uid" : "NULL, NULL, NULL",
+            version >= 5 ? "discarded, too_fast" : "NULL, NULL",
+        ].joined(separator: ", ")
         let stmt = try db.prepare(
             """
-            SELECT id, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_ms, monotonic_ns, dwell_ms
+            SELECT id, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_ms, monotonic_ns, dwell_ms,
+                   uid, \(later)
             FROM decisions WHERE wall_ms >= ?1 ORDER BY id
             """)
         try stmt.bind(1, sinceMs ?? Int64.min)
@@ -436,7 +454,13 @@ package enum DecisionDatabase {
                 deckVersion: Int(stmt.int64(4)), cardID: stmt.text(5),
                 action: DecisionAction(rawValue: stmt.text(6)) ?? .removed, wallTimeMs: stmt.int64(7),
                 monotonicNs: stmt.int64(8), dwellMs: stmt.int64(9))
-            body(Row(id: stmt.int64(0), record: record, actionName: stmt.text(6)))
+            body(
+                Row(
+                    id: stmt.int64(0), record: record, actionName: stmt.text(6), uid: stmt.optionalText(10),
+                    position: stmt.optionalInt64(11).map { Int($0) }, inputMethodName: stmt.optionalText(12),
+                    bootID: stmt.optionalText(13), clockSynced: stmt.optionalInt64(14).map { $0 != 0 },
+                    discarded: stmt.optionalInt64(16).map { $0 != 0 }, tooFast: stmt.optionalInt64(17).map { $0 != 0 },
+                    retractsUID: stmt.optionalText(15)))
         }
     }
 }

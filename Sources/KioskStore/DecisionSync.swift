@@ -22,7 +22,35 @@ package enum DecisionSync {
         package var actionName: String
         /// For an `undone` row: the uid of the decision it takes back.
         package var retractsUID: String?
+        /// As stored (nil on rows from before the column, or a schema without it).
+        package var inputMethodName: String?
+        package var discarded: Bool?
+        package var tooFast: Bool?
     }
+
+    /// A stored visit as the sync sends it (`visits.id` is its cursor's count).
+    package struct VisitRow: Hashable, Sendable {
+        package var id: Int64
+        package var visit: VisitRecord
+    }
+
+    /// A stored kiosk event (`kiosk_events.id`, its uid).
+    package struct EventRow: Hashable, Sendable {
+        package var id: Int64
+        package var uid: String
+        package var event: KioskEventRecord
+    }
+
+    /// A maintenance log entry (`maintenance.id`).
+    package struct MaintenanceRow: Hashable, Sendable {
+        package var id: Int64
+        package var entry: MaintenanceLog.Entry
+    }
+
+    /// The cursor names of the report's rows beside a target's decisions cursor.
+    package static func visitsTarget(_ target: String) -> String { target + ":visits" }
+    package static func eventsTarget(_ target: String) -> String { target + ":events" }
+    package static func maintenanceTarget(_ target: String) -> String { target + ":maintenance" }
 
     /// Opens the database for the sync: it must exist; an older schema is migrated first
     /// (briefly taking the writer lock, which fails only if an older writer holds it).
@@ -72,31 +100,127 @@ package enum DecisionSync {
         try db.execute("BEGIN")  // one snapshot for the rows and the count
         defer { try? db.execute("COMMIT") }
         let after = try cursor(db, target: target)
+        let version = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+        let flags = version >= 5 ? "discarded, too_fast" : "NULL, NULL"
         let stmt = try db.prepare(
             """
             SELECT id, uid, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_ms, monotonic_ns,
-                   dwell_ms, boot_id, clock_synced, retracts_uid
+                   dwell_ms, boot_id, clock_synced, retracts_uid, position, input_method, \(flags)
             FROM decisions WHERE id > ?1 ORDER BY id LIMIT ?2
             """)
         try stmt.bind(1, after)
         try stmt.bind(2, Int64(max(1, limit)))
         var rows: [Row] = []
         while try stmt.step() {
-            let record = DecisionRecord(
+            let method = stmt.optionalText(15)
+            var record = DecisionRecord(
                 kioskID: stmt.text(2), sessionID: stmt.text(3), deckID: stmt.text(4),
                 deckVersion: Int(stmt.int64(5)), cardID: stmt.text(6),
                 action: DecisionAction(rawValue: stmt.text(7)) ?? .removed, wallTimeMs: stmt.int64(8),
-                monotonicNs: stmt.int64(9), dwellMs: stmt.int64(10), bootID: stmt.optionalText(11),
+                monotonicNs: stmt.int64(9), dwellMs: stmt.int64(10), position: stmt.optionalInt64(14).map { Int($0) },
+                inputMethod: method.flatMap(InputMethod.init(rawValue:)), bootID: stmt.optionalText(11),
                 clockSynced: stmt.optionalInt64(12).map { $0 != 0 })
+            let tooFast = stmt.optionalInt64(17).map { $0 != 0 }
+            record.tooFast = tooFast ?? false
             rows.append(
                 Row(
                     id: stmt.int64(0), uid: stmt.text(1), record: record, actionName: stmt.text(7),
-                    retractsUID: stmt.optionalText(13)))
+                    retractsUID: stmt.optionalText(13), inputMethodName: method,
+                    discarded: stmt.optionalInt64(16).map { $0 != 0 }, tooFast: tooFast))
         }
         let count = try db.prepare("SELECT count(*) FROM decisions WHERE id > ?1")
         try count.bind(1, after)
         let unsent = try count.step() ? Int(count.int64(0)) : rows.count
         return (rows, unsent)
+    }
+
+    /// The report's rows after the target's cursors (`visitsTarget` etc.), up to `limit` of each,
+    /// in storage order. A visit is held back while it is the newest one and still open (its
+    /// end will complete the row): a visit, once sent, never changes on the kiosk again. A
+    /// visit left open by a crash is sent open once a newer visit exists.
+    package static func pendingReportRows(dataDirectory: String, target: String, limit: Int) throws(SQLiteError) -> (
+        visits: [VisitRow], events: [EventRow], maintenance: [MaintenanceRow]
+    ) {
+        let db = try open(dataDirectory: dataDirectory)
+        try db.execute("BEGIN")  // one snapshot for all three
+        defer { try? db.execute("COMMIT") }
+        let version = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+        var visits: [VisitRow] = []
+        let v = try db.prepare(
+            """
+            SELECT id, session_id, kiosk_id, deck_id, deck_version, started_wall_ms, started_monotonic_ns,
+                   ended_wall_ms, end_reason, cards_shown, accessibility_used
+            FROM visits WHERE id > ?1 AND (end_reason IS NOT NULL OR id < (SELECT max(id) FROM visits))
+            ORDER BY id LIMIT ?2
+            """)
+        try v.bind(1, try cursor(db, target: visitsTarget(target)))
+        try v.bind(2, Int64(max(1, limit)))
+        while try v.step() {
+            visits.append(
+                VisitRow(
+                    id: v.int64(0),
+                    visit: VisitRecord(
+                        sessionID: v.text(1), kioskID: v.text(2), deckID: v.text(3), deckVersion: Int(v.int64(4)),
+                        startedWallMs: v.int64(5), startedMonotonicNs: v.int64(6), endedWallMs: v.optionalInt64(7),
+                        endReason: v.optionalText(8), cardsShown: v.optionalInt64(9).map { Int($0) },
+                        accessibilityUsed: v.optionalInt64(10).map { $0 != 0 })))
+        }
+        var events: [EventRow] = []
+        let e = try db.prepare(
+            "SELECT id, uid, kiosk_id, kind, wall_ms, monotonic_ns FROM kiosk_events WHERE id > ?1 ORDER BY id LIMIT ?2"
+        )
+        try e.bind(1, try cursor(db, target: eventsTarget(target)))
+        try e.bind(2, Int64(max(1, limit)))
+        while try e.step() {
+            events.append(
+                EventRow(
+                    id: e.int64(0), uid: e.text(1),
+                    event: KioskEventRecord(
+                        kioskID: e.text(2), kind: e.text(3), wallMs: e.int64(4), monotonicNs: e.int64(5))))
+        }
+        var maintenance: [MaintenanceRow] = []
+        if version >= 5 {
+            let m = try db.prepare(
+                "SELECT id, kiosk_id, wall_ms, state, note FROM maintenance WHERE id > ?1 ORDER BY id LIMIT ?2")
+            try m.bind(1, try cursor(db, target: maintenanceTarget(target)))
+            try m.bind(2, Int64(max(1, limit)))
+            while try m.step() {
+                maintenance.append(
+                    MaintenanceRow(
+                        id: m.int64(0),
+                        entry: MaintenanceLog.Entry(
+                            kioskID: m.text(1), wallTimeMs: m.int64(2),
+                            state: MaintenanceLog.State(rawValue: m.text(3)) ?? .note,
+                            note: m.text(4))))
+            }
+        }
+        return (visits, events, maintenance)
+    }
+
+    /// Moves several cursors forward (never back) in one transaction: after one round's COMMIT
+    /// on the server, all of its parts count as sent together.
+    package static func advance(dataDirectory: String, cursors: [(target: String, id: Int64)]) throws(SQLiteError) {
+        if cursors.isEmpty { return }
+        let db = try open(dataDirectory: dataDirectory)
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            let stmt = try db.prepare(
+                """
+                INSERT INTO sync_cursor (target, last_id, updated_ms) VALUES (?1, ?2, ?3)
+                ON CONFLICT (target) DO UPDATE SET last_id = max(last_id, excluded.last_id), updated_ms = excluded.updated_ms
+                """)
+            for c in cursors {
+                try stmt.bind(1, c.target)
+                try stmt.bind(2, c.id)
+                try stmt.bind(3, WallClock.nowMilliseconds())
+                _ = try stmt.step()
+                stmt.reset()
+            }
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
     }
 
     /// Moves the target's cursor forward to `id` (never back).

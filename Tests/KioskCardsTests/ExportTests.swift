@@ -111,6 +111,85 @@ import Testing
         #expect(table.dropFirst().map { record(fromFields: $0) } == Array(records[12...]))
     }
 
+    @Test(.enabled(if: StoreTestSupport.executableExists, "build the KioskCards executable first"))
+    func theNewColumnsFollowTheOldOnesInCSVAndJSON() throws {
+        let dir = DeckFixtures.temporaryDirectory("export-columns")
+        defer { DeckFixtures.removeTree(dir) }
+        let store = DecisionStore(dataDirectory: dir)
+        func record(_ session: String, _ card: String, _ action: DecisionAction, _ n: Int64, _ p: Int, _ m: InputMethod)
+            -> DecisionRecord
+        {
+            DecisionRecord(
+                kioskID: "k", sessionID: session, deckID: "d", deckVersion: 1, cardID: card, action: action,
+                wallTimeMs: 1_714_521_600_000 + n, monotonicNs: n, dwellMs: 100, position: p, inputMethod: m,
+                bootID: "boot-1", clockSynced: true)
+        }
+        var fast = record("v1", "a", .swipedRight, 1, 0, .swipe)
+        fast.tooFast = true
+        store.enqueue(fast)
+        store.enqueue(record("v1", "b", .swipedLeft, 2, 1, .button))
+        store.enqueue(record("v1", "b", .undone, 3, 1, .key))
+        store.enqueue(record("v2", "a", .swipedLeft, 4, 0, .switchAccess))
+        store.discardVisit(sessionID: "v2")
+        #expect(store.flush(timeout: 30))
+        store.close()
+
+        let result = try #require(StoreTestSupport.run(["export", "--data", dir, "--format", "csv"]))
+        #expect(result.status == 0)
+        let text = String(decoding: result.stdout, as: UTF8.self)
+        #expect(
+            text.hasPrefix(
+                "id,kiosk_id,session_id,deck_id,deck_version,card_id,action,wall_time,wall_ms,monotonic_ns,dwell_ms,"
+                    + "position,input_method,discarded,too_fast,uid,boot_id,clock_synced,retracts_uid\r\n"))
+        let table = Self.parseCSV(text)
+        let rows = Array(table.dropFirst())
+        #expect(
+            rows.map { Array($0[11...14]) } == [
+                ["0", "swipe", "false", "true"], ["1", "button", "false", "false"], ["1", "key", "false", "false"],
+                ["0", "switch", "true", "false"],
+            ])
+        #expect(rows.allSatisfy { $0[16] == "boot-1" && $0[17] == "true" && $0[15].count >= 16 })
+        // The undo names the uid of the decision it takes back; the others take nothing back.
+        #expect(rows.map { $0[18] } == ["", "", rows[1][15], ""])
+        #expect(Set(rows.map { $0[15] }).count == 4)
+
+        let json = try #require(StoreTestSupport.run(["export", "--data", dir, "--format", "json"]))
+        let array = try #require(try JSONReader.parse(json.stdout).elements)
+        #expect(array.count == 4)
+        #expect(array[0].members?.map(\.key) == ExportCommand.columns)
+        #expect(array[0]["position"]?.value == .number(0))
+        #expect(array[0]["too_fast"]?.value == .bool(true))
+        #expect(array[3]["discarded"]?.value == .bool(true))
+        #expect(array[3]["input_method"]?.value == .string("switch"))
+        #expect(array[0]["retracts_uid"]?.value == .null)
+    }
+
+    @Test(.enabled(if: StoreTestSupport.executableExists, "build the KioskCards executable first"))
+    func aSchemaTwoFileExportsEmptyNewColumns() throws {
+        let dir = DeckFixtures.temporaryDirectory("export-v2")
+        defer { DeckFixtures.removeTree(dir) }
+        do {
+            let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir))
+            try db.execute(DecisionDatabase.migrations[0])
+            try db.execute(DecisionDatabase.migrations[1])
+            try db.execute("PRAGMA user_version = 2")
+            try db.execute(
+                """
+                INSERT INTO decisions (uid, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_time,
+                    wall_ms, monotonic_ns, dwell_ms) VALUES ('u1', 'old', 's', 'd', 1, 'c', 'swipedLeft', 'x', 5, 6, 7)
+                """)
+        }
+        let result = try #require(StoreTestSupport.run(["export", "--data", dir, "--format", "csv"]))
+        #expect(result.status == 0)
+        let table = Self.parseCSV(String(decoding: result.stdout, as: UTF8.self))
+        #expect(table.count == 2)
+        #expect(
+            Array(table[1][0..<11]) == [
+                "1", "old", "s", "d", "1", "c", "swipedLeft", WallClock.iso8601(milliseconds: 5), "5", "6", "7",
+            ])
+        #expect(Array(table[1][11...]) == ["", "", "", "", "u1", "", "", ""])
+    }
+
     @Test func emptyDatabaseGivesEmptyArray() throws {
         let dir = DeckFixtures.temporaryDirectory("export-empty")
         defer { DeckFixtures.removeTree(dir) }

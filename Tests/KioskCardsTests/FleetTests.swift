@@ -69,23 +69,91 @@ final class FleetTests {
 
     /// Writes `count` decisions through the real DecisionStore (its own writer thread, WAL,
     /// synchronous=FULL), every fifth an undo of the one before it; wall times every `stepMs`
-    /// from `startMs` (default: so that the last is now).
+    /// from `startMs` (default: so that the last is now). Every 20 decisions are one visit,
+    /// recorded at its start and its end, after an attract-screen event; the card's position,
+    /// input method and the too-fast flag are set; one maintenance entry per 100 visits.
     func produce(
         _ count: Int, into directory: String, kiosk: String, startMs: Int64? = nil, stepMs: Int64 = 1000
     ) throws {
         let startMs = startMs ?? WallClock.nowMilliseconds() - Int64(count) * stepMs
         let store = DecisionStore(dataDirectory: directory)
+        var visit: VisitRecord?
         for n in 0..<count {
+            let wall = startMs + Int64(n) * stepMs
+            if n % 20 == 0 {
+                try #require(
+                    store.enqueue(
+                        event: KioskEventRecord(
+                            kioskID: kiosk, kind: KioskEventRecord.attractShown, wallMs: wall,
+                            monotonicNs: Int64(n) * 1_000_000)
+                    ) != nil)
+                visit = VisitRecord(
+                    sessionID: "s-\(n / 20)", kioskID: kiosk, deckID: "deck", deckVersion: 1, startedWallMs: wall,
+                    startedMonotonicNs: Int64(n) * 1_000_000)
+                try #require(store.enqueue(visit: visit!) != nil)
+            }
             let undo = n % 5 == 4
             let card = undo ? "card-\(n - 1)" : "card-\(n)"
-            let record = DecisionRecord(
+            var record = DecisionRecord(
                 kioskID: kiosk, sessionID: "s-\(n / 20)", deckID: "deck", deckVersion: 1, cardID: card,
                 action: undo ? .undone : (n % 2 == 0 ? .swipedRight : .swipedLeft),
-                wallTimeMs: startMs + Int64(n) * stepMs, monotonicNs: Int64(n) * 1_000_000, dwellMs: 700)
+                wallTimeMs: wall, monotonicNs: Int64(n) * 1_000_000, dwellMs: 700, position: n % 20,
+                inputMethod: n % 3 == 0 ? .button : .swipe)
+            record.tooFast = n % 7 == 0
             try #require(store.enqueue(record) != nil)
+            if n % 20 == 19 || n == count - 1, var v = visit {
+                v.endedWallMs = wall
+                v.endReason = n % 40 == 39 ? "completed" : "idle"
+                v.cardsShown = n % 20 + 1
+                v.accessibilityUsed = false
+                try #require(store.enqueue(visit: v) != nil)
+                visit = nil
+            }
         }
         try #require(store.flush(stalledFor: 60))
         store.close()
+        for m in stride(from: 0, to: count / 20, by: 100) {
+            try MaintenanceLog.append(
+                .init(kioskID: kiosk, wallTimeMs: startMs + Int64(m) * 20 * stepMs, state: .note, note: "visit \(m)"),
+                dataDirectory: directory)
+        }
+    }
+
+    /// The visits, events and maintenance entries of `data` are on the server once each, and
+    /// the decisions carry their position, input method and flags.
+    func expectReportRowsOnce(
+        _ database: String, kiosk: String, data: String, decisionFields: Bool = true,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: data), readOnly: true, create: false)
+        let admin = try pg.admin(database)
+        for (local, central) in [
+            ("SELECT count(*), count(DISTINCT session_id) FROM visits", "fleet.visits"),
+            ("SELECT count(*), count(DISTINCT uid) FROM kiosk_events", "fleet.kiosk_events"),
+            ("SELECT count(*), count(*) FROM maintenance", "fleet.maintenance"),
+        ] {
+            let stmt = try db.prepare(local)
+            _ = try stmt.step()
+            let rows = try admin.execute("SELECT count(*) FROM \(central) WHERE kiosk_id = $1", [kiosk])
+            #expect(stmt.int64(0) > 0, "no local rows for \(central)", sourceLocation: sourceLocation)
+            #expect(rows.scalar == String(stmt.int64(1)), "\(central)", sourceLocation: sourceLocation)
+        }
+        let ended = try admin.execute(
+            "SELECT count(*) FROM fleet.visits WHERE kiosk_id = $1 AND end_reason IS NULL", [kiosk])
+        #expect(ended.scalar == "0", "every visit arrives with its end", sourceLocation: sourceLocation)
+        guard decisionFields else { return }
+        let stmt = try db.prepare(
+            "SELECT count(*) FILTER (WHERE too_fast = 1), count(*) FILTER (WHERE input_method = 'button'), sum(position) FROM decisions"
+        )
+        _ = try stmt.step()
+        let fields = try admin.execute(
+            """
+            SELECT count(*) FILTER (WHERE too_fast), count(*) FILTER (WHERE input_method = 'button'), sum(position)
+            FROM fleet.decisions WHERE kiosk_id = $1
+            """, [kiosk])
+        #expect(
+            fields.values == [[String(stmt.int64(0)), String(stmt.int64(1)), String(stmt.int64(2))]],
+            sourceLocation: sourceLocation)
     }
 
     /// Every local decision uid (read through a cursor no one advances).
@@ -172,8 +240,14 @@ final class FleetTests {
         let name = try freshFleet()
         let db = try pg.admin(name)
         try FleetSchema.checkCompatible(db)
-        // The server moved on past this kiosk's payload version.
+        // A server that does not list this kiosk's payload version yet (not migrated): the
+        // kiosk sends the previous one.
         try db.execute("DELETE FROM fleet.payload_versions WHERE version = $1", [String(FleetSchema.payloadVersion)])
+        try FleetSchema.checkCompatible(db)
+        #expect(try FleetSchema.negotiatePayload(db) == FleetSchema.payloadVersion - 1)
+        // The server moved on past this kiosk's payload versions.
+        try db.execute(
+            "DELETE FROM fleet.payload_versions WHERE version = $1", [String(FleetSchema.payloadVersion - 1)])
         do {
             try FleetSchema.checkCompatible(db)
             Issue.record("a server without this payload version was accepted")
@@ -350,6 +424,7 @@ final class FleetTests {
         #expect(again.syncOnce() == nil)
         #expect(again.sent == 0)
         try expectExactlyOnce(name, kiosk: kiosk, local: local)
+        try expectReportRowsOnce(name, kiosk: kiosk, data: data)
         // An operator renews the instance id (after restoring an older backup): every kiosk
         // sends everything again under a new cursor, and the server keeps one row per decision.
         let admin = try pg.admin(name)
@@ -534,6 +609,7 @@ final class FleetTests {
         let last = try #require(StoreTestSupport.run(["fleet", "sync", "--config", config, "--once"]))
         #expect(last.status == 0)
         try expectExactlyOnce(name, kiosk: kiosk, local: local)
+        try expectReportRowsOnce(name, kiosk: kiosk, data: data)
     }
 
     @Test func postgresRestartedMidSyncLosesAndDoublesNothing() throws {
@@ -562,6 +638,7 @@ final class FleetTests {
         while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
         #expect(status == 0, "fleet sync should stop cleanly on SIGTERM")
         try expectExactlyOnce(name, kiosk: kiosk, local: local)
+        try expectReportRowsOnce(name, kiosk: kiosk, data: data)
         // One log line per change of state, not one per retry.
         let log = String(decoding: try FileIO.readAll(errPath, limit: 1 << 20), as: UTF8.self)
         let warnings = log.split(separator: "\n").filter { $0.contains("Decisions stay on this kiosk") }
@@ -606,6 +683,7 @@ final class FleetTests {
         #expect(cutInTransaction == 3)
         #expect(StoreTestSupport.waitFor(seconds: 90) { centralCount(name, kiosk: kiosk) == local.count })
         try expectExactlyOnce(name, kiosk: kiosk, local: local)
+        try expectReportRowsOnce(name, kiosk: kiosk, data: data)
         #expect(worker.currentState == .online)
     }
 
@@ -635,6 +713,7 @@ final class FleetTests {
         while online.round() == .sentBatch { rounds += 1 }
         #expect(rounds == (count + FleetUpload.maxBatch - 1) / FleetUpload.maxBatch)
         try expectExactlyOnce(name, kiosk: kiosk, local: local)
+        try expectReportRowsOnce(name, kiosk: kiosk, data: data)
         let span = try pg.admin(name).execute(
             "SELECT extract(epoch FROM max(wall_time) - min(wall_time))::bigint FROM fleet.decisions WHERE kiosk_id = $1",
             [kiosk])

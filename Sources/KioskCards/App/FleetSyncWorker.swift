@@ -11,6 +11,8 @@ struct FleetSettings: Hashable, Sendable {
     var heartbeatInterval = 60.0
     /// Rows per transaction (≤ FleetUpload.maxBatch).
     var batchLimit = FleetUpload.maxBatch
+    /// The newest payload version to send (tests set 2 to be a kiosk from before payload 3).
+    var maxPayloadVersion = FleetSchema.payloadVersion
 
     init?(config: KioskConfig) {
         guard let url = config.fleetURL else { return nil }
@@ -77,6 +79,9 @@ final class FleetSyncWorker: @unchecked Sendable {
 
     // Worker-thread state.
     private var connection: PostgresConnection?
+    /// Negotiated when connecting: this KioskCards' payload version, or the previous one on a
+    /// server not migrated yet (then only decisions travel).
+    private(set) var payloadVersion = FleetSchema.payloadVersion
     private var failures = 0
     private var nextHeartbeat = 0.0
     private var generator = SystemRandomNumberGenerator()
@@ -171,14 +176,10 @@ final class FleetSyncWorker: @unchecked Sendable {
                 try sendHeartbeat(on: db, unsent: unsent)
                 nextHeartbeat = now + settings.heartbeatInterval
             }
-            guard let last = rows.last else {
+            guard try sendBatch(rows, on: db, target: target) else {
                 enter(.online)
                 return .idle
             }
-            let new = try FleetUpload.send(rows.map(Self.upload), on: db)
-            // COMMIT returned: only now may the cursor move.
-            try DecisionSync.advance(dataDirectory: dataDirectory, target: target, to: last.id)
-            locked { sentTotal += new }
             failures = 0
             enter(.online)
             return .sentBatch
@@ -202,10 +203,7 @@ final class FleetSyncWorker: @unchecked Sendable {
             while true {
                 let (rows, _) = try DecisionSync.pending(
                     dataDirectory: dataDirectory, target: target, limit: settings.batchLimit)
-                guard let last = rows.last else { return nil }
-                let new = try FleetUpload.send(rows.map(Self.upload), on: db)
-                try DecisionSync.advance(dataDirectory: dataDirectory, target: target, to: last.id)
-                locked { sentTotal += new }
+                guard try sendBatch(rows, on: db, target: target) else { return nil }
             }
         } catch let error as FleetError {
             return error
@@ -214,12 +212,52 @@ final class FleetSyncWorker: @unchecked Sendable {
         }
     }
 
+    /// One round's rows — `rows` (decisions) and, with payload 3, the visits, events and
+    /// maintenance entries after their own cursors — in one server transaction; only after its
+    /// COMMIT returned do all their cursors move, in one local transaction. A crash between the
+    /// two re-sends the round, which the server ignores. False: nothing was pending.
+    private func sendBatch(_ rows: [DecisionSync.Row], on db: PostgresConnection, target: String) throws -> Bool {
+        var batch = UploadBatch(decisions: rows.map(Self.upload))
+        var cursors: [(target: String, id: Int64)] = []
+        if let last = rows.last { cursors.append((target, last.id)) }
+        if payloadVersion >= 3 && DecisionSync.databaseExists(dataDirectory: dataDirectory) {
+            let more = try DecisionSync.pendingReportRows(
+                dataDirectory: dataDirectory, target: target, limit: settings.batchLimit)
+            batch.visits = more.visits.map { Self.upload($0.visit) }
+            batch.events = more.events.map {
+                EventUpload(
+                    uid: $0.uid, kind: $0.event.kind, wallMs: $0.event.wallMs, monotonicNs: $0.event.monotonicNs)
+            }
+            batch.maintenance = more.maintenance.map {
+                MaintenanceUpload(wallMs: $0.entry.wallTimeMs, state: $0.entry.state.rawValue, note: $0.entry.note)
+            }
+            if let last = more.visits.last { cursors.append((DecisionSync.visitsTarget(target), last.id)) }
+            if let last = more.events.last { cursors.append((DecisionSync.eventsTarget(target), last.id)) }
+            if let last = more.maintenance.last { cursors.append((DecisionSync.maintenanceTarget(target), last.id)) }
+        }
+        if batch.isEmpty { return false }
+        let new = try FleetUpload.send(batch, payloadVersion: payloadVersion, on: db)
+        // COMMIT returned: only now may the cursors move.
+        try DecisionSync.advance(dataDirectory: dataDirectory, cursors: cursors)
+        locked { sentTotal += new }
+        return true
+    }
+
     static func upload(_ row: DecisionSync.Row) -> DecisionUpload {
         let r = row.record
         return DecisionUpload(
             uid: row.uid, sessionID: r.sessionID, deckID: r.deckID, deckVersion: r.deckVersion, cardID: r.cardID,
             action: row.actionName, wallTimeISO: r.wallTimeISO, wallTimeMs: r.wallTimeMs, monotonicNs: r.monotonicNs,
-            dwellMs: r.dwellMs, bootID: r.bootID, clockSynced: r.clockSynced, retractsUID: row.retractsUID)
+            dwellMs: r.dwellMs, bootID: r.bootID, clockSynced: r.clockSynced, retractsUID: row.retractsUID,
+            localID: row.id, position: r.position, inputMethod: row.inputMethodName, discarded: row.discarded,
+            tooFast: row.tooFast)
+    }
+
+    static func upload(_ v: VisitRecord) -> VisitUpload {
+        VisitUpload(
+            sessionID: v.sessionID, deckID: v.deckID, deckVersion: v.deckVersion, startedWallMs: v.startedWallMs,
+            startedMonotonicNs: v.startedMonotonicNs, endedWallMs: v.endedWallMs, endReason: v.endReason,
+            cardsShown: v.cardsShown, accessibilityUsed: v.accessibilityUsed)
     }
 
     /// The open connection and the cursor's target, or a new connection checked for a
@@ -230,6 +268,7 @@ final class FleetSyncWorker: @unchecked Sendable {
         let password = try Self.readCredentials(settings.credentialsPath)
         let db = try PostgresConnection(conninfo: settings.url, password: password)
         try FleetSchema.checkCompatible(db)
+        payloadVersion = try FleetSchema.negotiatePayload(db, upTo: settings.maxPayloadVersion)
         guard try FleetUpload.whoAmI(on: db) != nil else {
             throw FleetError(
                 kind: .authenticationFailed,

@@ -8,8 +8,13 @@
 /// nothing, so it cannot alter or drop anything.
 package enum FleetSchema {
     /// The payload version this KioskCards sends (`decisions.payload_version`).
-    /// 1: the first fleet payload (no boot id, clock flag or retraction); 2: with them.
-    package static let payloadVersion = 2
+    /// 1: the first fleet payload (no boot id, clock flag or retraction); 2: with them;
+    /// 3: with each decision's local id, position, input method and flags, and the kiosk's
+    /// visits, events and maintenance log (central schema 5).
+    package static let payloadVersion = 3
+
+    /// The schema version the report (`report --postgres`) needs: visits and positions.
+    package static let reportSchemaVersion = 5
 
     /// The oldest central schema this KioskCards can sync with (it needs the instance id).
     package static let minimumSchemaVersion = 3
@@ -230,6 +235,89 @@ package enum FleetSchema {
                         SELECT FROM fleet.deck_images i JOIN fleet.deck_assignments a ON a.deck_sha256 = i.deck_sha256
                         WHERE i.blob_sha256 = blobs.sha256 AND a.kiosk_id = fleet.current_kiosk()));
                 """),
+        // 4 → 5: what the report reads (docs/REPORT.md, docs/FLEET.md), with payload version 3.
+        // Every new row is insert-only for a kiosk, keyed so a re-sent batch changes nothing:
+        // visits by (kiosk, session), events by their uid, maintenance entries by their content.
+        Migration(
+            description: "report rows: decision position, input method, flags; visits, kiosk events, maintenance log",
+            sql: """
+                INSERT INTO fleet.payload_versions VALUES
+                    (3, 'decision with local_id, position, input_method, discarded, too_fast; visits, events, maintenance');
+
+                ALTER TABLE fleet.decisions
+                    ADD COLUMN local_id bigint,
+                    ADD COLUMN position integer,
+                    ADD COLUMN input_method text,
+                    ADD COLUMN discarded boolean,
+                    ADD COLUMN too_fast boolean;
+
+                CREATE TABLE fleet.visits (
+                    kiosk_id text NOT NULL REFERENCES fleet.kiosks,
+                    session_id text NOT NULL,
+                    payload_version integer NOT NULL REFERENCES fleet.payload_versions,
+                    deck_id text NOT NULL,
+                    deck_version integer NOT NULL,
+                    started_wall_ms bigint NOT NULL,
+                    started_monotonic_ns bigint NOT NULL,
+                    ended_wall_ms bigint,
+                    end_reason text,
+                    cards_shown integer,
+                    accessibility_used boolean,
+                    received_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                    PRIMARY KEY (kiosk_id, session_id)
+                );
+                CREATE INDEX visits_started ON fleet.visits (started_wall_ms);
+
+                CREATE TABLE fleet.kiosk_events (
+                    kiosk_id text NOT NULL REFERENCES fleet.kiosks,
+                    event_uid text NOT NULL,
+                    payload_version integer NOT NULL REFERENCES fleet.payload_versions,
+                    kind text NOT NULL,
+                    wall_ms bigint NOT NULL,
+                    monotonic_ns bigint NOT NULL,
+                    received_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                    PRIMARY KEY (kiosk_id, event_uid)
+                );
+                CREATE INDEX kiosk_events_wall_ms ON fleet.kiosk_events (wall_ms);
+
+                CREATE TABLE fleet.maintenance (
+                    kiosk_id text NOT NULL REFERENCES fleet.kiosks,
+                    wall_ms bigint NOT NULL,
+                    state text NOT NULL,
+                    note text NOT NULL,
+                    payload_version integer NOT NULL REFERENCES fleet.payload_versions,
+                    received_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                    PRIMARY KEY (kiosk_id, wall_ms, state, note)
+                );
+
+                CREATE TRIGGER visits_received BEFORE INSERT ON fleet.visits
+                    FOR EACH ROW EXECUTE FUNCTION fleet.stamp_received();
+                CREATE TRIGGER kiosk_events_received BEFORE INSERT ON fleet.kiosk_events
+                    FOR EACH ROW EXECUTE FUNCTION fleet.stamp_received();
+                CREATE TRIGGER maintenance_received BEFORE INSERT ON fleet.maintenance
+                    FOR EACH ROW EXECUTE FUNCTION fleet.stamp_received();
+
+                GRANT SELECT, INSERT ON fleet.visits, fleet.kiosk_events, fleet.maintenance TO fleet_kiosk;
+                GRANT SELECT ON fleet.visits, fleet.kiosk_events, fleet.maintenance TO fleet_operator;
+                ALTER TABLE fleet.visits ENABLE ROW LEVEL SECURITY;
+                ALTER TABLE fleet.kiosk_events ENABLE ROW LEVEL SECURITY;
+                ALTER TABLE fleet.maintenance ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY operator_all ON fleet.visits TO fleet_operator USING (true);
+                CREATE POLICY operator_all ON fleet.kiosk_events TO fleet_operator USING (true);
+                CREATE POLICY operator_all ON fleet.maintenance TO fleet_operator USING (true);
+                CREATE POLICY own_rows_read ON fleet.visits FOR SELECT TO fleet_kiosk
+                    USING (kiosk_id = fleet.current_kiosk());
+                CREATE POLICY own_rows_insert ON fleet.visits FOR INSERT TO fleet_kiosk
+                    WITH CHECK (kiosk_id = fleet.current_kiosk());
+                CREATE POLICY own_rows_read ON fleet.kiosk_events FOR SELECT TO fleet_kiosk
+                    USING (kiosk_id = fleet.current_kiosk());
+                CREATE POLICY own_rows_insert ON fleet.kiosk_events FOR INSERT TO fleet_kiosk
+                    WITH CHECK (kiosk_id = fleet.current_kiosk());
+                CREATE POLICY own_rows_read ON fleet.maintenance FOR SELECT TO fleet_kiosk
+                    USING (kiosk_id = fleet.current_kiosk());
+                CREATE POLICY own_rows_insert ON fleet.maintenance FOR INSERT TO fleet_kiosk
+                    WITH CHECK (kiosk_id = fleet.current_kiosk());
+                """),
     ]
 
     package static var schemaVersion: Int { migrations.count }
@@ -301,13 +389,26 @@ package enum FleetSchema {
                 kind: .schemaTooOld,
                 message: "the central schema is at version \(version); this KioskCards needs \(minimumSchemaVersion)")
         }
-        let accepted = try db.execute(
-            "SELECT 1 FROM fleet.payload_versions WHERE version = $1", [String(payloadVersion)])
-        if accepted.count == 0 {
+        _ = try negotiatePayload(db, upTo: payloadVersion)
+    }
+
+    /// The newest payload version, at most `newest`, that the server accepts: this one, or the
+    /// previous one on a server not yet migrated (then only decisions travel, without the
+    /// report's columns, and the visits wait locally until the server is upgraded).
+    package static func negotiatePayload(_ db: PostgresConnection, upTo newest: Int = payloadVersion)
+        throws(FleetError) -> Int
+    {
+        let rows = try db.execute(
+            "SELECT max(version) FROM fleet.payload_versions WHERE version BETWEEN $1 AND $2",
+            [String(newest - 1), String(newest)])
+        guard let best = rows.scalar.flatMap({ Int($0) }) else {
+            let version = try currentVersion(db)
             throw FleetError(
                 kind: .schemaTooNew,
                 message:
-                    "the central schema (version \(version)) no longer accepts payload version \(payloadVersion)")
+                    "the central schema (version \(version)) no longer accepts payload version \(newest) or \(newest - 1)"
+                    + "; upgrade this KioskCards")
         }
+        return best
     }
 }

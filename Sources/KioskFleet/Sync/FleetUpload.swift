@@ -14,12 +14,25 @@ package struct DecisionUpload: Hashable, Sendable {
     package var bootID: String?
     package var clockSynced: Bool?
     package var retractsUID: String?
+    // Payload version 3: the kiosk's row id (its storage order), the card's position in the
+    // visit, the input method, and the flags (nil where the kiosk's schema lacks them).
+    package var localID: Int64?
+    package var position: Int?
+    package var inputMethod: String?
+    package var discarded: Bool?
+    package var tooFast: Bool?
 
     package init(
         uid: String, sessionID: String, deckID: String, deckVersion: Int, cardID: String, action: String,
         wallTimeISO: String, wallTimeMs: Int64, monotonicNs: Int64, dwellMs: Int64, bootID: String?,
-        clockSynced: Bool?, retractsUID: String?
+        clockSynced: Bool?, retractsUID: String?, localID: Int64? = nil, position: Int? = nil,
+        inputMethod: String? = nil, discarded: Bool? = nil, tooFast: Bool? = nil
     ) {
+        self.localID = localID
+        self.position = position
+        self.inputMethod = inputMethod
+        self.discarded = discarded
+        self.tooFast = tooFast
         self.uid = uid
         self.sessionID = sessionID
         self.deckID = deckID
@@ -34,6 +47,83 @@ package struct DecisionUpload: Hashable, Sendable {
         self.clockSynced = clockSynced
         self.retractsUID = retractsUID
     }
+}
+
+/// A visit as it travels (payload 3). Sent once it has ended, or once a newer visit started
+/// (a visit left open by a crash): then it never changes again, so the server keeps the first copy.
+package struct VisitUpload: Hashable, Sendable {
+    package var sessionID: String
+    package var deckID: String
+    package var deckVersion: Int
+    package var startedWallMs: Int64
+    package var startedMonotonicNs: Int64
+    package var endedWallMs: Int64?
+    package var endReason: String?
+    package var cardsShown: Int?
+    package var accessibilityUsed: Bool?
+
+    package init(
+        sessionID: String, deckID: String, deckVersion: Int, startedWallMs: Int64, startedMonotonicNs: Int64,
+        endedWallMs: Int64?, endReason: String?, cardsShown: Int?, accessibilityUsed: Bool?
+    ) {
+        self.sessionID = sessionID
+        self.deckID = deckID
+        self.deckVersion = deckVersion
+        self.startedWallMs = startedWallMs
+        self.startedMonotonicNs = startedMonotonicNs
+        self.endedWallMs = endedWallMs
+        self.endReason = endReason
+        self.cardsShown = cardsShown
+        self.accessibilityUsed = accessibilityUsed
+    }
+}
+
+/// A kiosk event (payload 3), such as the attract screen appearing.
+package struct EventUpload: Hashable, Sendable {
+    package var uid: String
+    package var kind: String
+    package var wallMs: Int64
+    package var monotonicNs: Int64
+
+    package init(uid: String, kind: String, wallMs: Int64, monotonicNs: Int64) {
+        self.uid = uid
+        self.kind = kind
+        self.wallMs = wallMs
+        self.monotonicNs = monotonicNs
+    }
+}
+
+/// A maintenance log entry (payload 3): out of order, back in service, or a note.
+package struct MaintenanceUpload: Hashable, Sendable {
+    package var wallMs: Int64
+    package var state: String
+    package var note: String
+
+    package init(wallMs: Int64, state: String, note: String) {
+        self.wallMs = wallMs
+        self.state = state
+        self.note = note
+    }
+}
+
+/// What one sync round sends in one transaction (each part ≤ `FleetUpload.maxBatch`).
+package struct UploadBatch: Hashable, Sendable {
+    package var decisions: [DecisionUpload] = []
+    package var visits: [VisitUpload] = []
+    package var events: [EventUpload] = []
+    package var maintenance: [MaintenanceUpload] = []
+
+    package init(
+        decisions: [DecisionUpload] = [], visits: [VisitUpload] = [], events: [EventUpload] = [],
+        maintenance: [MaintenanceUpload] = []
+    ) {
+        self.decisions = decisions
+        self.visits = visits
+        self.events = events
+        self.maintenance = maintenance
+    }
+
+    package var isEmpty: Bool { decisions.isEmpty && visits.isEmpty && events.isEmpty && maintenance.isEmpty }
 }
 
 /// The kiosk's state, sent every heartbeat interval.
@@ -80,43 +170,143 @@ package struct Heartbeat: Hashable, Sendable {
 package enum FleetUpload {
     /// The most rows one transaction carries.
     package static let maxBatch = 500
-    static let columnsPerRow = 13
 
     /// Inserts `batch` (≤ `maxBatch`) in one transaction with one statement,
     /// `ON CONFLICT (kiosk_id, decision_uid) DO NOTHING`: re-sending rows the server already has
     /// (after a crash before the local cursor moved, or a COMMIT whose answer was lost) changes
     /// nothing. Returns how many rows were new. When this returns, they are committed.
     @discardableResult
-    package static func send(_ batch: [DecisionUpload], on db: PostgresConnection) throws(FleetError) -> Int {
-        precondition(batch.count <= maxBatch, "a batch of \(batch.count) is over \(maxBatch)")
+    package static func send(
+        _ batch: [DecisionUpload], payloadVersion: Int = FleetSchema.payloadVersion, on db: PostgresConnection
+    ) throws(FleetError) -> Int {
+        try send(UploadBatch(decisions: batch), payloadVersion: payloadVersion, on: db)
+    }
+
+    /// Inserts every part of `batch` in one transaction, one statement per part, each
+    /// `ON CONFLICT … DO NOTHING` on its key. With `payloadVersion` 2 (a server not yet at
+    /// schema 5, or a test of an older kiosk) it sends exactly what payload 2 sent: the
+    /// decisions without the report's columns, and nothing else. Returns the new decisions.
+    @discardableResult
+    package static func send(
+        _ batch: UploadBatch, payloadVersion: Int = FleetSchema.payloadVersion, on db: PostgresConnection
+    )
+        throws(FleetError) -> Int
+    {
+        precondition(
+            batch.decisions.count <= maxBatch && batch.visits.count <= maxBatch && batch.events.count <= maxBatch
+                && batch.maintenance.count <= maxBatch, "a batch part is over \(maxBatch)")
+        precondition(payloadVersion == 2 || payloadVersion == 3, "payload version \(payloadVersion)")
         if batch.isEmpty { return 0 }
-        var tuples: [String] = []
-        var parameters: [String?] = []
-        tuples.reserveCapacity(batch.count)
-        parameters.reserveCapacity(batch.count * columnsPerRow)
-        for (n, d) in batch.enumerated() {
-            let b = n * columnsPerRow
-            tuples.append(
-                "(fleet.current_kiosk(), $\(b + 1), \(FleetSchema.payloadVersion), $\(b + 2), $\(b + 3), "
+        let v3 = payloadVersion >= 3
+        var statements: [(sql: String, parameters: [String?])] = []
+        if !batch.decisions.isEmpty {
+            let width = v3 ? 18 : 13
+            var tuples: [String] = []
+            var parameters: [String?] = []
+            tuples.reserveCapacity(batch.decisions.count)
+            parameters.reserveCapacity(batch.decisions.count * width)
+            for (n, d) in batch.decisions.enumerated() {
+                let b = n * width
+                var tuple =
+                    "(fleet.current_kiosk(), $\(b + 1), \(payloadVersion), $\(b + 2), $\(b + 3), "
                     + "$\(b + 4)::integer, $\(b + 5), $\(b + 6), $\(b + 7)::timestamptz, $\(b + 8)::bigint, "
-                    + "$\(b + 9)::bigint, $\(b + 10)::bigint, $\(b + 11), $\(b + 12)::boolean, $\(b + 13))")
-            parameters += [
-                d.uid, d.sessionID, d.deckID, String(d.deckVersion), d.cardID, d.action, d.wallTimeISO,
-                String(d.wallTimeMs), String(d.monotonicNs), String(d.dwellMs), d.bootID,
-                d.clockSynced.map { $0 ? "true" : "false" }, d.retractsUID,
-            ]
+                    + "$\(b + 9)::bigint, $\(b + 10)::bigint, $\(b + 11), $\(b + 12)::boolean, $\(b + 13)"
+                parameters += [
+                    d.uid, d.sessionID, d.deckID, String(d.deckVersion), d.cardID, d.action, d.wallTimeISO,
+                    String(d.wallTimeMs), String(d.monotonicNs), String(d.dwellMs), d.bootID, bool(d.clockSynced),
+                    d.retractsUID,
+                ]
+                if v3 {
+                    tuple +=
+                        ", $\(b + 14)::bigint, $\(b + 15)::integer, $\(b + 16), $\(b + 17)::boolean, $\(b + 18)::boolean"
+                    parameters += [
+                        d.localID.map { String($0) }, d.position.map { String($0) }, d.inputMethod, bool(d.discarded),
+                        bool(d.tooFast),
+                    ]
+                }
+                tuples.append(tuple + ")")
+            }
+            let extra = v3 ? ", local_id, position, input_method, discarded, too_fast" : ""
+            statements.append(
+                (
+                    """
+                    INSERT INTO fleet.decisions (kiosk_id, decision_uid, payload_version, session_id, deck_id, deck_version,
+                        card_id, action, wall_time, wall_ms, monotonic_ns, dwell_ms, boot_id, clock_synced, retracts_uid\(extra))
+                    VALUES \(tuples.joined(separator: ",\n"))
+                    ON CONFLICT (kiosk_id, decision_uid) DO NOTHING
+                    """, parameters
+                ))
         }
-        let sql =
-            """
-            INSERT INTO fleet.decisions (kiosk_id, decision_uid, payload_version, session_id, deck_id, deck_version,
-                card_id, action, wall_time, wall_ms, monotonic_ns, dwell_ms, boot_id, clock_synced, retracts_uid)
-            VALUES \(tuples.joined(separator: ",\n"))
-            ON CONFLICT (kiosk_id, decision_uid) DO NOTHING
-            """
+        if v3 && !batch.visits.isEmpty {
+            var tuples: [String] = []
+            var parameters: [String?] = []
+            for (n, v) in batch.visits.enumerated() {
+                let b = n * 9
+                tuples.append(
+                    "(fleet.current_kiosk(), $\(b + 1), 3, $\(b + 2), $\(b + 3)::integer, $\(b + 4)::bigint, "
+                        + "$\(b + 5)::bigint, $\(b + 6)::bigint, $\(b + 7), $\(b + 8)::integer, $\(b + 9)::boolean)")
+                parameters += [
+                    v.sessionID, v.deckID, String(v.deckVersion), String(v.startedWallMs), String(v.startedMonotonicNs),
+                    v.endedWallMs.map { String($0) }, v.endReason, v.cardsShown.map { String($0) },
+                    bool(v.accessibilityUsed),
+                ]
+            }
+            statements.append(
+                (
+                    """
+                    INSERT INTO fleet.visits (kiosk_id, session_id, payload_version, deck_id, deck_version, started_wall_ms,
+                        started_monotonic_ns, ended_wall_ms, end_reason, cards_shown, accessibility_used)
+                    VALUES \(tuples.joined(separator: ",\n"))
+                    ON CONFLICT (kiosk_id, session_id) DO NOTHING
+                    """, parameters
+                ))
+        }
+        if v3 && !batch.events.isEmpty {
+            var tuples: [String] = []
+            var parameters: [String?] = []
+            for (n, e) in batch.events.enumerated() {
+                let b = n * 4
+                tuples.append("(fleet.current_kiosk(), $\(b + 1), 3, $\(b + 2), $\(b + 3)::bigint, $\(b + 4)::bigint)")
+                parameters += [e.uid, e.kind, String(e.wallMs), String(e.monotonicNs)]
+            }
+            statements.append(
+                (
+                    """
+                    INSERT INTO fleet.kiosk_events (kiosk_id, event_uid, payload_version, kind, wall_ms, monotonic_ns)
+                    VALUES \(tuples.joined(separator: ",\n"))
+                    ON CONFLICT (kiosk_id, event_uid) DO NOTHING
+                    """, parameters
+                ))
+        }
+        if v3 && !batch.maintenance.isEmpty {
+            var tuples: [String] = []
+            var parameters: [String?] = []
+            for (n, m) in batch.maintenance.enumerated() {
+                let b = n * 3
+                tuples.append("(fleet.current_kiosk(), $\(b + 1)::bigint, $\(b + 2), $\(b + 3), 3)")
+                parameters += [String(m.wallMs), m.state, m.note]
+            }
+            statements.append(
+                (
+                    """
+                    INSERT INTO fleet.maintenance (kiosk_id, wall_ms, state, note, payload_version)
+                    VALUES \(tuples.joined(separator: ",\n"))
+                    ON CONFLICT (kiosk_id, wall_ms, state, note) DO NOTHING
+                    """, parameters
+                ))
+        }
+        if statements.isEmpty { return 0 }
         return try db.transaction { db in
-            try db.execute(sql, parameters).affected
+            var newDecisions = 0
+            for (i, statement) in statements.enumerated() {
+                let affected = try db.execute(statement.sql, statement.parameters).affected
+                if i == 0 && !batch.decisions.isEmpty { newDecisions = affected }
+            }
+            return newDecisions
         }
     }
+
+    private static func bool(_ b: Bool?) -> String? { b.map { $0 ? "true" : "false" } }
 
     /// Inserts one heartbeat row.
     package static func send(_ h: Heartbeat, on db: PostgresConnection) throws(FleetError) {

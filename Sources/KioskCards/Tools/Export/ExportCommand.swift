@@ -10,10 +10,24 @@ enum ExportCommand {
         case json
     }
 
+    /// The header. The first eleven are the original columns, in their original order (old
+    /// readers keep working); later columns are only ever appended. An empty CSV field (JSON
+    /// null) is a value the store does not have: NULL, or a file from before its migration.
+    /// `session_id` is the visit id (the `visits` row's key).
     static let columns = [
         "id", "kiosk_id", "session_id", "deck_id", "deck_version", "card_id", "action", "wall_time", "wall_ms",
         "monotonic_ns", "dwell_ms",
+        // Store migration 3: the card's 0-based position in the visit, how it was decided.
+        "position", "input_method",
+        // Migration 5: the visit was discarded (partial-visit policy); inside the deck's cooldown.
+        "discarded", "too_fast",
+        // Migration 1's uid (unique across kiosks), migration 4's boot id, clock flag and retraction.
+        "uid", "boot_id", "clock_synced", "retracts_uid",
     ]
+
+    /// Columns written as JSON numbers or booleans rather than strings.
+    static let numericColumns: Set<String> = ["id", "deck_version", "wall_ms", "monotonic_ns", "dwell_ms", "position"]
+    static let booleanColumns: Set<String> = ["discarded", "too_fast", "clock_synced"]
 
     struct Options: Equatable {
         var dataDirectory = "/var/lib/kioskcards"
@@ -97,18 +111,22 @@ enum ExportCommand {
 
     static var csvHeader: String { columns.joined(separator: ",") + "\r\n" }
 
-    static func fields(_ row: DecisionDatabase.Row) -> [String] {
+    /// The row's values in `columns` order; nil: the store has no value.
+    static func fields(_ row: DecisionDatabase.Row) -> [String?] {
         let r = row.record
+        func flag(_ b: Bool?) -> String? { b.map { $0 ? "true" : "false" } }
         return [
             String(row.id), r.kioskID, r.sessionID, r.deckID, String(r.deckVersion), r.cardID, row.actionName,
             r.wallTimeISO, String(r.wallTimeMs), String(r.monotonicNs), String(r.dwellMs),
+            row.position.map { String($0) }, row.inputMethodName, flag(row.discarded), flag(row.tooFast), row.uid,
+            row.bootID, flag(row.clockSynced), row.retractsUID,
         ]
     }
 
     /// One RFC 4180 record: fields with a comma, quote, CR or LF are quoted, quotes doubled;
     /// lines end in CRLF.
     static func csvLine(_ row: DecisionDatabase.Row) -> String {
-        fields(row).map(csvField).joined(separator: ",") + "\r\n"
+        fields(row).map { csvField($0 ?? "") }.joined(separator: ",") + "\r\n"
     }
 
     static func csvField(_ s: String) -> String {
@@ -123,10 +141,14 @@ enum ExportCommand {
     }
 
     static func jsonObject(_ row: DecisionDatabase.Row) -> String {
-        let f = fields(row)
-        let numeric: Set<String> = ["id", "deck_version", "wall_ms", "monotonic_ns", "dwell_ms"]
-        let members = zip(columns, f).map { key, value in
-            JSONWriter.quoted(key) + ": " + (numeric.contains(key) ? value : JSONWriter.quoted(value))
+        let members = zip(columns, fields(row)).map { key, value in
+            let text: String
+            if let value {
+                text = numericColumns.contains(key) || booleanColumns.contains(key) ? value : JSONWriter.quoted(value)
+            } else {
+                text = "null"
+            }
+            return JSONWriter.quoted(key) + ": " + text
         }
         return "{" + members.joined(separator: ", ") + "}"
     }

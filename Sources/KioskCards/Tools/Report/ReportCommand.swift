@@ -1,13 +1,16 @@
 import Glibc
+import KioskFleet
 import KioskStore
 import KioskSystem
 
-/// `KioskCards report --data DIR [--since TIME] [--until TIME] [--kiosk ID] [--deck ID]
+/// `KioskCards report (--data DIR | --postgres URL) [--since TIME] [--until TIME] [--kiosk ID] [--deck ID]
 /// [--min-n N] [--k K] (--out FILE.html | --format json)`: what visitors decided, as one
 /// self-contained HTML page with charts (Chart.js inlined) or as JSON.
 enum ReportCommand {
     struct Options: Equatable {
         var dataDirectory = ""
+        /// The fleet's PostgreSQL (an operator's URL), instead of a kiosk's data directory.
+        var postgresURL = ""
         var sinceMs: Int64?
         var untilMs: Int64?
         var kioskID: String?
@@ -25,15 +28,25 @@ enum ReportCommand {
         return OptionTable(
             command: "report", summary: "what visitors decided: an HTML page with charts, or JSON",
             details: """
-                Aggregates the stored decisions and visits in SQL and writes one self-contained HTML
+                Aggregates the stored decisions and visits in SQL — a kiosk's SQLite (--data) or the
+                fleet's PostgreSQL (--postgres, central schema 5, per-kiosk uptime from heartbeats) —
+                and writes one self-contained HTML
                 file (no network requests; Chart.js from Debian's libjs-chart.js is inlined) or, with
                 --format json, every figure as JSON. Definitions: docs/REPORT.md. Hours, weekdays
                 and days are in the time zone of TZ. Safe while the kiosk runs (WAL).
                 """,
             options: [
-                CommandOption(name: "data", value: "DIR", help: "the kiosk's data directory (required)") { o, v in
+                CommandOption(name: "data", value: "DIR", help: "the kiosk's data directory (or --postgres)") { o, v in
                     guard !v.isEmpty else { return "a directory" }
                     o.dataDirectory = v
+                    return nil
+                },
+                CommandOption(
+                    name: "postgres", value: "URL",
+                    help: "the fleet's PostgreSQL, as an operator (postgresql://USER@HOST/DB; docs/FLEET.md)"
+                ) { o, v in
+                    guard !v.isEmpty else { return "a postgresql:// URL or key=value pairs" }
+                    o.postgresURL = v
                     return nil
                 },
                 CommandOption(name: "since", value: "TIME", help: "only rows at or after TIME: \(timeHelp)") { o, v in
@@ -111,8 +124,10 @@ enum ReportCommand {
         case .success(let o): options = o
         case .failure(let status): return status.code
         }
-        guard !options.dataDirectory.isEmpty else {
-            Log.error("report: --data DIR is required (the kiosk's data directory); see 'KioskCards report --help'")
+        guard options.dataDirectory.isEmpty != options.postgresURL.isEmpty else {
+            Log.error(
+                "report: give one source: --data DIR (a kiosk's data directory) or --postgres URL (the fleet);"
+                    + " see 'KioskCards report --help'")
             return 2
         }
         if let since = options.sinceMs, let until = options.untilMs, since >= until {
@@ -137,7 +152,10 @@ enum ReportCommand {
         var filter = ReportFilter(
             sinceMs: options.sinceMs, untilMs: options.untilMs, kioskID: options.kioskID, deckID: options.deckID)
         filter.includeMashing = options.includeMashing
-        let source: any ReportSource = SQLiteReportSource(dataDirectory: options.dataDirectory)
+        let source: any ReportSource =
+            options.postgresURL.isEmpty
+            ? SQLiteReportSource(dataDirectory: options.dataDirectory)
+            : PostgresReportSource(conninfo: options.postgresURL, nowMs: WallClock.nowMilliseconds())
         let aggregates: ReportAggregates
         do {
             aggregates = try source.aggregates(filter)

@@ -108,7 +108,9 @@ struct ReportFigures {
         let kiosks: [JSONValue] = ranked.enumerated().map { rank, kiosk in
             var fields: [(String, JSONValue)] = [
                 ("kiosk", .string(kiosk.kioskID)), ("rank", .int(rank + 1)), ("lastSeen", time(kiosk.lastSeenMs)),
-                ("uptimeShare", .null),
+                // Fleet only (heartbeats); null from a kiosk's SQLite.
+                ("uptimeShare", kiosk.uptimeShare.map { .number($0, 4) } ?? .null),
+                ("lastHeartbeat", time(kiosk.lastHeartbeatMs)),
             ]
             if kiosk.visits >= k {
                 fields += [

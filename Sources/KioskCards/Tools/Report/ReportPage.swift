@@ -197,7 +197,7 @@ struct ReportPage {
             kiosks +=
                 "<tr>" + cell("\(p).rank", "int") + "<td>\(string("\(p).kiosk"))</td>" + cell("\(p).visits", "int")
                 + cell("\(p).visitsPerDay", "num") + cell("\(p).completion", "pct") + cell("\(p).approval", "pct")
-                + "<td>\(string("\(p).lastSeen"))</td><td>needs heartbeats</td></tr>"
+                + "<td>\(string("\(p).lastSeen"))</td>" + cell("\(p).uptimeShare", "pct") + "</tr>"
         }
         body += """
             <section id="kiosks"><h2>Per kiosk</h2>

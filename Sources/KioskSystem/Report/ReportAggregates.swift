@@ -1,0 +1,141 @@
+/// The report's inputs, shared by its back ends: the filter and the aggregated counts.
+
+/// Which rows a report covers and how it treats suspected button-mashing.
+package struct ReportFilter: Hashable, Sendable {
+    /// Wall time, Unix ms; `since` inclusive, `until` exclusive; nil: unbounded.
+    package var sinceMs: Int64?
+    package var untilMs: Int64?
+    package var kioskID: String?
+    package var deckID: String?
+    /// A visit is suspected mashing with at least `mashMinimum` left/right decisions, all in one
+    /// direction, each faster than `cooldownMs`.
+    package var cooldownMs: Int64 = 700
+    package var mashMinimum = 4
+    /// Counted in the rates anyway (by default they are excluded, and shown as excluded).
+    package var includeMashing = false
+    /// "Too fast": a dwell below this.
+    package var tooFastMs: Int64 = 300
+
+    package init(sinceMs: Int64? = nil, untilMs: Int64? = nil, kioskID: String? = nil, deckID: String? = nil) {
+        self.sinceMs = sinceMs
+        self.untilMs = untilMs
+        self.kioskID = kioskID
+        self.deckID = deckID
+    }
+}
+
+/// What a report is made of: counts aggregated by the database, one array per figure. The
+/// report computes rates, intervals and privacy suppression from these; nothing here is per row.
+package struct ReportAggregates: Hashable, Sendable {
+    /// What the source holds (older schemas lack visits, events, positions and input methods).
+    package var hasVisits = false
+    package var hasEvents = false
+    package var hasPositions = false
+    package var decisionRows = 0
+    package var firstMs: Int64?
+    package var lastMs: Int64?
+
+    package struct Card: Hashable, Sendable {
+        package var deckID: String
+        package var cardID: String
+        /// Final left/right answers in counted visits, the right ones, the visits behind them.
+        package var n = 0
+        package var right = 0
+        package var visits = 0
+        package var medianDwellMs: Int64?
+        package var p90DwellMs: Int64?
+        package var tooFast = 0
+
+        package init(
+            deckID: String, cardID: String, n: Int = 0, right: Int = 0, visits: Int = 0, medianDwellMs: Int64? = nil,
+            p90DwellMs: Int64? = nil, tooFast: Int = 0
+        ) {
+            self.deckID = deckID
+            self.cardID = cardID
+            self.n = n
+            self.right = right
+            self.visits = visits
+            self.medianDwellMs = medianDwellMs
+            self.p90DwellMs = p90DwellMs
+            self.tooFast = tooFast
+        }
+    }
+    package var cards: [Card] = []
+
+    /// Visits, by how they ended (nil: not recorded — still open, or from before schema 4).
+    package var endReasons: [String?: Int] = [:]
+    package var visits = 0
+    package var visitsWithDecision = 0
+    package var attractShown: Int?
+    /// Visits whose furthest decided position (0-based) is the key.
+    package var furthestPosition: [Int: Int] = [:]
+
+    package struct Cell: Hashable, Sendable {
+        package var visits = 0
+        package var n = 0
+        package var right = 0
+
+        package init(visits: Int = 0, n: Int = 0, right: Int = 0) {
+            self.visits = visits
+            self.n = n
+            self.right = right
+        }
+    }
+    /// Keyed by weekday (0 = Monday) × 24 + hour, local time of the report's time zone.
+    package var hourWeekday: [Int: Cell] = [:]
+    /// Keyed by local date "YYYY-MM-DD".
+    package var days: [String: Cell] = [:]
+
+    package struct Kiosk: Hashable, Sendable {
+        package var kioskID: String
+        package var visits = 0
+        package var completed = 0
+        package var n = 0
+        package var right = 0
+        package var activeDays = 0
+        package var lastSeenMs: Int64 = 0
+        /// Fleet only (heartbeats): the share of in-service time covered by heartbeats, and the
+        /// server's receive time of the last heartbeat. nil from a kiosk's SQLite.
+        package var uptimeShare: Double?
+        package var lastHeartbeatMs: Int64?
+
+        package init(
+            kioskID: String, visits: Int = 0, completed: Int = 0, n: Int = 0, right: Int = 0, activeDays: Int = 0,
+            lastSeenMs: Int64 = 0
+        ) {
+            self.kioskID = kioskID
+            self.visits = visits
+            self.completed = completed
+            self.n = n
+            self.right = right
+            self.activeDays = activeDays
+            self.lastSeenMs = lastSeenMs
+        }
+    }
+    package var kiosks: [Kiosk] = []
+
+    /// Counted visits' left/right/removed decision rows, and their undo rows.
+    package var decidedRows = 0
+    package var undoRows = 0
+    /// Non-undo decision rows by input method (nil: not recorded), all visits.
+    package var inputMethods: [String?: Int] = [:]
+    package var mashingVisits = 0
+    package var mashingDecisions = 0
+    /// Counted final answers, and those below the too-fast limit.
+    package var finalAnswers = 0
+    package var tooFastAnswers = 0
+    /// Final answers by position (counted visits, positioned rows only).
+    package var positions: [Int: Cell] = [:]
+
+    package init() {}
+}
+
+/// Where a report's figures come from: one kiosk's SQLite file (`SQLiteReportSource` in
+/// KioskStore) or the fleet's PostgreSQL (`PostgresReportSource` in KioskFleet), each with its
+/// own SQL. It lives on the floor so neither back end imports the other.
+package protocol ReportSource {
+    /// A name for messages and the page ("decisions.sqlite3 in /var/lib/kioskcards").
+    var label: String { get }
+    /// The figures; errors are the back end's own (SQLiteError, FleetError), with their fix.
+    func aggregates(_ filter: ReportFilter) throws -> ReportAggregates
+}
