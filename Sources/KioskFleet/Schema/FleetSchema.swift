@@ -230,6 +230,25 @@ package enum FleetSchema {
                         SELECT FROM fleet.deck_images i JOIN fleet.deck_assignments a ON a.deck_sha256 = i.deck_sha256
                         WHERE i.blob_sha256 = blobs.sha256 AND a.kiosk_id = fleet.current_kiosk()));
                 """),
+        // PLACEHOLDER for index 4, which the fleetreport branch owns (visits, positions, input
+        // methods). The integrator replaces this entry with that migration when merging; the
+        // decks migration below stays at index 5.
+        Migration(description: "reserved (fleet report migration)", sql: "SELECT 1"),
+        Migration(
+            description: "decks down: assignment changes notify the kiosk; heartbeats carry the last deck error",
+            sql: """
+                ALTER TABLE fleet.heartbeats ADD COLUMN deck_error text;
+                -- One channel per kiosk, named by a hash of its id, with no payload: a kiosk that
+                -- listens on another's channel learns only that something changed there.
+                CREATE FUNCTION fleet.notify_deck_assignment() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM pg_notify('fleet_deck_' || md5(NEW.kiosk_id), '');
+                    RETURN NULL;
+                END
+                $$;
+                CREATE TRIGGER deck_assignments_notify AFTER INSERT OR UPDATE ON fleet.deck_assignments
+                    FOR EACH ROW EXECUTE FUNCTION fleet.notify_deck_assignment();
+                """),
     ]
 
     package static var schemaVersion: Int { migrations.count }
