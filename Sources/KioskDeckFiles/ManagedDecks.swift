@@ -244,6 +244,10 @@ package struct ManagedDecks: Sendable {
 
     private func ensureDirectories() throws(InstallError) {
         do throws(SystemCallError) {
+            // A fresh kiosk may get its deck before its first decision made the data directory.
+            if mkdir(PathName.directory(of: root), 0o750) != 0 && errno != EEXIST {
+                throw SystemCallError(call: "mkdir", errno: .current, detail: PathName.directory(of: root))
+            }
             try Self.makeDirectory(root)
             try Self.makeDirectory(versionsDirectory)
         } catch {

@@ -300,8 +300,10 @@ extension FleetTests {
         try admin.execute("LOCK TABLE fleet.blobs IN ACCESS EXCLUSIVE MODE")
         let held = try #require(
             StoreTestSupport.spawn(["fleet", "sync", "--config", config, "--once"], stderrPath: scratch + "/dl.err"))
+        // Another session: pg_stat_activity is a snapshot per transaction.
+        let watcher = try pg.admin(name)
         let waiting = StoreTestSupport.waitFor(seconds: 30) {
-            (try? admin.execute(
+            (try? watcher.execute(
                 "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%fleet.blobs%'"
             ).scalar) == "1"
         }
@@ -313,10 +315,16 @@ extension FleetTests {
         try admin.execute("ROLLBACK")
         #expect(try sha(decks.deckPath) == sha(old))
 
-        // 2. Killed at seeded random moments of download, hashing, staging and switch.
+        // 2. Killed at seeded random moments of download, hashing, staging and switch: a whole
+        // run is timed first, then each kill comes at 30–100 % of that time.
+        let timedStart = MonotonicClock.now()
+        let whole = try syncOnce(config)
+        let wholeSeconds = MonotonicClock.now().seconds(since: timedStart)
+        #expect(whole.status == 0 && decks.current()?.deckID == "after", "\(whole.log)")
         var generator = SplitMix64(seed: 21)
         var stagingSeen = 0
-        for _ in 0..<6 {
+        var newAfterKill = 0
+        for _ in 0..<8 {
             if decks.current()?.deckID == "after" {
                 try publish(["--rollback", "--kiosk", kiosk], database: name)
                 #expect(try syncOnce(config).status == 0)
@@ -328,18 +336,23 @@ extension FleetTests {
             }
             let child = try #require(
                 StoreTestSupport.spawn(["fleet", "sync", "--config", config, "--once"], stderrPath: scratch + "/dl.err"))
-            usleep(UInt32(200_000 + generator.next() % 1_500_000))
+            let fraction = 0.3 + 0.7 * Double(generator.next() % 1000) / 1000
+            usleep(UInt32(wholeSeconds * fraction * 1e6))
             kill(child.pid, SIGKILL)
             while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
             close(child.stdout)
             if !stagingLeft(data).isEmpty { stagingSeen += 1 }
             // Whatever the moment: current is a complete version, the old or the new one.
             let current = try #require(decks.current())
+            if current.deckID == "after" { newAfterKill += 1 }
             #expect(try sha(decks.deckPath) == sha(current.deckID == "after" ? big : old))
             let boots = (try? loadConfig(config).bootDeck().get()) != nil
             #expect(boots)
         }
-        print("fleet decks: 6 kills at random moments left a staging directory \(stagingSeen) times")
+        print(
+            "fleet decks: a whole sync --once of the 3 MB deck took \(jsonNumber(wholeSeconds * 1000, decimals: 0)) ms; "
+                + "of 8 kills at 30–100 % of that, \(stagingSeen) left a staging directory, "
+                + "\(newAfterKill) came after the switch, the rest before it")
         // The next run cleans staging and applies the deck.
         let finish = try syncOnce(config)
         #expect(finish.status == 0, "\(finish.log)")
