@@ -27,8 +27,9 @@ import Testing
             let whole = SHA256.hex(bytes)
             #expect(h.finalHex() == whole, "length \(length)")
         }
-        #expect(SHA256.hex([UInt8](repeating: 0x61, count: 1_000_000))
-            == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(
+            SHA256.hex([UInt8](repeating: 0x61, count: 1_000_000))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
     func incoming(_ id: String, version: Int, title: String) -> ManagedDecks.Incoming {

@@ -49,7 +49,8 @@ extension FleetTests {
     func syncOnce(_ config: String) throws -> (status: Int32, log: String) {
         Self.counter += 1
         let err = scratch + "/sync-\(Self.counter).err"
-        let result = try #require(StoreTestSupport.run(["fleet", "sync", "--config", config, "--once"], stderrPath: err))
+        let result = try #require(
+            StoreTestSupport.run(["fleet", "sync", "--config", config, "--once"], stderrPath: err))
         let log = (try? FileIO.readAll(err, limit: 1 << 20)).map { String(decoding: $0, as: UTF8.self) } ?? ""
         return (result.status, log)
     }
@@ -129,7 +130,8 @@ extension FleetTests {
         #expect(decks.current()?.deckID == "lobby" && decks.current()?.version == 7)
         var link = [CChar](repeating: 0, count: 256)
         let n = readlink(decks.currentLink, &link, link.count)
-        #expect(n > 0 && String(decoding: link[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self).hasPrefix("versions/"))
+        #expect(
+            n > 0 && String(decoding: link[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self).hasPrefix("versions/"))
 
         // Rollback: the server assigns the first again; the kiosk has it and switches without a download.
         try publish(["--rollback", "--kiosk", kiosk], database: name)
@@ -212,7 +214,9 @@ extension FleetTests {
             WHERE deck_sha256 = (SELECT deck_sha256 FROM fleet.deck_assignments WHERE kiosk_id = $1)
             """, [kiosk])
         let mismatch = try syncOnce(config)
-        #expect(mismatch.status == 1 && mismatch.log.contains("the deck file from the server has sha256"), "\(mismatch.log)")
+        #expect(
+            mismatch.status == 1 && mismatch.log.contains("the deck file from the server has sha256"), "\(mismatch.log)"
+        )
         #expect(try sha(decks.deckPath) == sha(good))
     }
 
@@ -275,7 +279,8 @@ extension FleetTests {
         #expect(try sha(ManagedDecks(dataDirectory: data).deckPath) == sha(deck))
 
         // A kiosk that never had a fleet deck boots its configured one.
-        let fresh = deckConfig(settings, data: scratch + "/offline-fresh", deck: DeckFixtures.good("minimal-stack.json"))
+        let fresh = deckConfig(
+            settings, data: scratch + "/offline-fresh", deck: DeckFixtures.good("minimal-stack.json"))
         #expect(try loadConfig(fresh).bootDeck().get().id == "minimal")
     }
 
@@ -335,7 +340,8 @@ extension FleetTests {
                 try publish([big, "--kiosk", kiosk], database: name)
             }
             let child = try #require(
-                StoreTestSupport.spawn(["fleet", "sync", "--config", config, "--once"], stderrPath: scratch + "/dl.err"))
+                StoreTestSupport.spawn(
+                    ["fleet", "sync", "--config", config, "--once"], stderrPath: scratch + "/dl.err"))
             let fraction = 0.3 + 0.7 * Double(generator.next() % 1000) / 1000
             usleep(UInt32(wholeSeconds * fraction * 1e6))
             kill(child.pid, SIGKILL)
