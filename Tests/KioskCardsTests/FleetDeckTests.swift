@@ -191,6 +191,10 @@ extension FleetTests {
         #expect(decks.versions().map(\.deckID) == ["good"] && stagingLeft(data).isEmpty)
         let beat = try lastHeartbeat(name, kiosk: kiosk)
         #expect(beat.count == 3 && beat[0] == "good@1" && beat[2]?.contains("img/noise.png") == true, "\(beat)")
+        let statusRun = try #require(
+            StoreTestSupport.run(["fleet", "status", "--postgres", pg.adminURL(database: name)]))
+        let statusText = String(decoding: statusRun.stdout, as: UTF8.self)
+        #expect(statusText.contains("\(kiosk): deck not applied: deck pictures@3"), "\(statusText)")
 
         // The running worker retries every poll (1 s here) and logs the problem once.
         let errPath = scratch + "/corrupt-running.err"
