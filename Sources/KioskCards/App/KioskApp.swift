@@ -36,7 +36,7 @@ final class KioskApp {
     private(set) var input: InputManager?
     private var watcher: DeckWatcher?
     /// A fleet deck that arrived during a visit: it replaces the deck when the visit ends.
-    private var pendingDeck: DeckFile?
+    private var fleetDeckHold = FleetDeckHold()
     private var signals: TerminationSignals?
     private var sessionTimer: Int?
     /// Pixels the renderer changed that no completed present has shown yet.
@@ -514,8 +514,7 @@ final class KioskApp {
             case .reset(let id):
                 Log.info("session: idle, resetting for the next visitor (session \(id))")
                 startVisit(at: time)
-                if let next = pendingDeck {
-                    pendingDeck = nil
+                if let next = fleetDeckHold.visitEnded() {
                     deckChanged(next)  // a fleet deck that waited for this visit
                 }
                 checkSchedule()  // a closing that waited for this visit
@@ -556,13 +555,13 @@ final class KioskApp {
     /// A changed deck file: a fleet deck waits while a visitor is mid-visit (the visit ends on
     /// the deck it began with, like a closing time); a local edit applies at once.
     func deckArrived(_ file: DeckFile) {
-        if fleet != nil && session.phase == .active {
-            pendingDeck = file
+        guard fleet != nil else { return deckChanged(file) }
+        let active = session.phase == .active
+        if let now = fleetDeckHold.arrived(file, onScreen: deckFile, visitActive: active) {
+            deckChanged(now)
+        } else if active && fleetDeckHold.held == file {
             Log.info("deck: \(file.summary) arrived from the fleet; it replaces the deck when this visit ends")
-            return
         }
-        pendingDeck = nil
-        deckChanged(file)
     }
 
     func deckChanged(_ file: DeckFile) {
