@@ -258,6 +258,24 @@ extension FleetTests {
         #expect(try lastHeartbeat(name, kiosk: kiosk)[2]?.contains("fails the deck checks") == true)
     }
 
+    @Test func aDeckTheServerRefusesDoesNotHoldUpDecisions() throws {
+        try #require(StoreTestSupport.executableExists)
+        let name = try freshFleet()
+        let kiosk = "refusing-\(getpid())"
+        let settings = try addKiosk(kiosk, database: name)
+        let data = scratch + "/refusing"
+        try produce(120, into: data, kiosk: kiosk)
+        let config = deckConfig(settings, data: data, deck: DeckFixtures.good("minimal-stack.json"))
+        try publish([DeckFixtures.good("with-image.json"), "--kiosk", kiosk], database: name)
+        // A server whose grants differ (an older or hand-edited schema): the image query fails.
+        try pg.admin(name).execute("REVOKE SELECT ON fleet.deck_images FROM fleet_kiosk")
+        let run = try syncOnce(config)
+        #expect(run.status == 1 && run.log.contains("cannot read the assigned deck"), "\(run.log)")
+        try expectExactlyOnce(name, kiosk: kiosk, local: try localUIDs(data))
+        #expect(ManagedDecks(dataDirectory: data).current() == nil)
+        #expect(try lastHeartbeat(name, kiosk: kiosk)[2]?.contains("cannot read the assigned deck") == true)
+    }
+
     @Test func kioskWithoutNetworkBootsItsLastGoodDeck() throws {
         try #require(StoreTestSupport.executableExists)
         let name = try freshFleet()

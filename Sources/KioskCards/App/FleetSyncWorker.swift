@@ -309,6 +309,16 @@ final class FleetSyncWorker: @unchecked Sendable {
     /// verified and checked before the switch. A refused deck is logged once (per problem) and
     /// kept in `lastDeckError` for the heartbeat; server failures are thrown as usual.
     private func applyAssignedDeck(on db: PostgresConnection) throws(FleetError) {
+        do {
+            try applyAssignedDeckOrThrow(on: db)
+        } catch  where error.kind == .query || error.kind == .permissionDenied {
+            // The server refused a deck query (an older schema, a grant missing): a deck
+            // problem, reported as such; decisions and heartbeats go on.
+            deckProblem("cannot read the assigned deck from the fleet server: \(error)")
+        }
+    }
+
+    private func applyAssignedDeckOrThrow(on db: PostgresConnection) throws(FleetError) {
         let assignment = try FleetDeckDownload.assigned(on: db)
         locked { assigned = assignment }
         guard let assignment else { return }
