@@ -55,7 +55,7 @@ import Testing
         #expect(v.deckID == "good" && decks.current() == v && decks.bootDeck()?.id == "good")
 
         func refused(_ x: ManagedDecks.Incoming) -> ManagedDecks.InstallError.Kind? {
-            do {
+            do throws(ManagedDecks.InstallError) {
                 try decks.install(x)
                 return nil
             } catch {

@@ -309,7 +309,7 @@ final class FleetSyncWorker: @unchecked Sendable {
     /// verified and checked before the switch. A refused deck is logged once (per problem) and
     /// kept in `lastDeckError` for the heartbeat; server failures are thrown as usual.
     private func applyAssignedDeck(on db: PostgresConnection) throws(FleetError) {
-        do {
+        do throws(FleetError) {
             try applyAssignedDeckOrThrow(on: db)
         } catch  where error.kind == .query || error.kind == .permissionDenied {
             // The server refused a deck query (an older schema, a grant missing): a deck
