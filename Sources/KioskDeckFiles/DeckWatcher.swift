@@ -27,6 +27,9 @@ package final class DeckWatcher {
     private var rewatchTimer: Int?
     /// Watch descriptor → the file name in that directory we care about.
     private var watches: [Int32: String] = [:]
+    /// The watch on the folder holding the deck's folder, when that folder is a symlink or
+    /// missing (a fleet deck's `current`, replaced by rename): its event re-targets the watches.
+    private var linkWatch: Int32?
 
     /// Starts watching. `current` is the deck already loaded (nil if none was valid yet).
     package init(
@@ -61,11 +64,22 @@ package final class DeckWatcher {
     }
 
     /// Watches the folder of the path as given and, when the deck is a symlink, the folder of
-    /// its target (an edit of the target changes the deck too).
+    /// its target (an edit of the target changes the deck too). When the deck's folder is
+    /// itself a symlink, or not there yet, the folder holding it is watched for its name: a
+    /// `current -> versions/X` link replaced by rename(2) reloads the deck (`ManagedDecks`).
     private func addWatches() {
         for (wd, _) in watches { inotify_rm_watch(fd, wd) }
         watches = [:]
-        var targets = [(PathName.directory(of: path), PathName.baseName(of: path))]
+        linkWatch = nil
+        let folder = PathName.directory(of: path)
+        var targets: [(String, String)] = []
+        var st = stat()
+        let folderMissing = stat(folder, &st) != 0
+        let watchesLink = folderMissing || (lstat(folder, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK)
+        if watchesLink {
+            targets.append((PathName.directory(of: folder), PathName.baseName(of: folder)))
+        }
+        if !folderMissing { targets.append((folder, PathName.baseName(of: path))) }
         if let real = PathName.realPath(path), real != path {
             targets.append((PathName.directory(of: real), PathName.baseName(of: real)))
         }
@@ -73,13 +87,14 @@ package final class DeckWatcher {
             UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM)
             | UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
         var failed = false
-        for (directory, name) in targets {
+        for (i, (directory, name)) in targets.enumerated() {
             let wd = inotify_add_watch(fd, directory, mask)
             if wd < 0 {
                 Log.warning(
                     "deck: cannot watch \(directory) for changes to \(name): \(Errno.current); retrying every 5 s")
                 failed = true
             } else {
+                if watchesLink && i == 0 { linkWatch = wd }
                 watches[wd] = name
             }
         }
@@ -101,6 +116,7 @@ package final class DeckWatcher {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var relevant = false
         var lostDirectory = false
+        var retarget = false
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
@@ -120,10 +136,14 @@ package final class DeckWatcher {
                     watches[wd] = nil
                     lostDirectory = true
                 }
-                if let wanted = watches[wd], name == wanted { relevant = true }
+                if let wanted = watches[wd], name == wanted {
+                    relevant = true
+                    if wd == linkWatch { retarget = true }
+                }
                 offset += headerSize + length
             }
         }
+        if retarget && !lostDirectory { addWatches() }
         if lostDirectory {
             Log.warning("deck: the folder of \(path) was removed or moved; watching for it again")
             scheduleRewatch()

@@ -203,6 +203,14 @@ extension KioskConfig {
             c.fleetHeartbeat = s
             return nil
         },
+        Option(
+            name: "fleet-deck-poll", value: "TIME",
+            help: "time between looks at the fleet's deck assignment (default 60s, jittered; NOTIFY is sooner)"
+        ) { c, v in
+            guard let s = parseDuration(v), s >= 1, s <= 86_400 else { return "a duration from 1s to 24h, e.g. 60s" }
+            c.fleetDeckPoll = s
+            return nil
+        },
     ]
 
     static var optionNames: [String] { options.map(\.name) }

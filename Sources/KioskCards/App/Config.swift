@@ -56,6 +56,8 @@ struct KioskConfig: Hashable, Sendable {
     var fleetCredentials: String?
     /// Seconds between heartbeats to the fleet server.
     var fleetHeartbeat = 60.0
+    /// Seconds between looks at the fleet's deck assignment (jittered; LISTEN/NOTIFY is sooner).
+    var fleetDeckPoll = 60.0
     /// Seconds of countdown before the idle reset; nil: the deck's `warning`, else 10 s.
     var warningSeconds: Double?
     /// The staff menu's PIN, hashed (`KioskCards set-pin`); nil: the staff menu is off.

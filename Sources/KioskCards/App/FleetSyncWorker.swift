@@ -1,4 +1,5 @@
 import Glibc
+import KioskDeckFiles
 import KioskFleet
 import KioskStore
 import KioskSystem
@@ -9,6 +10,8 @@ struct FleetSettings: Hashable, Sendable {
     var url: String
     var credentialsPath: String?
     var heartbeatInterval = 60.0
+    /// Seconds between looks at the deck assignment (jittered ±20 %); a NOTIFY comes sooner.
+    var deckPollInterval = 60.0
     /// Rows per transaction (≤ FleetUpload.maxBatch).
     var batchLimit = FleetUpload.maxBatch
     /// The newest payload version to send (tests set 2 to be a kiosk from before payload 3).
@@ -19,6 +22,7 @@ struct FleetSettings: Hashable, Sendable {
         self.url = url
         credentialsPath = config.fleetCredentials
         heartbeatInterval = config.fleetHeartbeat
+        deckPollInterval = config.fleetDeckPoll
     }
 
     init(url: String, credentialsPath: String? = nil, heartbeatInterval: Double = 60) {
@@ -38,6 +42,12 @@ struct FleetSettings: Hashable, Sendable {
 /// one batch, which the server ignores: nothing lost, nothing doubled. Failures back off
 /// exponentially with jitter (0.5 s up to 60 s); the log gets one line per change of state
 /// (online, offline, authentication failed…), not one per retry.
+///
+/// Decks down, on the same thread: the worker LISTENs for its assignment changes while
+/// connected and also looks every `deckPollInterval` (jittered). A new assignment is downloaded,
+/// verified (every sha256, the deck checks) and switched in by `ManagedDecks`; the running
+/// app's `DeckWatcher` sees `current` replaced and hot-reloads. A refused deck is logged once and
+/// reported in the heartbeat (`deck_error`); the kiosk keeps the deck it has.
 final class FleetSyncWorker: @unchecked Sendable {
     /// What the worker is doing, for the log and the tests.
     enum State: Hashable, Sendable, CustomStringConvertible {
@@ -73,9 +83,16 @@ final class FleetSyncWorker: @unchecked Sendable {
     private var woken = false
     private var state = State.starting
     private var sentTotal = 0
-    /// Guards the state above; the writer thread sleeps on it (CLOCK_MONOTONIC timed waits).
+    /// The last deck problem (nil: the assigned deck is applied or none is assigned).
+    private var deckError: String?
+    private var assigned: FleetDeckDownload.Assigned?
+    private var decksApplied = 0
+    /// Guards the state above (the worker sleeps in poll(2) on `wake`, not on this).
     private let sync = Condition()
     private var job: BackgroundJob?
+    /// Wakes the worker's poll(2) (a poke, stop); the other descriptor is the server's socket.
+    private let wake = ReadySignal(what: "fleet-sync")
+    let decks: ManagedDecks
 
     // Worker-thread state.
     private var connection: PostgresConnection?
@@ -85,11 +102,17 @@ final class FleetSyncWorker: @unchecked Sendable {
     private var failures = 0
     private var nextHeartbeat = 0.0
     private var generator = SystemRandomNumberGenerator()
+    private var listening = false
+    private var deckDue = true
+    private var nextDeckPoll = 0.0
+    private var deckErrorColumn = false
+    private var deckErrorLogged: String?
 
     init(settings: FleetSettings, dataDirectory: String, health: @escaping @Sendable () -> Heartbeat) {
         self.settings = settings
         self.dataDirectory = dataDirectory
         self.health = health
+        decks = ManagedDecks(dataDirectory: dataDirectory)
     }
 
     deinit {
@@ -105,6 +128,12 @@ final class FleetSyncWorker: @unchecked Sendable {
     var currentState: State { locked { state } }
     /// Decisions the server took as new since this worker started.
     var sent: Int { locked { sentTotal } }
+    /// Why the assigned deck is not applied, nil: no problem.
+    var lastDeckError: String? { locked { deckError } }
+    /// The deck the server assigned when last asked.
+    var assignedDeck: FleetDeckDownload.Assigned? { locked { assigned } }
+    /// Decks switched in since this worker started.
+    var decksSwitched: Int { locked { decksApplied } }
 
     /// Starts the worker thread (below the frame loop's priority).
     func start() {
@@ -123,7 +152,7 @@ final class FleetSyncWorker: @unchecked Sendable {
         sync.lock()
         woken = true
         sync.unlock()
-        sync.signal()
+        wake.notify()
     }
 
     /// Stops the worker and waits for it (a batch in flight finishes or fails first; libpq's
@@ -131,7 +160,7 @@ final class FleetSyncWorker: @unchecked Sendable {
     func stop() {
         guard let job else { return }
         locked { stopping = true }
-        sync.signal()
+        wake.notify()
         job.wait()
         self.job = nil
         connection = nil
@@ -148,7 +177,9 @@ final class FleetSyncWorker: @unchecked Sendable {
             let delay: Double
             switch round() {
             case .sentBatch: delay = 0
-            case .idle: delay = min(Self.idlePoll, max(0, nextHeartbeat - MonotonicClock.now().seconds))
+            case .idle:
+                let now = MonotonicClock.now().seconds
+                delay = max(0, min(Self.idlePoll, nextHeartbeat - now, nextDeckPoll - now))
             case .failed: delay = backoff()
             }
             // After a failure, new decisions do not cut the backoff short.
@@ -167,6 +198,12 @@ final class FleetSyncWorker: @unchecked Sendable {
         do {
             let (db, target) = try connected()
             let now = MonotonicClock.now().seconds
+            if listening, try !db.takeNotifications().isEmpty { deckDue = true }
+            if deckDue || now >= nextDeckPoll {
+                deckDue = false
+                nextDeckPoll = now + settings.deckPollInterval * Double.random(in: 0.8...1.2, using: &generator)
+                try applyAssignedDeck(on: db)
+            }
             // A fresh kiosk has no database before its first decision: nothing to send yet.
             let (rows, unsent) =
                 DecisionSync.databaseExists(dataDirectory: dataDirectory)
@@ -198,13 +235,17 @@ final class FleetSyncWorker: @unchecked Sendable {
     func syncOnce() -> FleetError? {
         do {
             let (db, target) = try connected()
-            let unsent = try DecisionSync.pending(dataDirectory: dataDirectory, target: target, limit: 1).unsent
+            try applyAssignedDeck(on: db)
+            let unsent =
+                DecisionSync.databaseExists(dataDirectory: dataDirectory)
+                ? try DecisionSync.pending(dataDirectory: dataDirectory, target: target, limit: 1).unsent : 0
             try sendHeartbeat(on: db, unsent: unsent)
-            while true {
+            while DecisionSync.databaseExists(dataDirectory: dataDirectory) {
                 let (rows, _) = try DecisionSync.pending(
                     dataDirectory: dataDirectory, target: target, limit: settings.batchLimit)
                 guard try sendBatch(rows, on: db, target: target) else { return nil }
             }
+            return nil
         } catch let error as FleetError {
             return error
         } catch {
@@ -275,6 +316,18 @@ final class FleetSyncWorker: @unchecked Sendable {
                 message: "this role is not a registered kiosk; use the fleet-url 'fleet add-kiosk' printed")
         }
         let target = "fleet:" + (try FleetSchema.instanceID(db))
+        // Assignment changes while disconnected sent no notification this kiosk saw: look now.
+        deckDue = true
+        deckErrorColumn = try FleetDeckDownload.heartbeatsHaveDeckError(on: db)
+        do {
+            try FleetDeckDownload.listen(on: db)
+            listening = true
+        } catch {
+            listening = false
+            Log.warning(
+                "fleet: cannot LISTEN for deck assignments (\(error)); looking every \(Int(settings.deckPollInterval)) s"
+            )
+        }
         connection = db
         cursorTarget = target
         return (db, target)
@@ -284,8 +337,70 @@ final class FleetSyncWorker: @unchecked Sendable {
         var h = health()
         h.unsent = unsent
         h.deckAssigned = try FleetUpload.assignedDeck(on: db)
+        if h.deckApplied == nil, let local = decks.current() { h.deckApplied = "\(local.deckID)@\(local.version)" }
+        h.deckError = locked { deckError }
         h.sentAtMs = WallClock.nowMilliseconds()
-        try FleetUpload.send(h, on: db)
+        try FleetUpload.send(h, on: db, deckErrorColumn: deckErrorColumn)
+    }
+
+    /// Brings the local `current` deck to the server's assignment: nothing when it is there,
+    /// a switch when the version is still on disk (a rollback), else a download into staging,
+    /// verified and checked before the switch. A refused deck is logged once (per problem) and
+    /// kept in `lastDeckError` for the heartbeat; server failures are thrown as usual.
+    private func applyAssignedDeck(on db: PostgresConnection) throws(FleetError) {
+        do throws(FleetError) {
+            try applyAssignedDeckOrThrow(on: db)
+        } catch  where error.kind == .query || error.kind == .permissionDenied {
+            // The server refused a deck query (an older schema, a grant missing): a deck
+            // problem, reported as such; decisions and heartbeats go on.
+            deckProblem("cannot read the assigned deck from the fleet server: \(error)")
+        }
+    }
+
+    private func applyAssignedDeckOrThrow(on db: PostgresConnection) throws(FleetError) {
+        let assignment = try FleetDeckDownload.assigned(on: db)
+        locked { assigned = assignment }
+        guard let assignment else { return }
+        if decks.current()?.sha256 == assignment.sha256 {
+            deckProblem(nil)
+            return
+        }
+        let started = MonotonicClock.now()
+        let onDisk = decks.has(assignment.sha256)
+        let download = onDisk ? nil : try FleetDeckDownload.download(assignment, on: db)
+        do throws(ManagedDecks.InstallError) {
+            if let download {
+                try decks.install(
+                    ManagedDecks.Incoming(
+                        sha256: assignment.sha256, deckID: assignment.deckID, version: assignment.version,
+                        deck: download.deck, images: download.images.map { ($0.path, $0.sha256, $0.bytes) }))
+            } else {
+                try decks.activate(assignment.sha256)
+            }
+        } catch {
+            if error.kind != .busy { deckProblem(error.message) }
+            return
+        }
+        let ms = MonotonicClock.now().seconds(since: started) * 1000
+        let bytes = download.map { $0.deck.count + $0.images.reduce(0) { $0 + $1.bytes.count } }
+        Log.info(
+            "fleet: deck \(assignment) is now current in \(decks.root)"
+                + (bytes.map { " (\($0) bytes downloaded and verified" } ?? " (kept on this kiosk, no download")
+                + " in \(jsonNumber(ms, decimals: 1)) ms)")
+        locked { decksApplied += 1 }
+        deckProblem(nil)
+    }
+
+    /// Records the deck problem for the heartbeat; logs it once per distinct message.
+    private func deckProblem(_ message: String?) {
+        locked { deckError = message }
+        guard let message else {
+            deckErrorLogged = nil
+            return
+        }
+        guard message != deckErrorLogged else { return }
+        deckErrorLogged = message
+        Log.error("fleet: \(message)")
     }
 
     /// The password in a credentials file: its first line (nil: no file configured).
@@ -340,14 +455,32 @@ final class FleetSyncWorker: @unchecked Sendable {
         return Double.random(in: (ceiling / 2)...ceiling, using: &generator)
     }
 
-    /// Waits `seconds` or until stopped (or, when `wakeable`, poked).
+    /// Waits `seconds` or until stopped (or, when `wakeable`, poked), in poll(2) on the wake
+    /// pipe and, while listening, the server's socket: a deck notification ends the wait too.
     private func sleep(seconds: Double, wakeable: Bool) {
         let at = MonotonicClock.now().seconds + seconds
-        sync.lock()
-        defer { sync.unlock() }
-        while !stopping && !(wakeable && woken) && MonotonicClock.now().seconds < at {
-            _ = sync.wait(untilNanoseconds: Int64(at * 1e9))
+        while true {
+            let done = locked { stopping || (wakeable && woken) }
+            let left = at - MonotonicClock.now().seconds
+            if done || left <= 0 { break }
+            var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
+            if listening, let connection, connection.isOK {
+                fds.append(pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0))
+            }
+            let n = poll(&fds, nfds_t(fds.count), Int32(min(left * 1000 + 1, 60_000)))
+            if n > 0 && fds[0].revents != 0 { wake.drain() }
+            if n > 0 && fds.count > 1 && fds[1].revents != 0 {
+                do {
+                    if try connection?.takeNotifications().isEmpty == false {
+                        deckDue = true
+                        break
+                    }
+                } catch {
+                    connection = nil  // the next round reconnects and says so
+                    break
+                }
+            }
         }
-        woken = false
+        locked { woken = false }
     }
 }

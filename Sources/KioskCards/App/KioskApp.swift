@@ -35,6 +35,8 @@ final class KioskApp {
     private(set) var surface: Surface
     private(set) var input: InputManager?
     private var watcher: DeckWatcher?
+    /// A fleet deck that arrived during a visit: it replaces the deck when the visit ends.
+    private var fleetDeckHold = FleetDeckHold()
     private var signals: TerminationSignals?
     private var sessionTimer: Int?
     /// Pixels the renderer changed that no completed present has shown yet.
@@ -182,12 +184,20 @@ final class KioskApp {
         } catch {
             Log.error("input: \(error) — touch and keys are off until restart")
         }
+        // With a fleet the deck on screen is the fleet's: watch its `current` (the worker
+        // replaces it by rename when a verified deck has arrived), even before the first one.
+        var watchedPath = deckFile.path
+        if fleet != nil {
+            let managed = ManagedDecks(dataDirectory: config.dataDirectory)
+            _ = mkdir(managed.root, 0o755)
+            watchedPath = managed.deckPath
+        }
         do {
-            watcher = try DeckWatcher(path: deckFile.path, current: deckFile, loop: loop) { [unowned self] file in
-                self.deckChanged(file)
+            watcher = try DeckWatcher(path: watchedPath, current: deckFile, loop: loop) { [unowned self] file in
+                self.deckArrived(file)
             }
         } catch {
-            Log.warning("deck: cannot watch \(deckFile.path) for changes (\(error)); restart to reload it")
+            Log.warning("deck: cannot watch \(watchedPath) for changes (\(error)); restart to reload it")
         }
         display.onFrame = { [unowned self] t in self.drawFrame(at: t) }
         display.onFlip = { [unowned self] t in
@@ -504,6 +514,9 @@ final class KioskApp {
             case .reset(let id):
                 Log.info("session: idle, resetting for the next visitor (session \(id))")
                 startVisit(at: time)
+                if let next = fleetDeckHold.visitEnded() {
+                    deckChanged(next)  // a fleet deck that waited for this visit
+                }
                 checkSchedule()  // a closing that waited for this visit
             case .warningShown(let resetAt):
                 Log.info(
@@ -538,6 +551,18 @@ final class KioskApp {
     }
 
     // MARK: Changes
+
+    /// A changed deck file: a fleet deck waits while a visitor is mid-visit (the visit ends on
+    /// the deck it began with, like a closing time); a local edit applies at once.
+    func deckArrived(_ file: DeckFile) {
+        guard fleet != nil else { return deckChanged(file) }
+        let active = session.phase == .active
+        if let now = fleetDeckHold.arrived(file, onScreen: deckFile, visitActive: active) {
+            deckChanged(now)
+        } else if active && fleetDeckHold.held == file {
+            Log.info("deck: \(file.summary) arrived from the fleet; it replaces the deck when this visit ends")
+        }
+    }
 
     func deckChanged(_ file: DeckFile) {
         let now = MonotonicClock.now()

@@ -14,7 +14,7 @@ func runKioskCommand(arguments: [String], processStart: Instant) -> Int32 {
     case .failure(let status): return status.code
     }
     let deck: DeckFile
-    switch DeckLoader.load(path: config.deckPath) {
+    switch config.bootDeck() {
     case .success(let d): deck = d
     case .failure(let problems):
         Log.error("KioskCards: the deck file \(config.deckPath) cannot be used:\n\(problems)")
@@ -56,6 +56,23 @@ func runKioskCommand(arguments: [String], processStart: Instant) -> Int32 {
 }
 
 extension KioskConfig {
+    /// The deck the kiosk boots with, read from local files only (it never waits for the
+    /// network): with a fleet-url, the fleet's last good deck (`ManagedDecks.current`) when
+    /// there is one and it loads; otherwise the configured `deck`.
+    func bootDeck() -> Result<DeckFile, DeckProblems> {
+        if fleetURL != nil {
+            let managed = ManagedDecks(dataDirectory: dataDirectory)
+            if let local = managed.bootDeck() {
+                Log.info("deck: booting the fleet's last good deck \(managed.deckPath): \(local.summary)")
+                return .success(local)
+            }
+            if let current = managed.current() {
+                Log.warning("deck: the fleet deck \(current) in \(managed.root) does not load; booting \(deckPath)")
+            }
+        }
+        return DeckLoader.load(path: deckPath)
+    }
+
     /// The display flags of this configuration.
     var displayOptions: DisplayOptions {
         DisplayOptions(

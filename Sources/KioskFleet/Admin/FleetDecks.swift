@@ -2,7 +2,8 @@
 /// content-addressed (sha256, computed and checked by the server), assigned to kiosks, with
 /// every assignment kept in `fleet.assignment_history` for rollback.
 ///
-/// The kiosk side (download into staging, verify, atomic switch, hot reload) is not built yet.
+/// The kiosk side: `FleetDeckDownload` (its reads, under row-level security) and
+/// `ManagedDecks` in KioskDeckFiles (staging, verify, atomic switch); docs/FLEET.md.
 package enum FleetDecks {
     /// One image file of a deck: its path relative to the deck file, and its bytes.
     package struct Image: Sendable {

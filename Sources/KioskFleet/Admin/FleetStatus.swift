@@ -27,6 +27,8 @@ package struct KioskStatus: Hashable, Sendable {
     package var storageFailing: Bool?
     /// Decisions the server holds for this kiosk.
     package var decisions: Int
+    /// Why the kiosk did not apply its assigned deck (its last heartbeat), nil: no problem.
+    package var deckError: String? = nil
 
     package static let staleAfter: Int64 = 180
     package static let offlineAfter: Int64 = 3600
@@ -47,7 +49,8 @@ package struct KioskStatus: Hashable, Sendable {
                    to_char(h.last_touch AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                    to_char(h.last_flip AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                    h.cpu_temp_c, h.throttled, h.storage_failing,
-                   (SELECT count(*) FROM fleet.decisions d WHERE d.kiosk_id = k.kiosk_id)
+                   (SELECT count(*) FROM fleet.decisions d WHERE d.kiosk_id = k.kiosk_id),
+                   to_jsonb(h) ->> 'deck_error'
             FROM fleet.kiosks k
             LEFT JOIN LATERAL (
                 SELECT * FROM fleet.heartbeats h WHERE h.kiosk_id = k.kiosk_id ORDER BY received_at DESC LIMIT 1
@@ -61,7 +64,7 @@ package struct KioskStatus: Hashable, Sendable {
                 kioskID: v[0] ?? "", state: state(secondsSinceHeartbeat: age), secondsSinceHeartbeat: age,
                 appVersion: v[2], deckApplied: v[3], deckAssigned: v[4], unsent: v[5].flatMap { Int($0) },
                 lastTouch: v[6], lastFlip: v[7], cpuTemperatureC: v[8].flatMap { Double($0) }, throttled: v[9],
-                storageFailing: v[10].map { $0 == "t" }, decisions: v[11].flatMap { Int($0) } ?? 0)
+                storageFailing: v[10].map { $0 == "t" }, decisions: v[11].flatMap { Int($0) } ?? 0, deckError: v[12])
         }
     }
 }

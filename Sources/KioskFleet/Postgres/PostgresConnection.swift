@@ -75,6 +75,23 @@ package final class PostgresConnection {
     /// Whether libpq still considers the connection usable.
     package var isOK: Bool { PQstatus(conn) == CONNECTION_OK }
 
+    /// The connection's socket (`PQsocket`), to wait on for notifications with poll(2).
+    package var socket: Int32 { PQsocket(conn) }
+
+    /// The channels of the notifications that arrived (`PQconsumeInput` + `PQnotifies`),
+    /// without waiting. Throws `connectionLost` when the socket is closed or broken.
+    package func takeNotifications() throws(FleetError) -> [String] {
+        guard PQconsumeInput(conn) == 1 else {
+            throw FleetError(kind: .connectionLost, message: String(cString: PQerrorMessage(conn)))
+        }
+        var channels: [String] = []
+        while let note = PQnotifies(conn) {
+            channels.append(String(cString: note.pointee.relname))
+            PQfreemem(note)
+        }
+        return channels
+    }
+
     /// The server's process id for this connection (`pg_backend_pid()`), for tests and logs.
     package var backendPID: Int32 { PQbackendPID(conn) }
 

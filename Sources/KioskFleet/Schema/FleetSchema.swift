@@ -318,6 +318,21 @@ package enum FleetSchema {
                 CREATE POLICY own_rows_insert ON fleet.maintenance FOR INSERT TO fleet_kiosk
                     WITH CHECK (kiosk_id = fleet.current_kiosk());
                 """),
+        Migration(
+            description: "decks down: assignment changes notify the kiosk; heartbeats carry the last deck error",
+            sql: """
+                ALTER TABLE fleet.heartbeats ADD COLUMN deck_error text;
+                -- One channel per kiosk, named by a hash of its id, with no payload: a kiosk that
+                -- listens on another's channel learns only that something changed there.
+                CREATE FUNCTION fleet.notify_deck_assignment() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM pg_notify('fleet_deck_' || md5(NEW.kiosk_id), '');
+                    RETURN NULL;
+                END
+                $$;
+                CREATE TRIGGER deck_assignments_notify AFTER INSERT OR UPDATE ON fleet.deck_assignments
+                    FOR EACH ROW EXECUTE FUNCTION fleet.notify_deck_assignment();
+                """),
     ]
 
     package static var schemaVersion: Int { migrations.count }

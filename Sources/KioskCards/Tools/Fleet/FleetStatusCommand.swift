@@ -66,6 +66,7 @@ enum FleetStatusCommand {
                 }.joined(separator: "  ") + "\n"
         }
         if kiosks.isEmpty { out += "(no kiosks yet: KioskCards fleet add-kiosk ID --postgres URL)\n" }
+        for k in kiosks { if let problem = k.deckError { out += "\(k.kioskID): deck not applied: \(problem)\n" } }
         return out
     }
 
@@ -86,6 +87,7 @@ enum FleetStatusCommand {
             members.append(("throttled", s(k.throttled)))
             members.append(("storage_failing", k.storageFailing.map { $0 ? "true" : "false" } ?? "null"))
             members.append(("decisions", String(k.decisions)))
+            members.append(("deck_error", s(k.deckError)))
             return "{" + members.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
         }
         return "[" + items.joined(separator: ",\n ") + "]\n"

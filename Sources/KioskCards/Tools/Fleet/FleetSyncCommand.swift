@@ -18,13 +18,15 @@ enum FleetSyncCommand {
     static let table = OptionTable<Options>(
         command: "fleet sync", summary: "send a data directory's unsent decisions to the fleet server",
         details: """
-            Runs the same sync worker as the kiosk: batches of at most \(FleetUpload.maxBatch) decisions, one
+            Runs the same sync worker as the kiosk: applies the deck the server assigns (downloaded
+            into DIR/fleet-decks, every sha256 and the deck checks verified before the switch), then
+            sends decisions in batches of at most \(FleetUpload.maxBatch) decisions, one
             transaction each, the local cursor moved only after COMMIT, so it can be killed at any
             moment and run again. fleet-url and fleet-credentials come from the config file
             (default \(KioskConfig.defaultPath)) unless given here. Without --once it keeps
             running (retrying with backoff, heartbeats included) until SIGTERM or SIGINT.
             Exit status: 0 all sent (--once) or stopped by a signal, 1 the server or the database
-            failed (--once), 2 usage or configuration.
+            failed or the assigned deck was refused (--once), 2 usage or configuration.
             """,
         options: [
             CommandOption(name: "data", value: "DIR", help: "the data directory (default: the config's 'data')") {
@@ -108,6 +110,13 @@ enum FleetSyncCommand {
                 return 1
             }
             Log.info("fleet sync: all decisions in \(dataDirectory) are on the fleet server (\(worker.sent) new)")
+            if let problem = worker.lastDeckError {
+                Log.error("fleet sync: the assigned deck was not applied: \(problem)")
+                return 1
+            }
+            if let current = worker.decks.current() {
+                Log.info("fleet sync: deck \(current) is current in \(worker.decks.root)")
+            }
             return 0
         }
         // Signals stay blocked here and are taken synchronously (sigwait): the worker's
