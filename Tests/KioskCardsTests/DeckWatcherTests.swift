@@ -136,6 +136,80 @@ import Testing
     }
 }
 
+/// The poll that stands in for inotify where edits come from elsewhere (9p, NFS, SMB). With
+/// `inotify: false` the watcher sees what it sees of an edit on the host over 9p: nothing but
+/// the poll (a local file system cannot withhold its own events; VM scenario 60 runs the real
+/// 9p case).
+@Suite struct DeckWatcherPollTests {
+    @Test func thePollAloneSeesRenamesInPlaceEditsAndARemovalAndReturn() throws {
+        let dir = DeckFixtures.temporaryDirectory("watch-poll")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/deck.json"
+        let helper = DeckWatcherTests()
+        DeckFixtures.write(helper.deckText(title: "Erste"), to: path)
+        let loop = EventLoop()
+        var received: [String] = []
+        let watcher = try DeckWatcher(
+            path: path, current: try DeckLoader.load(path: path).get(), loop: loop, debounce: 0.05,
+            polling: .poll(0.05), inotify: false
+        ) { received.append($0.title) }
+        defer { watcher.stop() }
+        #expect(watcher.pollInterval == 0.05)
+
+        helper.drive(loop, seconds: 0.4)
+        #expect(watcher.loadCount == 0)  // nothing changed: no reload
+
+        helper.saveByRename(helper.deckText(title: "Zweite"), to: path)
+        helper.drive(loop, seconds: 5) { received.count == 1 }
+        #expect(received == ["Zweite"])
+
+        // Rewritten in place, the same length (only the time and the bytes differ).
+        DeckFixtures.write(helper.deckText(title: "Dritte"), to: path)
+        helper.drive(loop, seconds: 5) { received.count == 2 }
+        #expect(received == ["Zweite", "Dritte"])
+
+        // Gone (a problem, the deck stays), then back.
+        #expect(unlink(path) == 0)
+        helper.drive(loop, seconds: 5) { watcher.lastProblems != nil }
+        #expect(watcher.current?.title == "Dritte")
+        DeckFixtures.write(helper.deckText(title: "Vierte"), to: path)
+        helper.drive(loop, seconds: 5) { received.count == 3 }
+        #expect(received == ["Zweite", "Dritte", "Vierte"])
+    }
+
+    @Test func withoutThePollAndWithoutInotifyNothingIsSeen() throws {
+        // The control for the test above: the reloads there come from the poll.
+        let dir = DeckFixtures.temporaryDirectory("watch-nopoll")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/deck.json"
+        let helper = DeckWatcherTests()
+        DeckFixtures.write(helper.deckText(title: "Erste"), to: path)
+        let loop = EventLoop()
+        var received: [String] = []
+        let watcher = try DeckWatcher(
+            path: path, current: try DeckLoader.load(path: path).get(), loop: loop, debounce: 0.05, inotify: false
+        ) { received.append($0.title) }
+        defer { watcher.stop() }
+        #expect(watcher.pollInterval == nil)  // a local temp dir: no poll chosen
+        helper.saveByRename(helper.deckText(title: "Zweite"), to: path)
+        helper.drive(loop, seconds: 0.5)
+        #expect(received.isEmpty)
+    }
+
+    @Test func remoteFileSystemsAreToldByTheirStatfsMagic() {
+        #expect(RemoteFileSystem(magic: 0x0102_1997) == .ninep)
+        #expect(RemoteFileSystem(magic: 0x6969) == .nfs)
+        #expect(RemoteFileSystem(magic: 0xFF53_4D42) == .cifs)
+        #expect(RemoteFileSystem(magic: 0x6573_5546)?.name == "FUSE")
+        #expect(RemoteFileSystem(magic: 0xEF53) == nil)  // ext4
+        #expect(RemoteFileSystem(magic: 0x0102_1994) == nil)  // tmpfs
+        let dir = DeckFixtures.temporaryDirectory("watch-fs")
+        defer { DeckFixtures.removeTree(dir) }
+        #expect(RemoteFileSystem.of(dir) == nil)
+        #expect(RemoteFileSystem.of(dir + "/missing") == nil)
+    }
+}
+
 /// A schedule edit reaches the running kiosk through hot reload like any other edit.
 @Suite struct DeckWatcherScheduleTests {
     func text(_ to: String, more: String = "") -> String {
