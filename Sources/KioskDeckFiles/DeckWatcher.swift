@@ -11,7 +11,7 @@ import KioskSystem
 /// handed to `onChange`; an invalid one is logged with every problem and the current deck stays.
 ///
 /// On a network or shared-folder file system (9p — the virtual kiosk's view of the host's
-/// folder —, NFS, SMB, FUSE/virtiofs: see `RemoteFileSystem`) inotify only reports changes
+/// folder —, NFS, SMB, FUSE/virtiofs: `RemoteFileSystem`, by statfs magic and mountinfo) inotify only reports changes
 /// made through this machine, never an edit on the other side. There the watcher also polls:
 /// every `pollInterval` seconds a background job `stat`s the deck (a hung server blocks that
 /// job, never the loop; no second job starts while one is out), and a changed identity, size

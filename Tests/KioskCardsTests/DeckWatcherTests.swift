@@ -197,9 +197,9 @@ import Testing
     }
 
     @Test func remoteFileSystemsAreToldByTheirStatfsMagic() {
-        #expect(RemoteFileSystem(magic: 0x0102_1997) == .ninep)
-        #expect(RemoteFileSystem(magic: 0x6969) == .nfs)
-        #expect(RemoteFileSystem(magic: 0xFF53_4D42) == .cifs)
+        #expect(RemoteFileSystem(magic: 0x0102_1997)?.name == "9p")
+        #expect(RemoteFileSystem(magic: 0x6969)?.name == "NFS")
+        #expect(RemoteFileSystem(magic: 0xFF53_4D42)?.name == "SMB")
         #expect(RemoteFileSystem(magic: 0x6573_5546)?.name == "FUSE")
         #expect(RemoteFileSystem(magic: 0xEF53) == nil)  // ext4
         #expect(RemoteFileSystem(magic: 0x0102_1994) == nil)  // tmpfs
@@ -207,6 +207,41 @@ import Testing
         defer { DeckFixtures.removeTree(dir) }
         #expect(RemoteFileSystem.of(dir) == nil)
         #expect(RemoteFileSystem.of(dir + "/missing") == nil)
+    }
+
+    /// 9p passes the host's statfs type through (a share of an ext4 folder says 0xEF53), so
+    /// the mount's own type comes from mountinfo, found by the folder's device number.
+    @Test func aNinePShareIsToldByItsMountinfoType() {
+        let mountinfo = """
+            22 1 0:21 / / rw,relatime - rootfs rootfs rw
+            25 22 0:5 / /dev rw,relatime - devtmpfs devtmpfs rw,size=248k
+            31 22 0:34 / /deck ro,relatime - 9p deck ro,access=client,msize=262144,trans=virtio
+            32 22 0:35 / /hostdata rw,relatime - 9p hostdata rw,trans=virtio
+            33 22 259:2 / /srv rw shared:1 - ext4 /dev/nvme0n1p2 rw
+            34 22 0:52 / /mnt/nas rw - nfs4 nas:/export rw
+            35 22 0:60 / /home/a/remote rw - fuse.sshfs a@host: rw
+            """
+        // st_dev of a 0:34 mount, and of 259:2 (major above 255: the split encoding).
+        #expect(RemoteFileSystem.mountType(mountinfo: mountinfo, device: 34) == "9p")
+        let nvme: UInt64 = (259 & 0xfff) << 8 | 2
+        #expect(RemoteFileSystem.mountType(mountinfo: mountinfo, device: nvme) == "ext4")
+        #expect(RemoteFileSystem.mountType(mountinfo: mountinfo, device: 99) == nil)
+        #expect(RemoteFileSystem(type: "9p")?.name == "9p")
+        #expect(RemoteFileSystem(type: "nfs4")?.name == "NFS")
+        #expect(RemoteFileSystem(type: "fuse.sshfs")?.name == "FUSE")
+        #expect(RemoteFileSystem(type: "virtiofs")?.name == "virtiofs")
+        #expect(RemoteFileSystem(type: "ext4") == nil)
+        #expect(RemoteFileSystem(type: "tmpfs") == nil)
+        #expect(RemoteFileSystem(type: "overlay") == nil)
+        // This machine's own mountinfo: a temp dir's device is found, and it is local.
+        var st = stat()
+        let dir = DeckFixtures.temporaryDirectory("watch-mountinfo")
+        defer { DeckFixtures.removeTree(dir) }
+        #expect(stat(dir, &st) == 0)
+        let text = (try? FileIO.readText("/proc/self/mountinfo", limit: 4 << 20)) ?? ""
+        let type = RemoteFileSystem.mountType(mountinfo: text, device: UInt64(st.st_dev))
+        #expect(type != nil)
+        #expect(type.flatMap { RemoteFileSystem(type: $0) } == nil)
     }
 }
 
