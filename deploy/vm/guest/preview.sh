@@ -39,7 +39,8 @@ kiosk_preview() {
   _app=$!
   tail -f "$PREVIEW_LOG" >/dev/console 2>&1 &
   _tail=$!
-  _seen=0 _exported=0 _quiet=0
+  _seen=0 _exported=0 _quiet=0 _tries=0 _base=0
+  if [ -s "$PREVIEW_DATA/decisions.sqlite3" ] && _preview_csv "$_host"; then _base=$_PREVIEW_ROWS; fi
   while kill -0 "$_app" 2>/dev/null; do
     if [ -e /share/stop ]; then
       echo "preview: the host asked to stop; SIGTERM to the app"
@@ -51,8 +52,12 @@ kiosk_preview() {
       _seen=$_n _quiet=0
     elif [ "$_seen" != "$_exported" ]; then
       _quiet=$((_quiet + 1))
-      # 2 s without a new decision: the store has written them; export.
-      if [ "$_quiet" -ge 4 ] && _preview_csv "$_host"; then _exported=$_seen; fi
+      # 2 s without a new decision: the store has written them; export. Until the rows are
+      # all there (a slow store), again every 2 s, five times at most.
+      if [ "$_quiet" -ge 4 ] && _preview_csv "$_host"; then
+        _quiet=0 _tries=$((_tries + 1))
+        if [ "$_PREVIEW_ROWS" -ge $((_base + _seen)) ] || [ "$_tries" -ge 5 ]; then _exported=$_seen _tries=0; fi
+      fi
     fi
     usleep 500000
   done
@@ -72,7 +77,8 @@ _preview_csv() {
     return 1
   fi
   mv -f "$1/.decisions.csv.part" "$1/decisions.csv"
-  echo "preview: exported $(($(wc -l <"$1/decisions.csv") - 1)) decisions to the host's $1/decisions.csv"
+  _PREVIEW_ROWS=$(($(wc -l <"$1/decisions.csv") - 1))
+  echo "preview: exported $_PREVIEW_ROWS decisions to the host's $1/decisions.csv"
 }
 
 # HOSTDATA/decisions.sqlite3 (with its WAL when the store left one), after the app exited.
