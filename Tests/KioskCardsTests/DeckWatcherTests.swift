@@ -241,7 +241,8 @@ import Testing
         let text = (try? FileIO.readText("/proc/self/mountinfo", limit: 4 << 20)) ?? ""
         let type = RemoteFileSystem.mountType(mountinfo: text, device: UInt64(st.st_dev))
         #expect(type != nil)
-        #expect(type.flatMap { RemoteFileSystem(type: $0) } == nil)
+        let remote = type.flatMap { RemoteFileSystem(type: $0) }
+        #expect(remote == nil)
     }
 }
 
