@@ -41,7 +41,7 @@ find_swift() {
   local home="" d
   if [ -n "${SUDO_USER:-}" ]; then home=$(getent passwd "$SUDO_USER" | cut -d: -f6); fi
   for d in /opt/swift/usr/bin /usr/share/swift/usr/bin /usr/local/swift/usr/bin \
-           ${home:+"$home/.local/share/swiftly/bin"} ${home:+"$home/.swiftly/bin"} /usr/libexec/swift/*/bin; do
+           ${home:+"$home/.local/share/swiftly/bin"} ${home:+"$home/.swiftly/bin"} /usr/libexec/swift/bin /usr/libexec/swift/*/bin; do
     if [ -x "$d/swift" ]; then PATH="$d:$PATH"; export PATH; return 0; fi
   done
   if [ -n "${SUDO_USER:-}" ] && command -v runuser >/dev/null; then

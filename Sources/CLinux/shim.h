@@ -1,7 +1,7 @@
 #ifndef CLINUX_SHIM_H
 #define CLINUX_SHIM_H
 // Linux kernel and glibc headers that Glibc's module map leaves out: the console (kd, vt),
-// fbdev, netlink uevents, signalfd, inotify and adjtimex (clock sync state). No library to link: these are system calls
+// fbdev, netlink uevents, signalfd, inotify, statfs (the file system's magic) and adjtimex (clock sync state). No library to link: these are system calls
 // and ioctls.
 #include <linux/fb.h>
 #include <linux/kd.h>
@@ -9,6 +9,7 @@
 #include <linux/vt.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
+#include <sys/statfs.h>
 #include <sys/timex.h>
 
 #endif

@@ -9,6 +9,13 @@ import KioskSystem
 /// Events for the deck's name are debounced (editors write, chmod and rename in quick
 /// succession), then the file is loaded: a valid deck that differs from the current one is
 /// handed to `onChange`; an invalid one is logged with every problem and the current deck stays.
+///
+/// On a network or shared-folder file system (9p — the virtual kiosk's view of the host's
+/// folder —, NFS, SMB, FUSE/virtiofs: `RemoteFileSystem`, by statfs magic and mountinfo) inotify only reports changes
+/// made through this machine, never an edit on the other side. There the watcher also polls:
+/// every `pollInterval` seconds a background job `stat`s the deck (a hung server blocks that
+/// job, never the loop; no second job starts while one is out), and a changed identity, size
+/// or time starts the same debounced reload.
 package final class DeckWatcher {
     let path: String
     let debounce: Double
@@ -30,21 +37,54 @@ package final class DeckWatcher {
     /// The watch on the folder holding the deck's folder, when that folder is a symlink or
     /// missing (a fleet deck's `current`, replaced by rename): its event re-targets the watches.
     private var linkWatch: Int32?
+    /// Seconds between polls, nil when inotify alone is trusted.
+    package let pollInterval: Double?
+    private var pollTimer: Int?
+    private var lastSignature: FileSignature?
+    private let pollResult = PollResult()
+
+    /// How the watcher learns of changes: `.automatic` polls (every second) only where the deck's
+    /// folder is on a `RemoteFileSystem`; `.poll(seconds)` always polls besides inotify.
+    package enum Polling: Equatable, Sendable {
+        case automatic
+        case poll(Double)
+    }
 
     /// Starts watching. `current` is the deck already loaded (nil if none was valid yet).
+    /// `inotify: false` leaves only the poll, as on 9p for an edit on the host (for tests:
+    /// a local file system always reports a local edit).
     package init(
-        path: String, current: DeckFile?, loop: EventLoop, debounce: Double = 0.2,
-        onChange: @escaping (DeckFile) -> Void
+        path: String, current: DeckFile?, loop: EventLoop, debounce: Double = 0.2, polling: Polling = .automatic,
+        inotify: Bool = true, onChange: @escaping (DeckFile) -> Void
     ) throws(SystemCallError) {
         self.path = path
         self.current = current
         self.loop = loop
         self.debounce = debounce
         self.onChange = onChange
+        switch polling {
+        case .poll(let seconds):
+            pollInterval = max(0.01, seconds)
+        case .automatic:
+            if let remote = RemoteFileSystem.of(PathName.directory(of: path)) {
+                pollInterval = 1
+                Log.info(
+                    "deck: \(PathName.directory(of: path)) is on \(remote.name), where edits made elsewhere send no inotify event; checking \(PathName.baseName(of: path)) every second"
+                )
+            } else {
+                pollInterval = nil
+            }
+        }
         fd = Int32(
             try retryingOnInterrupt("inotify_init1") { Int(inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))) })
-        addWatches()
-        loopToken = loop.add(fd: fd) { [weak self] _ in self?.readEvents() }
+        if inotify {
+            addWatches()
+            loopToken = loop.add(fd: fd) { [weak self] _ in self?.readEvents() }
+        }
+        if pollInterval != nil {
+            lastSignature = FileSignature(path: path)
+            schedulePoll()
+        }
     }
 
     deinit {
@@ -56,6 +96,8 @@ package final class DeckWatcher {
         if let t = loopToken { loop.remove(t) }
         if let t = debounceTimer { loop.cancelTimer(t) }
         if let t = rewatchTimer { loop.cancelTimer(t) }
+        if let t = pollTimer { loop.cancelTimer(t) }
+        pollTimer = nil
         loopToken = nil
         debounceTimer = nil
         rewatchTimer = nil
@@ -151,6 +193,36 @@ package final class DeckWatcher {
         if relevant { scheduleReload() }
     }
 
+    /// One poll tick: takes the signature the last background `stat` found (a changed one
+    /// starts the debounced reload) and, unless that job is still out, starts the next.
+    private func schedulePoll() {
+        guard let interval = pollInterval else { return }
+        pollTimer = loop.schedule(at: MonotonicClock.now().advanced(bySeconds: interval)) { [weak self] in
+            guard let self else { return }
+            self.pollTimer = nil
+            switch self.pollResult.take() {
+            case .running:
+                break
+            case .idle:
+                self.startStat()
+            case .done(let signature):
+                if signature != self.lastSignature {
+                    self.lastSignature = signature
+                    self.scheduleReload()
+                }
+                self.startStat()
+            }
+            self.schedulePoll()
+        }
+    }
+
+    private func startStat() {
+        pollResult.start()
+        let path = path
+        let result = pollResult
+        BackgroundWork.run("deck-poll") { result.finish(FileSignature(path: path)) }
+    }
+
     private func scheduleReload() {
         if let t = debounceTimer { loop.cancelTimer(t) }
         debounceTimer = loop.schedule(at: MonotonicClock.now().advanced(bySeconds: debounce)) { [weak self] in
@@ -175,6 +247,48 @@ package final class DeckWatcher {
             let count = problems.problems.count
             Log.error("deck: \(path) changed but has \(count) problem\(count == 1 ? "" : "s"); \(keeping):")
             for p in problems.problems { Log.error("  " + p.formatted(file: path)) }
+        }
+    }
+}
+
+/// What a poll compares: the file `stat` finds at the deck's path (a symlink followed), nil
+/// when there is none.
+struct FileSignature: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: Int64
+    var changed: Int64
+
+    init?(path: String) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+        size = Int64(st.st_size)
+        modified = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        changed = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
+    }
+}
+
+/// The background `stat`'s hand-over to the loop.
+private final class PollResult: @unchecked Sendable {
+    enum State {
+        case idle
+        case running
+        case done(FileSignature?)
+    }
+    private let lock = Condition()
+    private var state = State.idle
+
+    func start() { lock.withLock { state = .running } }
+    func finish(_ signature: FileSignature?) { lock.withLock { state = .done(signature) } }
+    /// The state; a finished result is handed out once (the state is idle after).
+    func take() -> State {
+        lock.withLock {
+            let now = state
+            if case .done = now { state = .idle }
+            return now
         }
     }
 }

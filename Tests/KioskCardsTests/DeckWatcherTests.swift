@@ -136,6 +136,116 @@ import Testing
     }
 }
 
+/// The poll that stands in for inotify where edits come from elsewhere (9p, NFS, SMB). With
+/// `inotify: false` the watcher sees what it sees of an edit on the host over 9p: nothing but
+/// the poll (a local file system cannot withhold its own events; VM scenario 60 runs the real
+/// 9p case).
+@Suite struct DeckWatcherPollTests {
+    @Test func thePollAloneSeesRenamesInPlaceEditsAndARemovalAndReturn() throws {
+        let dir = DeckFixtures.temporaryDirectory("watch-poll")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/deck.json"
+        let helper = DeckWatcherTests()
+        DeckFixtures.write(helper.deckText(title: "Erste"), to: path)
+        let loop = EventLoop()
+        var received: [String] = []
+        let watcher = try DeckWatcher(
+            path: path, current: try DeckLoader.load(path: path).get(), loop: loop, debounce: 0.05,
+            polling: .poll(0.05), inotify: false
+        ) { received.append($0.title) }
+        defer { watcher.stop() }
+        #expect(watcher.pollInterval == 0.05)
+
+        helper.drive(loop, seconds: 0.4)
+        #expect(watcher.loadCount == 0)  // nothing changed: no reload
+
+        helper.saveByRename(helper.deckText(title: "Zweite"), to: path)
+        helper.drive(loop, seconds: 5) { received.count == 1 }
+        #expect(received == ["Zweite"])
+
+        // Rewritten in place, the same length (only the time and the bytes differ).
+        DeckFixtures.write(helper.deckText(title: "Dritte"), to: path)
+        helper.drive(loop, seconds: 5) { received.count == 2 }
+        #expect(received == ["Zweite", "Dritte"])
+
+        // Gone (a problem, the deck stays), then back.
+        #expect(unlink(path) == 0)
+        helper.drive(loop, seconds: 5) { watcher.lastProblems != nil }
+        #expect(watcher.current?.title == "Dritte")
+        DeckFixtures.write(helper.deckText(title: "Vierte"), to: path)
+        helper.drive(loop, seconds: 5) { received.count == 3 }
+        #expect(received == ["Zweite", "Dritte", "Vierte"])
+    }
+
+    @Test func withoutThePollAndWithoutInotifyNothingIsSeen() throws {
+        // The control for the test above: the reloads there come from the poll.
+        let dir = DeckFixtures.temporaryDirectory("watch-nopoll")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/deck.json"
+        let helper = DeckWatcherTests()
+        DeckFixtures.write(helper.deckText(title: "Erste"), to: path)
+        let loop = EventLoop()
+        var received: [String] = []
+        let watcher = try DeckWatcher(
+            path: path, current: try DeckLoader.load(path: path).get(), loop: loop, debounce: 0.05, inotify: false
+        ) { received.append($0.title) }
+        defer { watcher.stop() }
+        #expect(watcher.pollInterval == nil)  // a local temp dir: no poll chosen
+        helper.saveByRename(helper.deckText(title: "Zweite"), to: path)
+        helper.drive(loop, seconds: 0.5)
+        #expect(received.isEmpty)
+    }
+
+    @Test func remoteFileSystemsAreToldByTheirStatfsMagic() {
+        #expect(RemoteFileSystem(magic: 0x0102_1997)?.name == "9p")
+        #expect(RemoteFileSystem(magic: 0x6969)?.name == "NFS")
+        #expect(RemoteFileSystem(magic: 0xFF53_4D42)?.name == "SMB")
+        #expect(RemoteFileSystem(magic: 0x6573_5546)?.name == "FUSE")
+        #expect(RemoteFileSystem(magic: 0xEF53) == nil)  // ext4
+        #expect(RemoteFileSystem(magic: 0x0102_1994) == nil)  // tmpfs
+        let dir = DeckFixtures.temporaryDirectory("watch-fs")
+        defer { DeckFixtures.removeTree(dir) }
+        #expect(RemoteFileSystem.of(dir) == nil)
+        #expect(RemoteFileSystem.of(dir + "/missing") == nil)
+    }
+
+    /// 9p passes the host's statfs type through (a share of an ext4 folder says 0xEF53), so
+    /// the mount's own type comes from mountinfo, found by the folder's device number.
+    @Test func aNinePShareIsToldByItsMountinfoType() {
+        let mountinfo = """
+            22 1 0:21 / / rw,relatime - rootfs rootfs rw
+            25 22 0:5 / /dev rw,relatime - devtmpfs devtmpfs rw,size=248k
+            31 22 0:34 / /deck ro,relatime - 9p deck ro,access=client,msize=262144,trans=virtio
+            32 22 0:35 / /hostdata rw,relatime - 9p hostdata rw,trans=virtio
+            33 22 259:2 / /srv rw shared:1 - ext4 /dev/nvme0n1p2 rw
+            34 22 0:52 / /mnt/nas rw - nfs4 nas:/export rw
+            35 22 0:60 / /home/a/remote rw - fuse.sshfs a@host: rw
+            """
+        // st_dev of a 0:34 mount, and of 259:2 (major above 255: the split encoding).
+        #expect(RemoteFileSystem.mountType(mountinfo: mountinfo, device: 34) == "9p")
+        let nvme: UInt64 = (259 & 0xfff) << 8 | 2
+        #expect(RemoteFileSystem.mountType(mountinfo: mountinfo, device: nvme) == "ext4")
+        #expect(RemoteFileSystem.mountType(mountinfo: mountinfo, device: 99) == nil)
+        #expect(RemoteFileSystem(type: "9p")?.name == "9p")
+        #expect(RemoteFileSystem(type: "nfs4")?.name == "NFS")
+        #expect(RemoteFileSystem(type: "fuse.sshfs")?.name == "FUSE")
+        #expect(RemoteFileSystem(type: "virtiofs")?.name == "virtiofs")
+        #expect(RemoteFileSystem(type: "ext4") == nil)
+        #expect(RemoteFileSystem(type: "tmpfs") == nil)
+        #expect(RemoteFileSystem(type: "overlay") == nil)
+        // This machine's own mountinfo: a temp dir's device is found, and it is local.
+        var st = stat()
+        let dir = DeckFixtures.temporaryDirectory("watch-mountinfo")
+        defer { DeckFixtures.removeTree(dir) }
+        #expect(stat(dir, &st) == 0)
+        let text = (try? FileIO.readText("/proc/self/mountinfo", limit: 4 << 20)) ?? ""
+        let type = RemoteFileSystem.mountType(mountinfo: text, device: UInt64(st.st_dev))
+        #expect(type != nil)
+        let remote = type.flatMap { RemoteFileSystem(type: $0) }
+        #expect(remote == nil)
+    }
+}
+
 /// A schedule edit reaches the running kiosk through hot reload like any other edit.
 @Suite struct DeckWatcherScheduleTests {
     func text(_ to: String, more: String = "") -> String {

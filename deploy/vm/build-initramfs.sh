@@ -226,6 +226,7 @@ trap 'rm -rf "$app"' EXIT
 mkdir -p "$app"/{usr/bin,lib/kiosk,opt/kioskcards}
 install -m 755 "$VM_DIR/guest/init.sh" "$app/init"
 install -m 644 "$VM_DIR/guest/guest.sh" "$app/lib/kiosk/guest.sh"
+install -m 644 "$VM_DIR/guest/preview.sh" "$app/lib/kiosk/preview.sh"
 if [ -x "$binary" ]; then
   cp "$binary" "$app/usr/bin/KioskCards"
   copy_ldd_closure "$app" "$binary"

@@ -24,6 +24,11 @@
 #                       scenario that keeps making progress, is 5× it (default 90: 450 s;
 #                       KIOSK_E2E_CAP_FACTOR=N changes the 5). A loaded host is slow, not stuck.
 #   VM_SIZE=1920x1080   the panel's pixels (default 800x480)
+#   VM_RUNNER=preview   boot through deploy/vm/preview.sh (VNC on a socket, usb-tablet) instead
+#                       of run-vm.sh: the guest runs the preview's app, not guest(); then
+#   prepare() { ... }   runs on the host before the VM boots (bash, set -e, VM_OUT, VM_SHARE)
+#                       and writes preview.sh's arguments, one a line, to $VM_OUT/preview.args;
+#                       host() gets VM_PID, preview.sh's pid (SIGINT to it is the Ctrl-C)
 #   guest() { ... }     runs inside the VM (busybox sh, set -e, cwd /opt/kioskcards, helpers
 #                       from guest/guest.sh); exit 77 means skipped; lines it writes to
 #                       $KIOSK_OUT/figures.txt are printed under its result
@@ -101,11 +106,11 @@ build_release() {
 # Prints a scenario's settings as shell assignments (sourced in a subshell, so nothing leaks).
 scenario_settings() {
   (
-    VM_DISPLAY=virtio VM_TABLET=0 VM_TIMEOUT=90 VM_STALL=60 VM_SIZE=800x480
+    VM_DISPLAY=virtio VM_TABLET=0 VM_TIMEOUT=90 VM_STALL=60 VM_SIZE=800x480 VM_RUNNER=run-vm
     # shellcheck disable=SC1090
     . "$1"
-    printf 'display=%q tablet=%q timeout=%q stall=%q size=%q has_host=%q\n' "$VM_DISPLAY" "$VM_TABLET" \
-      "$VM_TIMEOUT" "$VM_STALL" "$VM_SIZE" "$(declare -F host >/dev/null && echo 1 || echo 0)"
+    printf 'display=%q tablet=%q timeout=%q stall=%q size=%q runner=%q has_host=%q\n' "$VM_DISPLAY" "$VM_TABLET" \
+      "$VM_TIMEOUT" "$VM_STALL" "$VM_SIZE" "$VM_RUNNER" "$(declare -F host >/dev/null && echo 1 || echo 0)"
   )
 }
 
@@ -147,12 +152,20 @@ qmp() { python3 "$VM_DIR/qmp.py" "$@"; }
 # Runs host() of scenario file $1 with the VM's handles in the environment, in its own bash
 # so that `set -e` holds inside it (bash ignores it in a function called from `||`).
 run_host_part() {
-  VM_QMP=$2 VM_SERIAL=$3 VM_SHARE=$4 VM_OUT=$5 VM_SIZE=$6 \
+  VM_QMP=$2 VM_SERIAL=$3 VM_SHARE=$4 VM_OUT=$5 VM_SIZE=$6 VM_PID=$vm_pid \
     bash -c 'set -euo pipefail
       qmp() { python3 "$VM_DIR/qmp.py" "$@"; }
       cd "$VM_OUT"
       . "$1"
       host' host "$1"
+}
+
+# Runs prepare() of scenario file $1 (VM_RUNNER=preview) before its VM boots.
+run_prepare_part() {
+  VM_SHARE=$2 VM_OUT=$3 bash -c 'set -euo pipefail
+      cd "$VM_OUT"
+      . "$1"
+      prepare' prepare "$1"
 }
 
 # Prints the last lines of a log, indented, for a failure report.
@@ -212,7 +225,7 @@ for f in "${scenarios[@]}"; do
   dir="$out/$name"
   share="$dir/share"
   mkdir -p "$share"
-  display=virtio tablet=0 timeout=90 stall=60 size=800x480 has_host=0
+  display=virtio tablet=0 timeout=90 stall=60 size=800x480 runner=run-vm has_host=0
   eval "$(scenario_settings "$f")"
   cap=$((timeout * ${KIOSK_E2E_CAP_FACTOR:-5}))
   if [ "$display" = vkms ] && [ -z "$vkms_ko" ]; then
@@ -238,7 +251,27 @@ for f in "${scenarios[@]}"; do
   [ "$tablet" = 1 ] && vm_args+=(--tablet)
 
   t0=$(vm_now_ms)
-  "$VM_DIR/run-vm.sh" "${vm_args[@]}" >"$dir/run-vm.log" 2>&1 &
+  if [ "$runner" = preview ]; then
+    # The preview as a person starts it (its own scenario.sh, the deck and data folders of
+    # prepare()), with the harness's serial log, QMP socket and no-progress rule. SIGINT is
+    # set back to its default (a background job ignores it), so host() can press Ctrl-C.
+    if ! run_prepare_part "$f" "$share" "$dir" >"$dir/prepare.log" 2>&1; then
+      failed=$((failed + 1))
+      echo "FAIL $name (no VM): prepare() failed"
+      show_tail "$dir/prepare.log"
+      echo "FAIL $name prepare() failed" >"$dir/result"
+      continue
+    fi
+    mapfile -t preview_args <"$dir/preview.args"
+    python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$VM_DIR/preview.sh" --vm-share "$share" --vm-serial "$dir/serial.log" \
+      --vm-qmp "$dir/qmp.sock" --vm-stall "$stall" --vm-timeout "$cap" --vm-progress "$dir/host.log" \
+      --vm-vnc "unix:$dir/vnc.sock" --vm-initrd "$VM_BUILD/initramfs.cpio" --vm-binary "$VM_APP" \
+      "${preview_args[@]}" >"$dir/run-vm.log" 2>&1 &
+  else
+    "$VM_DIR/run-vm.sh" "${vm_args[@]}" >"$dir/run-vm.log" 2>&1 &
+  fi
   vm_pid=$!
   host_status=0
   if [ "$has_host" = 1 ]; then

@@ -69,7 +69,8 @@ for tagfile in /sys/bus/virtio/drivers/9pnet_virtio/*/mount_tag; do
   [ -e "$tagfile" ] || continue
   tag=$(tr -d '\0' <"$tagfile")
   opts=trans=virtio,version=9p2000.L,msize=262144
-  [ "$tag" = share ] || opts=$opts,ro
+  # share (the scenario's folder) and hostdata (the preview's --data folder) are read-write.
+  case $tag in share | hostdata) ;; *) opts=$opts,ro ;; esac
   mkdir -p "/$tag"
   mount -t 9p -o "$opts" "$tag" "/$tag" || say "mount 9p $tag failed"
 done
