@@ -149,6 +149,7 @@ import Testing
         #expect(m.page == .pin(entered: "", message: "Gesperrt — bitte 1 Minute warten"))
         _ = press(&m, "key:1", at: 66)
         #expect(m.page == .pin(entered: "1", message: "PIN eingeben"))
+        #expect(press(&m, "key:OK", at: 67) == .checkPIN("1"))
         #expect(m.pinChecked(correct: true, at: .seconds(67)) == .accepted)
         #expect(m.page == .menu)
         #expect(press(&m, "action:Screenshot", at: 68) == .perform(.screenshot))
@@ -166,5 +167,29 @@ import Testing
         #expect(m.advance(to: .seconds(80)) == .closedIdle)
         #expect(!m.isOpen)
         #expect(m.elements(info: [], screen: screen).isEmpty)
+    }
+
+    @Test func whileThePINIsCheckedThePadSaysSoAndTakesNoKeys() {
+        var m = StaffMenu()
+        m.open(at: .seconds(0))
+        _ = press(&m, "key:4", at: 1)
+        #expect(press(&m, "key:OK", at: 1) == .checkPIN("4"))
+        #expect(m.isChecking)
+        #expect(m.page == .pin(entered: "4", message: StaffMenu.checkingText))
+        // Keys and a second OK while the worker checks do nothing: no second check goes out.
+        #expect(press(&m, "key:7", at: 1.01) == nil)
+        #expect(press(&m, "key:OK", at: 1.02) == nil)
+        #expect(m.page == .pin(entered: "4", message: StaffMenu.checkingText))
+        #expect(m.pinChecked(correct: false, at: .seconds(1.05)) == .wrong(left: 2))
+        #expect(!m.isChecking)
+        // An answer with no check out is dropped and counts for nothing.
+        #expect(m.pinChecked(correct: false, at: .seconds(1.1)) == nil)
+        #expect(m.lock.wrongInARow == 1)
+        // The pad closed (idle) while a check was out: the late answer opens nothing.
+        _ = press(&m, "key:1", at: 2)
+        #expect(press(&m, "key:OK", at: 2) == .checkPIN("1"))
+        #expect(m.advance(to: .seconds(62)) == .closedIdle)
+        #expect(m.pinChecked(correct: true, at: .seconds(62.1)) == nil)
+        #expect(!m.isOpen)
     }
 }

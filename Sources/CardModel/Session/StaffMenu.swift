@@ -24,6 +24,8 @@ public struct StaffMenu: Sendable {
     }
 
     public private(set) var page = Page.closed
+    /// A `.checkPIN` is out and its answer not in yet: the pad shows "checking…" and takes no keys.
+    public private(set) var isChecking = false
     public private(set) var lock = PinLock()
     public var idleSeconds = 60.0
     private var lastActivity = Instant.zero
@@ -33,11 +35,13 @@ public struct StaffMenu: Sendable {
     public var isOpen: Bool { page != .closed }
 
     public mutating func open(at time: Instant) {
+        isChecking = false
         page = .pin(entered: "", message: lock.isLocked(at: time) ? Self.lockedText : "PIN eingeben")
         lastActivity = time
     }
 
     static let lockedText = "Gesperrt — bitte 1 Minute warten"
+    public static let checkingText = "Prüfe …"
     static let keys = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"]
 
     /// The PIN pad's keys and the menu's actions, laid out on a `screen`.
@@ -68,13 +72,18 @@ public struct StaffMenu: Sendable {
         case .closed: return nil
         case .pin(let entered, _):
             let k = String(hit.dropFirst(4))
+            if isChecking { return nil }
             if lock.isLocked(at: time) {
                 page = .pin(entered: "", message: Self.lockedText)
                 return nil
             }
             switch k {
             case "⌫": page = .pin(entered: String(entered.dropLast()), message: "PIN eingeben")
-            case "OK": return entered.isEmpty ? nil : .checkPIN(entered)
+            case "OK":
+                guard !entered.isEmpty else { return nil }
+                isChecking = true
+                page = .pin(entered: entered, message: Self.checkingText)
+                return .checkPIN(entered)
             default:
                 if entered.count < 12 { page = .pin(entered: entered + k, message: "PIN eingeben") }
             }
@@ -86,8 +95,11 @@ public struct StaffMenu: Sendable {
         }
     }
 
-    /// The hash check's answer for the PIN of the last `.checkPIN`.
-    public mutating func pinChecked(correct: Bool, at time: Instant) -> PinLock.Outcome {
+    /// The hash check's answer for the PIN of the last `.checkPIN`; nil when no check was out
+    /// (the menu closed meanwhile): the answer is dropped and counts for nothing.
+    public mutating func pinChecked(correct: Bool, at time: Instant) -> PinLock.Outcome? {
+        guard isChecking, isOpen else { return nil }
+        isChecking = false
         let outcome = lock.attempt(correct: correct, at: time)
         switch outcome {
         case .accepted: page = .menu
@@ -99,13 +111,16 @@ public struct StaffMenu: Sendable {
         return outcome
     }
 
-    public mutating func close() { page = .closed }
+    public mutating func close() {
+        page = .closed
+        isChecking = false
+    }
 
     public var nextDeadline: Instant? { isOpen ? lastActivity.advanced(bySeconds: idleSeconds) : nil }
 
     public mutating func advance(to time: Instant) -> Output? {
         guard isOpen, time.seconds(since: lastActivity) >= idleSeconds else { return nil }
-        page = .closed
+        close()
         return .closedIdle
     }
 

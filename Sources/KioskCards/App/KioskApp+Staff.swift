@@ -1,6 +1,7 @@
 import CardModel
 import Glibc
 import KioskDeckFiles
+import KioskInput
 import KioskStore
 import KioskSystem
 
@@ -40,6 +41,44 @@ extension KioskApp {
         return false
     }
 
+    /// Makes the worker that checks PINs (its answers arrive on the loop).
+    func startStaff() {
+        guard config.staffPinHash != nil else { return }
+        pinChecks = LoopDelivery(loop: loop, what: "staff PIN") { [unowned self] correct in
+            self.pinAnswered(correct, at: MonotonicClock.now())
+        }
+        if let keys = config.staffKeys { Log.info("staff: \(keys) on a keyboard opens the menu") }
+    }
+
+    /// The PIN check's answer, on the loop.
+    func pinAnswered(_ correct: Bool, at time: Instant) {
+        switch staffMenu.pinChecked(correct: correct, at: time) {
+        case .accepted: Log.info("staff: PIN accepted, menu open")
+        case .wrong(let left): Log.warning("staff: wrong PIN (\(left) more before a 60 s lock)")
+        case .locked(let until):
+            Log.warning(
+                "staff: PIN pad locked for \(jsonNumber(until.seconds(since: time), decimals: 0)) s after wrong PINs")
+        case nil: Log.info("staff: PIN answer came after the pad closed; dropped")
+        }
+        rescheduleStaff()
+        display.requestFrame()
+    }
+
+    /// The staff key combination on a keyboard: the PIN pad, as the corner gesture opens it.
+    func staffKeysPressed(at time: Instant) {
+        guard config.staffPinHash != nil, !staffMenu.isOpen else { return }
+        Log.info("staff: key combination pressed, showing the PIN pad")
+        if staffBlanked {
+            staffBlanked = false
+            display.setPower(on: true)
+            redrawAll()
+        }
+        deck.cancelTouches(at: time)
+        staffMenu.open(at: time)
+        rescheduleStaff()
+        display.requestFrame()
+    }
+
     func rescheduleStaff() {
         if let staffTimer { loop.cancelTimer(staffTimer) }
         staffTimer = nil
@@ -61,16 +100,13 @@ extension KioskApp {
     func staffApply(_ output: StaffMenu.Output, at time: Instant) {
         switch output {
         case .checkPIN(let pin):
-            // One crypt(3) check per OK press, on the loop: the menu is all that is on screen.
-            let correct = config.staffPinHash.map { StaffPin.matches(pin, storedHash: $0) } ?? false
-            switch staffMenu.pinChecked(correct: correct, at: time) {
-            case .accepted: Log.info("staff: PIN accepted, menu open")
-            case .wrong(let left): Log.warning("staff: wrong PIN (\(left) more before a 60 s lock)")
-            case .locked(let until):
-                Log.warning(
-                    "staff: PIN pad locked for \(jsonNumber(until.seconds(since: time), decimals: 0)) s after wrong PINs"
-                )
+            // crypt(3) with yescrypt takes tens of ms: off the loop; the pad shows "checking…"
+            // and `pinAnswered` takes the answer on the loop.
+            guard let hash = config.staffPinHash, let checks = pinChecks else {
+                pinAnswered(false, at: time)
+                break
             }
+            checks.run("staff-pin") { StaffPin.matches(pin, storedHash: hash) }
         case .closedIdle:
             Log.info("staff: menu closed after 60 s without a touch")
         case .perform(let action):
@@ -117,9 +153,29 @@ extension KioskApp {
             "Entscheidungen: \(s.stored) gespeichert, \(s.pending) ungesendet",
             "Speicher: " + (s.failing ? "FEHLER — \(s.lastError ?? "")" : "ok"),
             "Laufzeit: \(up / 3600) h \(up / 60 % 60) min",
+            Self.fleetLine(fleet.map { ($0.currentState, $0.sent) }),
         ]
         if let t = Self.cpuTemperature() { lines.append("Temperatur: \(jsonNumber(t, decimals: 1)) °C") }
         return lines
+    }
+
+    /// The fleet sync's state for the menu: off, or its state and what it sent this run.
+    static func fleetLine(_ fleet: (state: FleetSyncWorker.State, sent: Int)?) -> String {
+        guard let fleet else { return "Flotte: aus (keine fleet-url)" }
+        return "Flotte: \(fleet.state), \(fleet.sent) gesendet seit dem Start"
+    }
+
+    /// A key while the staff menu is open is the menu's: Escape closes it, others do nothing
+    /// (they never reach the deck behind it). Returns true when taken.
+    func staffTakeKey(_ key: KeyAction, at time: Instant) -> Bool {
+        guard staffMenu.isOpen else { return false }
+        if key == .escape {
+            Log.info("staff: Escape, menu closed")
+            staffMenu.close()
+            rescheduleStaff()
+            display.requestFrame()
+        }
+        return true
     }
 
     /// IPv4 and IPv6 addresses of the interfaces that are up, loopback left out (getifaddrs).
