@@ -192,4 +192,43 @@ import Testing
         #expect(m.pinChecked(correct: true, at: .seconds(62.1)) == nil)
         #expect(!m.isOpen)
     }
+
+    @Test func theTouchTestDrawsEveryFingerAndFertigGoesBack() throws {
+        var m = StaffMenu()
+        m.open(at: .seconds(0))
+        _ = press(&m, "key:1", at: 0)
+        _ = press(&m, "key:OK", at: 0)
+        _ = m.pinChecked(correct: true, at: .seconds(0.1))
+        #expect(press(&m, "action:Touch-Test", at: 1) == .perform(.touchTest))
+        #expect(m.page == .touchTest && m.isOpen)
+        func frame(_ t: Double, _ contacts: [TouchContact]) -> TouchFrame {
+            TouchFrame(time: .seconds(t), contacts: contacts)
+        }
+        m.follow(frame(2, [TouchContact(id: 1, position: Point(x: 100, y: 200), phase: .began)]))
+        m.follow(
+            frame(
+                2.1,
+                [
+                    TouchContact(id: 1, position: Point(x: 110, y: 205), phase: .moved),
+                    TouchContact(id: 2, position: Point(x: 500, y: 300), phase: .began),
+                ]))
+        #expect(m.testContacts == [1: Point(x: 110, y: 205), 2: Point(x: 500, y: 300)])
+        let elements = m.elements(info: [], screen: screen)
+        let finger = try #require(elements.first { $0.id == "staff:finger:1" })
+        #expect(finger.frame.center == Point(x: 110, y: 205))
+        guard case .staffPanel(let lines) = elements[0].kind else {
+            Issue.record("no panel")
+            return
+        }
+        #expect(lines == ["Touch-Test: 2 Finger, 2 Berührungen", "Finger 1: 110, 205", "Finger 2: 500, 300"])
+        m.follow(frame(2.2, [TouchContact(id: 1, position: Point(x: 110, y: 205), phase: .ended)]))
+        #expect(m.testContacts.keys.sorted() == [2])
+        // A touch elsewhere stays in the test; "Fertig" goes back to the menu.
+        #expect(m.tap(at: Point(x: 400, y: 400), screen: screen, time: .seconds(3)) == nil)
+        #expect(m.page == .touchTest)
+        #expect(press(&m, "key:Fertig", at: 4) == nil)
+        #expect(m.page == .menu)
+        // The idle close counts from the touch test's last touch.
+        #expect(m.nextDeadline == .seconds(64))
+    }
 }

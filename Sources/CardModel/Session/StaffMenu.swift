@@ -6,6 +6,7 @@ public struct StaffMenu: Sendable {
         case restartVisit = "Besuch neu starten"
         case blankScreen = "Bildschirm aus"
         case screenshot = "Screenshot"
+        case touchTest = "Touch-Test"
         case exit = "Schließen"
     }
 
@@ -21,11 +22,16 @@ public struct StaffMenu: Sendable {
         case closed
         case pin(entered: String, message: String)
         case menu
+        /// Every finger drawn where the panel reports it, with its position; "Fertig" goes back.
+        case touchTest
     }
 
     public private(set) var page = Page.closed
     /// A `.checkPIN` is out and its answer not in yet: the pad shows "checking…" and takes no keys.
     public private(set) var isChecking = false
+    /// The touch test's fingers down now (screen points) and how many touches it has seen.
+    public private(set) var testContacts: [Int: Point] = [:]
+    public private(set) var testTouches = 0
     public private(set) var lock = PinLock()
     public var idleSeconds = 60.0
     private var lastActivity = Instant.zero
@@ -56,6 +62,8 @@ public struct StaffMenu: Sendable {
                 let c = Double(i % 3)
                 return ("key:\(k)", Rect(x: left + c * (key + 12), y: 130 + r * (key + 12), width: key, height: key))
             }
+        case .touchTest:
+            return [("key:Fertig", Rect(x: screen.width - 160, y: 20, width: 140, height: 52))]
         case .menu:
             let w = min(300, screen.width / 2 - 40)
             return Action.allCases.enumerated().map { i, a in
@@ -88,10 +96,34 @@ public struct StaffMenu: Sendable {
                 if entered.count < 12 { page = .pin(entered: entered + k, message: "PIN eingeben") }
             }
             return nil
+        case .touchTest:
+            page = .menu  // "Fertig"
+            testContacts = [:]
+            return nil
         case .menu:
             guard let a = Action.allCases.first(where: { "action:\($0.rawValue)" == hit }) else { return nil }
             if a == .exit || a == .blankScreen { page = .closed }
+            if a == .touchTest {
+                page = .touchTest
+                testContacts = [:]
+                testTouches = 0
+            }
             return .perform(a)
+        }
+    }
+
+    /// Follows every finger while the touch test shows (call with each frame, before `tap`).
+    public mutating func follow(_ frame: TouchFrame) {
+        guard page == .touchTest else { return }
+        lastActivity = frame.time
+        for c in frame.contacts {
+            switch c.phase {
+            case .began:
+                testTouches += 1
+                testContacts[c.id] = c.position
+            case .moved: testContacts[c.id] = c.position
+            case .ended, .cancelled: testContacts[c.id] = nil
+            }
         }
     }
 
@@ -132,6 +164,13 @@ public struct StaffMenu: Sendable {
         case .pin(let entered, let message):
             lines = ["Personal", message, String(repeating: "●", count: entered.count)]
         case .menu: lines = info
+        case .touchTest:
+            lines =
+                ["Touch-Test: \(testContacts.count) Finger, \(testTouches) Berührungen"]
+                + testContacts.keys.sorted().map { id in
+                    let p = testContacts[id]!
+                    return "Finger \(id): \(Int(p.x.rounded())), \(Int(p.y.rounded()))"
+                }
         }
         var out = [
             SceneElement(
@@ -141,6 +180,14 @@ public struct StaffMenu: Sendable {
         for (id, frame) in Self.layout(page, screen: screen) {
             let label = id.hasPrefix("key:") ? String(id.dropFirst(4)) : String(id.dropFirst(7))
             out.append(SceneElement(id: "staff:\(id)", kind: .staffKey(label: label), frame: frame, zIndex: 3001))
+        }
+        if page == .touchTest {
+            for (id, p) in testContacts.sorted(by: { $0.key < $1.key }) {
+                out.append(
+                    SceneElement(
+                        id: "staff:finger:\(id)", kind: .staffKey(label: "\(id)"),
+                        frame: Rect(x: p.x - 30, y: p.y - 30, width: 60, height: 60), zIndex: 3002))
+            }
         }
         return out
     }

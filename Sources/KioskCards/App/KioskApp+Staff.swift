@@ -26,6 +26,14 @@ extension KioskApp {
         }
         if staffMenu.isOpen {
             _ = session.handle(frame)
+            if staffMenu.page == .touchTest {
+                staffMenu.follow(frame)
+                for c in began {
+                    Log.info(
+                        "staff: touch test, finger \(c.id) at \(jsonNumber(c.position.x, decimals: 0)), \(jsonNumber(c.position.y, decimals: 0))"
+                    )
+                }
+            }
             for c in began {
                 if let output = staffMenu.tap(at: c.position, screen: surface.metrics.size, time: frame.time) {
                     staffApply(output, at: frame.time)
@@ -125,6 +133,7 @@ extension KioskApp {
                 staffBlanked = true
                 display.setPower(on: false)
             case .screenshot: saveScreenshot()
+            case .touchTest: break  // the menu draws the fingers (StaffMenu.follow)
             case .exit: staffMenu.close()
             }
         }
