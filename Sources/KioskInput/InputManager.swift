@@ -137,6 +137,15 @@ package final class InputManager {
         inotifyFD = -1
     }
 
+    /// A new calibration matrix (the staff menu's calibration): every touch device maps with it
+    /// from the next frame; nil: udev's, else identity.
+    package func setCalibration(_ matrix: TouchMatrix?) {
+        configuration.calibration = matrix
+        for device in open.values where device.session != nil {
+            device.session!.mapping.calibration = matrix ?? udevCalibration(device) ?? .identity
+        }
+    }
+
     /// The display changed size or rotation: remap every touch device.
     package func setDisplay(panel: Size, rotation: Rotation) {
         configuration.panel = panel

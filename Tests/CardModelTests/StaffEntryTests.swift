@@ -231,4 +231,30 @@ import Testing
         // The idle close counts from the touch test's last touch.
         #expect(m.nextDeadline == .seconds(64))
     }
+
+    @Test func theCalibrationPageShowsTheAppsTargetAndAbbrechenGoesBack() {
+        var m = StaffMenu()
+        m.open(at: .seconds(0))
+        _ = press(&m, "key:1", at: 0)
+        _ = press(&m, "key:OK", at: 0)
+        _ = m.pinChecked(correct: true, at: .seconds(0.1))
+        #expect(press(&m, "action:Kalibrieren", at: 1) == .perform(.calibrate))
+        #expect(m.page == .calibrate)
+        m.showCalibration(
+            target: Point(x: 100, y: 60), lines: ["Kalibrieren", "Ziel 1 von 4 antippen"], at: .seconds(2))
+        let target = m.elements(info: [], screen: screen).first { $0.id == "staff:target" }
+        #expect(target?.frame.center == Point(x: 100, y: 60))
+        #expect(m.nextDeadline == .seconds(62))  // the sequence's progress keeps the menu open
+        // A tap on the target is the sequence's (raw frames), not the menu's.
+        #expect(m.tap(at: Point(x: 100, y: 60), screen: screen, time: .seconds(3)) == nil)
+        #expect(m.page == .calibrate)
+        #expect(press(&m, "key:Abbrechen", at: 4) == .calibrationCancelled)
+        #expect(m.page == .menu)
+        // Finished: back to the menu; a late update to a page no longer shown changes nothing.
+        _ = press(&m, "action:Kalibrieren", at: 5)
+        m.endCalibration()
+        #expect(m.page == .menu)
+        m.showCalibration(target: Point(x: 1, y: 1), lines: ["x"], at: .seconds(6))
+        #expect(m.calibrationTarget == nil)
+    }
 }

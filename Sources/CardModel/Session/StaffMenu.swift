@@ -7,6 +7,7 @@ public struct StaffMenu: Sendable {
         case blankScreen = "Bildschirm aus"
         case screenshot = "Screenshot"
         case touchTest = "Touch-Test"
+        case calibrate = "Kalibrieren"
         case exit = "Schließen"
     }
 
@@ -16,6 +17,8 @@ public struct StaffMenu: Sendable {
         case perform(Action)
         /// Closed by 60 s without a touch.
         case closedIdle
+        /// "Abbrechen" on the calibration page: nothing changes.
+        case calibrationCancelled
     }
 
     public enum Page: Hashable, Sendable {
@@ -24,6 +27,9 @@ public struct StaffMenu: Sendable {
         case menu
         /// Every finger drawn where the panel reports it, with its position; "Fertig" goes back.
         case touchTest
+        /// The calibration's targets, one at a time (the app runs the tap sequence on raw
+        /// device frames and says what to show with `showCalibration`); "Abbrechen" goes back.
+        case calibrate
     }
 
     public private(set) var page = Page.closed
@@ -32,6 +38,9 @@ public struct StaffMenu: Sendable {
     /// The touch test's fingers down now (screen points) and how many touches it has seen.
     public private(set) var testContacts: [Int: Point] = [:]
     public private(set) var testTouches = 0
+    /// What the calibration page shows: the target to tap (screen points) and its lines.
+    public private(set) var calibrationTarget: Point?
+    public private(set) var calibrationLines: [String] = []
     public private(set) var lock = PinLock()
     public var idleSeconds = 60.0
     private var lastActivity = Instant.zero
@@ -64,6 +73,11 @@ public struct StaffMenu: Sendable {
             }
         case .touchTest:
             return [("key:Fertig", Rect(x: screen.width - 160, y: 20, width: 140, height: 52))]
+        case .calibrate:
+            // In the middle: the targets sit near the corners.
+            return [
+                ("key:Abbrechen", Rect(x: screen.width / 2 - 80, y: screen.height / 2 + 40, width: 160, height: 52))
+            ]
         case .menu:
             let w = min(300, screen.width / 2 - 40)
             return Action.allCases.enumerated().map { i, a in
@@ -100,6 +114,10 @@ public struct StaffMenu: Sendable {
             page = .menu  // "Fertig"
             testContacts = [:]
             return nil
+        case .calibrate:
+            page = .menu  // "Abbrechen"
+            calibrationTarget = nil
+            return .calibrationCancelled
         case .menu:
             guard let a = Action.allCases.first(where: { "action:\($0.rawValue)" == hit }) else { return nil }
             if a == .exit || a == .blankScreen { page = .closed }
@@ -107,6 +125,11 @@ public struct StaffMenu: Sendable {
                 page = .touchTest
                 testContacts = [:]
                 testTouches = 0
+            }
+            if a == .calibrate {
+                page = .calibrate
+                calibrationTarget = nil
+                calibrationLines = ["Kalibrieren: bitte warten …"]
             }
             return .perform(a)
         }
@@ -125,6 +148,22 @@ public struct StaffMenu: Sendable {
             case .ended, .cancelled: testContacts[c.id] = nil
             }
         }
+    }
+
+    /// The calibration page's state from the app's tap sequence: `target` to tap next (nil:
+    /// none, e.g. finished), the lines to show. Counts as activity (the idle close waits).
+    public mutating func showCalibration(target: Point?, lines: [String], at time: Instant) {
+        guard page == .calibrate else { return }
+        calibrationTarget = target
+        calibrationLines = lines
+        lastActivity = time
+    }
+
+    /// Back from the calibration page to the menu (the sequence finished).
+    public mutating func endCalibration() {
+        guard page == .calibrate else { return }
+        page = .menu
+        calibrationTarget = nil
     }
 
     /// The hash check's answer for the PIN of the last `.checkPIN`; nil when no check was out
@@ -171,6 +210,7 @@ public struct StaffMenu: Sendable {
                     let p = testContacts[id]!
                     return "Finger \(id): \(Int(p.x.rounded())), \(Int(p.y.rounded()))"
                 }
+        case .calibrate: lines = calibrationLines
         }
         var out = [
             SceneElement(
@@ -180,6 +220,12 @@ public struct StaffMenu: Sendable {
         for (id, frame) in Self.layout(page, screen: screen) {
             let label = id.hasPrefix("key:") ? String(id.dropFirst(4)) : String(id.dropFirst(7))
             out.append(SceneElement(id: "staff:\(id)", kind: .staffKey(label: label), frame: frame, zIndex: 3001))
+        }
+        if page == .calibrate, let t = calibrationTarget {
+            out.append(
+                SceneElement(
+                    id: "staff:target", kind: .staffKey(label: "+"),
+                    frame: Rect(x: t.x - 22, y: t.y - 22, width: 44, height: 44), zIndex: 3002))
         }
         if page == .touchTest {
             for (id, p) in testContacts.sorted(by: { $0.key < $1.key }) {

@@ -117,6 +117,9 @@ extension KioskApp {
             checks.run("staff-pin") { StaffPin.matches(pin, storedHash: hash) }
         case .closedIdle:
             Log.info("staff: menu closed after 60 s without a touch")
+        case .calibrationCancelled:
+            Log.info("staff: calibration cancelled; the touch mapping is unchanged")
+            stopCalibration()
         case .perform(let action):
             Log.info("staff: \(action.rawValue)")
             switch action {
@@ -134,6 +137,7 @@ extension KioskApp {
                 display.setPower(on: false)
             case .screenshot: saveScreenshot()
             case .touchTest: break  // the menu draws the fingers (StaffMenu.follow)
+            case .calibrate: startCalibration(at: time)
             case .exit: staffMenu.close()
             }
         }
@@ -166,6 +170,70 @@ extension KioskApp {
         ]
         if let t = Self.cpuTemperature() { lines.append("Temperatur: \(jsonNumber(t, decimals: 1)) °C") }
         return lines
+    }
+
+    /// The calibration from the menu: `CalibrationSequence` (as `KioskCards calibrate` runs it)
+    /// on the raw device frames, its target drawn by the menu. The result maps touches at once
+    /// and is written to kiosk.conf's `touch-matrix` off the loop.
+    func startCalibration(at time: Instant) {
+        calibration = nil
+        // The sequence's targets are these (the panel's logical size), so the first shows at once.
+        let targets = TouchCalibration.targets(for: surface.metrics.size)
+        staffMenu.showCalibration(
+            target: targets.first, lines: ["Kalibrieren", "Ziel 1 von \(targets.count) antippen"], at: time)
+        Log.info("staff: calibration started, target 1 at \(CalibrateCommand.pointText(targets[0])) pt")
+        input?.onDeviceFrame = { [unowned self] raw, mapping in self.calibrationFrame(raw, mapping: mapping) }
+    }
+
+    func stopCalibration() {
+        input?.onDeviceFrame = nil
+        calibration = nil
+    }
+
+    private func calibrationFrame(_ raw: DeviceTouchFrame, mapping: TouchMapping) {
+        guard staffMenu.page == .calibrate else {
+            stopCalibration()  // the menu closed (idle, Escape) in the middle
+            return
+        }
+        var sequence = calibration ?? CalibrationSequence(mapping: mapping)
+        let outcome = sequence.handle(raw)
+        calibration = sequence
+        let n = sequence.targets.count
+        let target = sequence.currentTarget.map { sequence.targets[$0] }
+        let step = sequence.currentTarget.map { "Ziel \($0 + 1) von \(n) antippen" } ?? ""
+        switch outcome {
+        case .nothing, .pressed: break
+        case .accepted(let i):
+            Log.info("staff: calibration target \(i + 1) of \(n) tapped")
+            staffMenu.showCalibration(target: target, lines: ["Kalibrieren", step], at: raw.time)
+        case .refused(let why), .restarted(let why):
+            Log.warning("staff: calibration: \(why)")
+            staffMenu.showCalibration(target: target, lines: ["Kalibrieren", step, why], at: raw.time)
+        case .finished(let result):
+            Log.info(
+                "staff: calibrated, touch-matrix = \(ConfigEdit.matrixValue(result.matrix)), worst error "
+                    + "\(jsonNumber(result.worstErrorPoints, decimals: 2)) pt; touches use it now")
+            input?.setCalibration(result.matrix)
+            stopCalibration()
+            staffMenu.endCalibration()
+            saveCalibration(result.matrix)
+        }
+        display.requestFrame()
+    }
+
+    /// Writes `touch-matrix` into the config file in the background (the file may be on a slow card).
+    private func saveCalibration(_ matrix: TouchMatrix) {
+        guard let path = config.configPath else {
+            Log.warning("staff: no config file was read; the calibration lasts until restart")
+            return
+        }
+        BackgroundWork.run("calibration-save") {
+            let original = try? FileIO.readText(path, limit: 1 << 20)
+            switch CalibrateCommand.save(matrix, original: original, path: path) {
+            case .success(let p): Log.info("staff: calibration written to \(p)")
+            case .failure(let e): Log.error("staff: calibration not saved: \(e)")
+            }
+        }
     }
 
     /// The fleet sync's state for the menu: off, or its state and what it sent this run.

@@ -72,6 +72,8 @@ final class KioskApp {
     var staffTimer: Int?
     /// The PIN's crypt(3) check runs here, off the loop (yescrypt takes tens of ms).
     var pinChecks: LoopDelivery<Bool>?
+    /// The staff menu's calibration: the tap sequence on raw frames (nil until the first one).
+    var calibration: CalibrationSequence?
     /// Blanked from the staff menu: the next touch lights the panel and decides nothing.
     var staffBlanked = false
     var staffSwallowed: Set<Int> = []
