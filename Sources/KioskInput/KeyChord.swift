@@ -33,8 +33,9 @@ package struct KeyChord: Hashable, Sendable, CustomStringConvertible {
         package var description: String {
             switch self {
             case .unknownKey(let k):
-                "unknown key '\(k)'; use ctrl, alt, shift, meta, a–z, 0–9, f1–f12, esc, tab, space, enter"
-            case .repeated(let k): "'\(k)' is named twice"
+                "key names joined by '+' (ctrl, alt, shift, meta, a–z, 0–9, f1–f12, esc, tab, space, enter);"
+                    + " '\(k)' is not one"
+            case .repeated(let k): "each key once ('\(k)' is named twice)"
             case .tooShort: "at least two keys joined by '+', e.g. ctrl+alt+s"
             case .onlyModifiers: "a key besides ctrl/alt/shift/meta, e.g. ctrl+alt+s"
             }

@@ -38,7 +38,7 @@ import Testing
             ("staff-hold = 30s", "from 1s to 10s"),
             ("staff-keys = ctrl+alt", "a key besides ctrl"),
             ("staff-keys = s", "at least two keys"),
-            ("staff-keys = ctrl+hyper+s", "unknown key 'hyper'"),
+            ("staff-keys = ctrl+hyper+s", "'hyper' is not one"),
             ("staff-keys = ctrl+ctrl+s", "'ctrl' is named twice"),
         ]
         for (line, expected) in cases {
