@@ -78,6 +78,13 @@ extension KioskApp {
         }
     }
 
+    /// Reads the window's deck on screen again (the staff menu's reload); nothing without one.
+    func reloadWindowDeck() {
+        guard let path = rotation.shown, let loads = deckLoads else { return }
+        Log.info("schedule: reading the window's deck \(path) again")
+        loads.run("deck-load") { (path, DeckLoader.load(path: path)) }
+    }
+
     /// A window's deck, read: shown now, or at the end of the visit that began while it was read.
     private func deckLoaded(_ done: (path: String, result: Result<DeckFile, DeckProblems>)) {
         guard rotation.shown == done.path else { return }  // another window came meanwhile

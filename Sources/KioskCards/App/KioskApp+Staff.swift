@@ -124,11 +124,13 @@ extension KioskApp {
             Log.info("staff: \(action.rawValue)")
             switch action {
             case .reloadDeck:
-                switch DeckLoader.load(path: deckFile.path) {
+                // The deck file the kiosk runs (its schedule rules), then a window's deck on screen.
+                switch DeckLoader.load(path: primaryDeck.path) {
                 case .success(let file): deckChanged(file)
                 case .failure(let problems):
                     Log.error("staff: the deck file has problems, kept the old one\n\(problems)")
                 }
+                reloadWindowDeck()
             case .restartVisit:
                 collectDecisions()
                 startVisit(at: time)
