@@ -204,6 +204,8 @@ import Testing
         func frame(_ t: Double, _ contacts: [TouchContact]) -> TouchFrame {
             TouchFrame(time: .seconds(t), contacts: contacts)
         }
+        m.follow(frame(1.5, [TouchContact(id: 1_000_007, position: Point(x: 9, y: 9), phase: .began)]))
+        m.follow(frame(1.6, [TouchContact(id: 1_000_007, position: Point(x: 9, y: 9), phase: .ended)]))
         m.follow(frame(2, [TouchContact(id: 1, position: Point(x: 100, y: 200), phase: .began)]))
         m.follow(
             frame(
@@ -220,7 +222,8 @@ import Testing
             Issue.record("no panel")
             return
         }
-        #expect(lines == ["Touch-Test: 2 Finger, 2 Berührungen", "Finger 1: 110, 205", "Finger 2: 500, 300"])
+        // Fingers are numbered by the test (the third and second touch), not by device contact id.
+        #expect(lines == ["Touch-Test: 2 Finger, 3 Berührungen", "Finger 2: 110, 205", "Finger 3: 500, 300"])
         m.follow(frame(2.2, [TouchContact(id: 1, position: Point(x: 110, y: 205), phase: .ended)]))
         #expect(m.testContacts.keys.sorted() == [2])
         // A touch elsewhere stays in the test; "Fertig" goes back to the menu.

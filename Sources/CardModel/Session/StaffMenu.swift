@@ -38,6 +38,8 @@ public struct StaffMenu: Sendable {
     /// The touch test's fingers down now (screen points) and how many touches it has seen.
     public private(set) var testContacts: [Int: Point] = [:]
     public private(set) var testTouches = 0
+    /// Each finger's number in this touch test (1, 2, …), not the device's large contact ids.
+    private var testNumbers: [Int: Int] = [:]
     /// What the calibration page shows: the target to tap (screen points) and its lines.
     public private(set) var calibrationTarget: Point?
     public private(set) var calibrationLines: [String] = []
@@ -143,9 +145,12 @@ public struct StaffMenu: Sendable {
             switch c.phase {
             case .began:
                 testTouches += 1
+                testNumbers[c.id] = testTouches
                 testContacts[c.id] = c.position
             case .moved: testContacts[c.id] = c.position
-            case .ended, .cancelled: testContacts[c.id] = nil
+            case .ended, .cancelled:
+                testContacts[c.id] = nil
+                testNumbers[c.id] = nil
             }
         }
     }
@@ -208,7 +213,7 @@ public struct StaffMenu: Sendable {
                 ["Touch-Test: \(testContacts.count) Finger, \(testTouches) Berührungen"]
                 + testContacts.keys.sorted().map { id in
                     let p = testContacts[id]!
-                    return "Finger \(id): \(Int(p.x.rounded())), \(Int(p.y.rounded()))"
+                    return "Finger \(testNumbers[id] ?? 0): \(Int(p.x.rounded())), \(Int(p.y.rounded()))"
                 }
         case .calibrate: lines = calibrationLines
         }
@@ -231,7 +236,7 @@ public struct StaffMenu: Sendable {
             for (id, p) in testContacts.sorted(by: { $0.key < $1.key }) {
                 out.append(
                     SceneElement(
-                        id: "staff:finger:\(id)", kind: .staffKey(label: "\(id)"),
+                        id: "staff:finger:\(id)", kind: .staffKey(label: "\(testNumbers[id] ?? 0)"),
                         frame: Rect(x: p.x - 30, y: p.y - 30, width: 60, height: 60), zIndex: 3002))
             }
         }
