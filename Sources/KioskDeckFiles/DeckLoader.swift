@@ -9,7 +9,11 @@ import KioskSystem
 /// chunks and CRCs, JPEG markers, the pixel limit) but not decoded.
 package enum DeckLoader {
     /// Reads and checks the deck at `path`.
-    package static func load(path: String) -> Result<DeckFile, DeckProblems> {
+    package static func load(path: String) -> Result<DeckFile, DeckProblems> { load(path: path, followDecks: true) }
+
+    /// `followDecks`: also read the decks a schedule's windows name (one level: those may not
+    /// have schedules of their own).
+    static func load(path: String, followDecks: Bool) -> Result<DeckFile, DeckProblems> {
         let bytes: [UInt8]
         do {
             bytes = try FileIO.readAll(path, limit: maxDeckBytes, what: PathName.baseName(of: path))
@@ -21,7 +25,37 @@ package enum DeckLoader {
             return .failure(DeckProblems(file: path, problems: [problem]))
         }
         let directory = PathName.directory(of: path)
-        return DeckParser.parse(bytes: bytes, path: path) { checkImage($0, deckDirectory: directory) }
+        return DeckParser.parse(
+            bytes: bytes, path: path, checkImage: { checkImage($0, deckDirectory: directory) },
+            checkDeck: { checkDeck($0, deckDirectory: directory, follow: followDecks) })
+    }
+
+    /// A schedule window's "deck" (relative to this deck's folder, or absolute): read and checked
+    /// whole, so a missing or broken deck shows in `check-deck` with the window's line.
+    static func checkDeck(_ name: String, deckDirectory: String, follow: Bool) -> Result<String, DeckReferenceProblem> {
+        let path = PathName.normalize(name.hasPrefix("/") ? name : deckDirectory + "/" + name)
+        guard follow else {
+            return .failure(
+                DeckReferenceProblem(
+                    "a deck named by a schedule window cannot name decks itself; remove its \"schedule\""))
+        }
+        switch load(path: path, followDecks: false) {
+        case .success(let file):
+            if file.schedule != nil {
+                return .failure(
+                    DeckReferenceProblem(
+                        "\(path) has a \"schedule\" of its own, which would be ignored; remove it there"))
+            }
+            return .success(path)
+        case .failure(let problems):
+            if problems.problems.first?.kind == .unreadableFile {
+                return .failure(
+                    DeckReferenceProblem(
+                        "no deck file \(path): check the name (relative to this deck's folder)"))
+            }
+            let first = problems.problems.prefix(3).map { $0.formatted(file: path) }.joined(separator: "; ")
+            return .failure(DeckReferenceProblem("the deck \(path) has problems: \(first)"))
+        }
     }
 
     /// Where `relative` (from a card's "image") lands, and whether it may be used.

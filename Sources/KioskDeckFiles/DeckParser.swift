@@ -2,6 +2,12 @@ import CardModel
 import Glibc
 import KioskSystem
 
+/// Why a schedule window's "deck" cannot be shown (the loader reads the file to know).
+package struct DeckReferenceProblem: Error, Hashable, Sendable {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+}
+
 /// What the file system says about a card's image path (see `DeckLoader.checkImage`).
 enum DeckImageCheck: Hashable, Sendable {
     /// Usable; the absolute path to hand to the renderer.
@@ -24,20 +30,27 @@ struct DeckParser {
     ]
     static let shuffleKeys = ["pinFirst", "pinLast"]
     static let scheduleKeys = ["open", "closedDates", "closedText", "blank", "wakeOnTouch"]
-    static let windowKeys = ["days", "from", "to", "dates"]
+    static let windowKeys = ["days", "from", "to", "dates", "deck"]
     static let cardKeys = ["id", "title", "subtitle", "body", "color", "theme", "image", "tags"]
     static let swipeKeys = ["left", "right"]
 
     private var problems: [DeckProblem] = []
     private let checkImage: (String) -> DeckImageCheck
+    /// A schedule window's "deck": its resolved path, or what is wrong with it.
+    private let checkDeck: (String) -> Result<String, DeckReferenceProblem>
 
-    private init(checkImage: @escaping (String) -> DeckImageCheck) {
+    private init(
+        checkImage: @escaping (String) -> DeckImageCheck,
+        checkDeck: @escaping (String) -> Result<String, DeckReferenceProblem>
+    ) {
         self.checkImage = checkImage
+        self.checkDeck = checkDeck
     }
 
     /// Parses and checks a deck; `path` is only recorded in the result.
     static func parse(
-        bytes: [UInt8], path: String, checkImage: @escaping (String) -> DeckImageCheck
+        bytes: [UInt8], path: String, checkImage: @escaping (String) -> DeckImageCheck,
+        checkDeck: @escaping (String) -> Result<String, DeckReferenceProblem> = { .success($0) }
     ) -> Result<DeckFile, DeckProblems> {
         let root: JSONNode
         do {
@@ -47,7 +60,7 @@ struct DeckParser {
             let problem = DeckProblem(kind: kind, path: "", position: error.position, message: error.message)
             return .failure(DeckProblems(file: path, problems: [problem]))
         }
-        var parser = DeckParser(checkImage: checkImage)
+        var parser = DeckParser(checkImage: checkImage, checkDeck: checkDeck)
         let deck = parser.deck(root, path: path)
         if parser.problems.isEmpty, let deck { return .success(deck) }
         let sorted = parser.problems.enumerated().sorted {
@@ -422,8 +435,23 @@ struct DeckParser {
                 valid = false
             }
         }
+        var deck: String?
+        if let d = m["deck"] {
+            if let name = d.value.stringValue, !name.isEmpty {
+                switch checkDeck(name) {
+                case .success(let resolved): deck = resolved
+                case .failure(let problem):
+                    report(.invalidValue, "\(path).deck", d.value.position, problem.message)
+                    valid = false
+                }
+            } else {
+                wrongType(
+                    d.value, "\(path).deck", expected: "a deck file's path next to this deck, e.g. \"evening.json\"")
+                valid = false
+            }
+        }
         guard valid, let from, let to else { return nil }
-        return Schedule.Window(days: days, from: from, to: to, dates: dates)
+        return Schedule.Window(days: days, from: from, to: to, dates: dates, deck: deck)
     }
 
     /// "mon", "mon-fri", "sat-sun", "daily".

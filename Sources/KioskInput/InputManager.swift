@@ -29,6 +29,9 @@ package final class InputManager {
         /// Touch-only transform for a digitiser mounted differently from the display.
         package var touchTransform: TouchMatrix = .identity
         package var grabKeyboards = true
+        /// A key combination on any keyboard that calls `onChord` instead of reaching the deck
+        /// (kiosk.conf `staff-keys`); nil: none.
+        package var chord: KeyChord?
         /// Seconds of every touch device's raw events kept for `flightRecordings()`; nil: none
         /// kept. At most `recorderCapacity` events per device.
         package var recorderWindow: Double?
@@ -56,6 +59,8 @@ package final class InputManager {
         var token = 0
         /// SYN_DROPPED seen on this device (the reader fell behind and the kernel dropped events).
         var drops = 0
+        /// Keys held down on this keyboard (for `Configuration.chord`).
+        var heldKeys: Set<UInt16> = []
 
         init(device: consuming EvdevDevice, kind: DeviceKind) {
             self.device = device
@@ -78,6 +83,9 @@ package final class InputManager {
     /// Called with every touch frame in device units and the mapping of its device, just
     /// before the mapped frame goes out (the diagnostics screens show both).
     package var onDeviceFrame: ((DeviceTouchFrame, TouchMapping) -> Void)?
+    /// Called when `Configuration.chord` is made on a keyboard (the key that completed it goes
+    /// nowhere else).
+    package var onChord: ((Instant) -> Void)?
 
     /// Retries for a node that appeared but cannot be opened yet, 100 ms apart (~1 s).
     static let openRetries = 10
@@ -127,6 +135,15 @@ package final class InputManager {
         inotifyToken = nil
         if inotifyFD >= 0 { Glibc.close(inotifyFD) }
         inotifyFD = -1
+    }
+
+    /// A new calibration matrix (the staff menu's calibration): every touch device maps with it
+    /// from the next frame; nil: udev's, else identity.
+    package func setCalibration(_ matrix: TouchMatrix?) {
+        configuration.calibration = matrix
+        for device in open.values where device.session != nil {
+            device.session!.mapping.calibration = matrix ?? udevCalibration(device) ?? .identity
+        }
     }
 
     /// The display changed size or rotation: remap every touch device.
@@ -331,10 +348,20 @@ package final class InputManager {
                         onDeviceFrame?(raw, entry.session!.mapping)
                         output(.touch(entry.session!.mapping.map(raw)))
                     }
-                } else if event.type == EvdevCode.evKey,
-                    let action = KeyAction(keyCode: event.code, value: event.value)
-                {
-                    output(.key(action, event.time))
+                } else if event.type == EvdevCode.evKey {
+                    if let chord = configuration.chord {
+                        if event.value == 0 { entry.heldKeys.remove(event.code) }
+                        if event.value == 1 {
+                            entry.heldKeys.insert(event.code)
+                            if chord.isMade(by: entry.heldKeys) {
+                                onChord?(event.time)
+                                return
+                            }
+                        }
+                    }
+                    if let action = KeyAction(keyCode: event.code, value: event.value) {
+                        output(.key(action, event.time))
+                    }
                 }
             }
         } catch {

@@ -149,6 +149,7 @@ import Testing
         #expect(m.page == .pin(entered: "", message: "Gesperrt — bitte 1 Minute warten"))
         _ = press(&m, "key:1", at: 66)
         #expect(m.page == .pin(entered: "1", message: "PIN eingeben"))
+        #expect(press(&m, "key:OK", at: 67) == .checkPIN("1"))
         #expect(m.pinChecked(correct: true, at: .seconds(67)) == .accepted)
         #expect(m.page == .menu)
         #expect(press(&m, "action:Screenshot", at: 68) == .perform(.screenshot))
@@ -166,5 +167,97 @@ import Testing
         #expect(m.advance(to: .seconds(80)) == .closedIdle)
         #expect(!m.isOpen)
         #expect(m.elements(info: [], screen: screen).isEmpty)
+    }
+
+    @Test func whileThePINIsCheckedThePadSaysSoAndTakesNoKeys() {
+        var m = StaffMenu()
+        m.open(at: .seconds(0))
+        _ = press(&m, "key:4", at: 1)
+        #expect(press(&m, "key:OK", at: 1) == .checkPIN("4"))
+        #expect(m.isChecking)
+        #expect(m.page == .pin(entered: "4", message: StaffMenu.checkingText))
+        // Keys and a second OK while the worker checks do nothing: no second check goes out.
+        #expect(press(&m, "key:7", at: 1.01) == nil)
+        #expect(press(&m, "key:OK", at: 1.02) == nil)
+        #expect(m.page == .pin(entered: "4", message: StaffMenu.checkingText))
+        #expect(m.pinChecked(correct: false, at: .seconds(1.05)) == .wrong(left: 2))
+        #expect(!m.isChecking)
+        // An answer with no check out is dropped and counts for nothing.
+        #expect(m.pinChecked(correct: false, at: .seconds(1.1)) == nil)
+        #expect(m.lock.wrongInARow == 1)
+        // The pad closed (idle) while a check was out: the late answer opens nothing.
+        _ = press(&m, "key:1", at: 2)
+        #expect(press(&m, "key:OK", at: 2) == .checkPIN("1"))
+        #expect(m.advance(to: .seconds(62)) == .closedIdle)
+        #expect(m.pinChecked(correct: true, at: .seconds(62.1)) == nil)
+        #expect(!m.isOpen)
+    }
+
+    @Test func theTouchTestDrawsEveryFingerAndFertigGoesBack() throws {
+        var m = StaffMenu()
+        m.open(at: .seconds(0))
+        _ = press(&m, "key:1", at: 0)
+        _ = press(&m, "key:OK", at: 0)
+        _ = m.pinChecked(correct: true, at: .seconds(0.1))
+        #expect(press(&m, "action:Touch-Test", at: 1) == .perform(.touchTest))
+        #expect(m.page == .touchTest && m.isOpen)
+        func frame(_ t: Double, _ contacts: [TouchContact]) -> TouchFrame {
+            TouchFrame(time: .seconds(t), contacts: contacts)
+        }
+        m.follow(frame(1.5, [TouchContact(id: 1_000_007, position: Point(x: 9, y: 9), phase: .began)]))
+        m.follow(frame(1.6, [TouchContact(id: 1_000_007, position: Point(x: 9, y: 9), phase: .ended)]))
+        m.follow(frame(2, [TouchContact(id: 1, position: Point(x: 100, y: 200), phase: .began)]))
+        m.follow(
+            frame(
+                2.1,
+                [
+                    TouchContact(id: 1, position: Point(x: 110, y: 205), phase: .moved),
+                    TouchContact(id: 2, position: Point(x: 500, y: 300), phase: .began),
+                ]))
+        #expect(m.testContacts == [1: Point(x: 110, y: 205), 2: Point(x: 500, y: 300)])
+        let elements = m.elements(info: [], screen: screen)
+        let finger = try #require(elements.first { $0.id == "staff:finger:1" })
+        #expect(finger.frame.center == Point(x: 110, y: 205))
+        guard case .staffPanel(let lines) = elements[0].kind else {
+            Issue.record("no panel")
+            return
+        }
+        // Fingers are numbered by the test (the third and second touch), not by device contact id.
+        #expect(lines == ["Touch-Test: 2 Finger, 3 Berührungen", "Finger 2: 110, 205", "Finger 3: 500, 300"])
+        m.follow(frame(2.2, [TouchContact(id: 1, position: Point(x: 110, y: 205), phase: .ended)]))
+        #expect(m.testContacts.keys.sorted() == [2])
+        // A touch elsewhere stays in the test; "Fertig" goes back to the menu.
+        #expect(m.tap(at: Point(x: 400, y: 400), screen: screen, time: .seconds(3)) == nil)
+        #expect(m.page == .touchTest)
+        #expect(press(&m, "key:Fertig", at: 4) == nil)
+        #expect(m.page == .menu)
+        // The idle close counts from the touch test's last touch.
+        #expect(m.nextDeadline == .seconds(64))
+    }
+
+    @Test func theCalibrationPageShowsTheAppsTargetAndAbbrechenGoesBack() {
+        var m = StaffMenu()
+        m.open(at: .seconds(0))
+        _ = press(&m, "key:1", at: 0)
+        _ = press(&m, "key:OK", at: 0)
+        _ = m.pinChecked(correct: true, at: .seconds(0.1))
+        #expect(press(&m, "action:Kalibrieren", at: 1) == .perform(.calibrate))
+        #expect(m.page == .calibrate)
+        m.showCalibration(
+            target: Point(x: 100, y: 60), lines: ["Kalibrieren", "Ziel 1 von 4 antippen"], at: .seconds(2))
+        let target = m.elements(info: [], screen: screen).first { $0.id == "staff:target" }
+        #expect(target?.frame.center == Point(x: 100, y: 60))
+        #expect(m.nextDeadline == .seconds(62))  // the sequence's progress keeps the menu open
+        // A tap on the target is the sequence's (raw frames), not the menu's.
+        #expect(m.tap(at: Point(x: 100, y: 60), screen: screen, time: .seconds(3)) == nil)
+        #expect(m.page == .calibrate)
+        #expect(press(&m, "key:Abbrechen", at: 4) == .calibrationCancelled)
+        #expect(m.page == .menu)
+        // Finished: back to the menu; a late update to a page no longer shown changes nothing.
+        _ = press(&m, "action:Kalibrieren", at: 5)
+        m.endCalibration()
+        #expect(m.page == .menu)
+        m.showCalibration(target: Point(x: 1, y: 1), lines: ["x"], at: .seconds(6))
+        #expect(m.calibrationTarget == nil)
     }
 }

@@ -87,7 +87,9 @@ import Testing
                 isAnimating: false)
         }
         check(overlay(), "staff-pin")
-        _ = menu.pinChecked(correct: true, at: .seconds(2))
+        let ok = try #require(StaffMenu.layout(menu.page, screen: base.size).first { $0.id == "key:OK" }).frame
+        #expect(menu.tap(at: ok.center, screen: base.size, time: .seconds(2)) == .checkPIN("47"))
+        #expect(menu.pinChecked(correct: true, at: .seconds(2)) == .accepted)
         check(overlay(), "staff-menu")
     }
 

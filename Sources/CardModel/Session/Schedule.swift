@@ -101,14 +101,18 @@ public struct Schedule: Hashable, Sendable {
         public var to: Int
         /// Only within these dates (inclusive), nil: every week.
         public var dates: ClosedRange<CivilDate>?
+        /// The deck shown in this window (the loader's resolved path); nil: the schedule's own deck.
+        public var deck: String?
 
         public init(
-            days: Set<Weekday> = Set(Weekday.allCases), from: Int, to: Int, dates: ClosedRange<CivilDate>? = nil
+            days: Set<Weekday> = Set(Weekday.allCases), from: Int, to: Int, dates: ClosedRange<CivilDate>? = nil,
+            deck: String? = nil
         ) {
             self.days = days
             self.from = from
             self.to = to
             self.dates = dates
+            self.deck = deck
         }
 
         public var spansMidnight: Bool { to <= from }
@@ -173,6 +177,13 @@ public struct Schedule: Hashable, Sendable {
             }
         }
         return .closed
+    }
+
+    /// The deck to show at local time `t`: the open window's `deck`; nil for the schedule's own
+    /// deck (a window without one, or closed).
+    public func deck(at t: CivilTime) -> String? {
+        guard case .open(let i) = state(at: t) else { return nil }
+        return windows[i].deck
     }
 
     /// The first minute after `t` at which `state` differs from `state(at: t)`, looking up to
@@ -243,5 +254,33 @@ public struct Schedule: Hashable, Sendable {
             }
         }
         return ranges
+    }
+}
+
+/// Which deck the kiosk shows as the schedule's windows change: a switch waits while a visit
+/// is under way (call `update` again when it ends), so a visitor never sees the deck change
+/// under their finger.
+///
+/// Pure: the app passes `Schedule.deck(at:)` and whether a visitor is busy.
+public struct DeckRotation: Hashable, Sendable {
+    public enum Decision: Hashable, Sendable {
+        /// The deck shown is the one wanted.
+        case keep
+        /// A different deck is wanted, but a visit is under way.
+        case wait(String?)
+        /// Show this deck now (nil: the schedule's own).
+        case switchTo(String?)
+    }
+
+    /// The deck shown (nil: the schedule's own).
+    public private(set) var shown: String?
+
+    public init(shown: String? = nil) { self.shown = shown }
+
+    public mutating func update(wanted: String?, visitActive: Bool) -> Decision {
+        if wanted == shown { return .keep }
+        if visitActive { return .wait(wanted) }
+        shown = wanted
+        return .switchTo(wanted)
     }
 }

@@ -4,8 +4,18 @@
 ///
 /// Pure: frames carry their time; `advance(to:)` at `nextDeadline` notices the hold.
 public struct StaffEntry: Sendable {
+    /// Which screen corner the taps go in (the screen as the visitor sees it).
+    public enum Corner: String, Hashable, Sendable, CaseIterable {
+        case topLeft = "top-left"
+        case topRight = "top-right"
+        case bottomLeft = "bottom-left"
+        case bottomRight = "bottom-right"
+    }
+
     public struct Rule: Hashable, Sendable {
-        /// The corner square's side, points, from the top-left.
+        /// The corner the taps go in.
+        public var corner: Corner = .topLeft
+        /// The corner square's side, points.
         public var cornerSize: Double = 80
         /// Taps including the held one (default 3).
         public var taps: Int = 3
@@ -18,7 +28,10 @@ public struct StaffEntry: Sendable {
         /// A finger moving farther than this is not a tap.
         public var slop: Double = 12
 
-        public init(cornerSize: Double = 80, taps: Int = 3, within: Double = 3, hold: Double = 3) {
+        public init(
+            corner: Corner = .topLeft, cornerSize: Double = 80, taps: Int = 3, within: Double = 3, hold: Double = 3
+        ) {
+            self.corner = corner
             self.cornerSize = cornerSize
             self.taps = max(1, taps)
             self.within = within
@@ -27,13 +40,31 @@ public struct StaffEntry: Sendable {
     }
 
     public let rule: Rule
+    /// The screen's size in points (where the right and bottom corners are).
+    public var screen: Size
     private var tapTimes: [Instant] = []
     private var down: (id: Int, at: Instant, start: Point)?
     private var otherContacts: Set<Int> = []
 
-    public init(rule: Rule = Rule()) { self.rule = rule }
+    public init(rule: Rule = Rule(), screen: Size = Size(width: 800, height: 480)) {
+        self.rule = rule
+        self.screen = screen
+    }
 
-    func inCorner(_ p: Point) -> Bool { p.x >= 0 && p.y >= 0 && p.x < rule.cornerSize && p.y < rule.cornerSize }
+    func inCorner(_ p: Point) -> Bool {
+        let s = rule.cornerSize
+        let xOK: Bool
+        let yOK: Bool
+        switch rule.corner {
+        case .topLeft, .bottomLeft: xOK = p.x >= 0 && p.x < s
+        case .topRight, .bottomRight: xOK = p.x > screen.width - s && p.x <= screen.width
+        }
+        switch rule.corner {
+        case .topLeft, .topRight: yOK = p.y >= 0 && p.y < s
+        case .bottomLeft, .bottomRight: yOK = p.y > screen.height - s && p.y <= screen.height
+        }
+        return xOK && yOK
+    }
 
     /// Follows a touch frame (screen points). The entry itself is made in `advance(to:)`,
     /// once the last touch has been held.

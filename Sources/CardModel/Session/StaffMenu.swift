@@ -6,6 +6,8 @@ public struct StaffMenu: Sendable {
         case restartVisit = "Besuch neu starten"
         case blankScreen = "Bildschirm aus"
         case screenshot = "Screenshot"
+        case touchTest = "Touch-Test"
+        case calibrate = "Kalibrieren"
         case exit = "Schließen"
     }
 
@@ -15,15 +17,32 @@ public struct StaffMenu: Sendable {
         case perform(Action)
         /// Closed by 60 s without a touch.
         case closedIdle
+        /// "Abbrechen" on the calibration page: nothing changes.
+        case calibrationCancelled
     }
 
     public enum Page: Hashable, Sendable {
         case closed
         case pin(entered: String, message: String)
         case menu
+        /// Every finger drawn where the panel reports it, with its position; "Fertig" goes back.
+        case touchTest
+        /// The calibration's targets, one at a time (the app runs the tap sequence on raw
+        /// device frames and says what to show with `showCalibration`); "Abbrechen" goes back.
+        case calibrate
     }
 
     public private(set) var page = Page.closed
+    /// A `.checkPIN` is out and its answer not in yet: the pad shows "checking…" and takes no keys.
+    public private(set) var isChecking = false
+    /// The touch test's fingers down now (screen points) and how many touches it has seen.
+    public private(set) var testContacts: [Int: Point] = [:]
+    public private(set) var testTouches = 0
+    /// Each finger's number in this touch test (1, 2, …), not the device's large contact ids.
+    private var testNumbers: [Int: Int] = [:]
+    /// What the calibration page shows: the target to tap (screen points) and its lines.
+    public private(set) var calibrationTarget: Point?
+    public private(set) var calibrationLines: [String] = []
     public private(set) var lock = PinLock()
     public var idleSeconds = 60.0
     private var lastActivity = Instant.zero
@@ -33,11 +52,13 @@ public struct StaffMenu: Sendable {
     public var isOpen: Bool { page != .closed }
 
     public mutating func open(at time: Instant) {
+        isChecking = false
         page = .pin(entered: "", message: lock.isLocked(at: time) ? Self.lockedText : "PIN eingeben")
         lastActivity = time
     }
 
     static let lockedText = "Gesperrt — bitte 1 Minute warten"
+    public static let checkingText = "Prüfe …"
     static let keys = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"]
 
     /// The PIN pad's keys and the menu's actions, laid out on a `screen`.
@@ -52,6 +73,13 @@ public struct StaffMenu: Sendable {
                 let c = Double(i % 3)
                 return ("key:\(k)", Rect(x: left + c * (key + 12), y: 130 + r * (key + 12), width: key, height: key))
             }
+        case .touchTest:
+            return [("key:Fertig", Rect(x: screen.width - 160, y: 20, width: 140, height: 52))]
+        case .calibrate:
+            // In the middle: the targets sit near the corners.
+            return [
+                ("key:Abbrechen", Rect(x: screen.width / 2 - 80, y: screen.height / 2 + 40, width: 160, height: 52))
+            ]
         case .menu:
             let w = min(300, screen.width / 2 - 40)
             return Action.allCases.enumerated().map { i, a in
@@ -68,26 +96,86 @@ public struct StaffMenu: Sendable {
         case .closed: return nil
         case .pin(let entered, _):
             let k = String(hit.dropFirst(4))
+            if isChecking { return nil }
             if lock.isLocked(at: time) {
                 page = .pin(entered: "", message: Self.lockedText)
                 return nil
             }
             switch k {
             case "⌫": page = .pin(entered: String(entered.dropLast()), message: "PIN eingeben")
-            case "OK": return entered.isEmpty ? nil : .checkPIN(entered)
+            case "OK":
+                guard !entered.isEmpty else { return nil }
+                isChecking = true
+                page = .pin(entered: entered, message: Self.checkingText)
+                return .checkPIN(entered)
             default:
                 if entered.count < 12 { page = .pin(entered: entered + k, message: "PIN eingeben") }
             }
             return nil
+        case .touchTest:
+            page = .menu  // "Fertig"
+            testContacts = [:]
+            return nil
+        case .calibrate:
+            page = .menu  // "Abbrechen"
+            calibrationTarget = nil
+            return .calibrationCancelled
         case .menu:
             guard let a = Action.allCases.first(where: { "action:\($0.rawValue)" == hit }) else { return nil }
             if a == .exit || a == .blankScreen { page = .closed }
+            if a == .touchTest {
+                page = .touchTest
+                testContacts = [:]
+                testTouches = 0
+            }
+            if a == .calibrate {
+                page = .calibrate
+                calibrationTarget = nil
+                calibrationLines = ["Kalibrieren: bitte warten …"]
+            }
             return .perform(a)
         }
     }
 
-    /// The hash check's answer for the PIN of the last `.checkPIN`.
-    public mutating func pinChecked(correct: Bool, at time: Instant) -> PinLock.Outcome {
+    /// Follows every finger while the touch test shows (call with each frame, before `tap`).
+    public mutating func follow(_ frame: TouchFrame) {
+        guard page == .touchTest else { return }
+        lastActivity = frame.time
+        for c in frame.contacts {
+            switch c.phase {
+            case .began:
+                testTouches += 1
+                testNumbers[c.id] = testTouches
+                testContacts[c.id] = c.position
+            case .moved: testContacts[c.id] = c.position
+            case .ended, .cancelled:
+                testContacts[c.id] = nil
+                testNumbers[c.id] = nil
+            }
+        }
+    }
+
+    /// The calibration page's state from the app's tap sequence: `target` to tap next (nil:
+    /// none, e.g. finished), the lines to show. Counts as activity (the idle close waits).
+    public mutating func showCalibration(target: Point?, lines: [String], at time: Instant) {
+        guard page == .calibrate else { return }
+        calibrationTarget = target
+        calibrationLines = lines
+        lastActivity = time
+    }
+
+    /// Back from the calibration page to the menu (the sequence finished).
+    public mutating func endCalibration() {
+        guard page == .calibrate else { return }
+        page = .menu
+        calibrationTarget = nil
+    }
+
+    /// The hash check's answer for the PIN of the last `.checkPIN`; nil when no check was out
+    /// (the menu closed meanwhile): the answer is dropped and counts for nothing.
+    public mutating func pinChecked(correct: Bool, at time: Instant) -> PinLock.Outcome? {
+        guard isChecking, isOpen else { return nil }
+        isChecking = false
         let outcome = lock.attempt(correct: correct, at: time)
         switch outcome {
         case .accepted: page = .menu
@@ -99,13 +187,16 @@ public struct StaffMenu: Sendable {
         return outcome
     }
 
-    public mutating func close() { page = .closed }
+    public mutating func close() {
+        page = .closed
+        isChecking = false
+    }
 
     public var nextDeadline: Instant? { isOpen ? lastActivity.advanced(bySeconds: idleSeconds) : nil }
 
     public mutating func advance(to time: Instant) -> Output? {
         guard isOpen, time.seconds(since: lastActivity) >= idleSeconds else { return nil }
-        page = .closed
+        close()
         return .closedIdle
     }
 
@@ -117,6 +208,14 @@ public struct StaffMenu: Sendable {
         case .pin(let entered, let message):
             lines = ["Personal", message, String(repeating: "●", count: entered.count)]
         case .menu: lines = info
+        case .touchTest:
+            lines =
+                ["Touch-Test: \(testContacts.count) Finger, \(testTouches) Berührungen"]
+                + testContacts.keys.sorted().map { id in
+                    let p = testContacts[id]!
+                    return "Finger \(testNumbers[id] ?? 0): \(Int(p.x.rounded())), \(Int(p.y.rounded()))"
+                }
+        case .calibrate: lines = calibrationLines
         }
         var out = [
             SceneElement(
@@ -126,6 +225,20 @@ public struct StaffMenu: Sendable {
         for (id, frame) in Self.layout(page, screen: screen) {
             let label = id.hasPrefix("key:") ? String(id.dropFirst(4)) : String(id.dropFirst(7))
             out.append(SceneElement(id: "staff:\(id)", kind: .staffKey(label: label), frame: frame, zIndex: 3001))
+        }
+        if page == .calibrate, let t = calibrationTarget {
+            out.append(
+                SceneElement(
+                    id: "staff:target", kind: .staffKey(label: "+"),
+                    frame: Rect(x: t.x - 22, y: t.y - 22, width: 44, height: 44), zIndex: 3002))
+        }
+        if page == .touchTest {
+            for (id, p) in testContacts.sorted(by: { $0.key < $1.key }) {
+                out.append(
+                    SceneElement(
+                        id: "staff:finger:\(id)", kind: .staffKey(label: "\(testNumbers[id] ?? 0)"),
+                        frame: Rect(x: p.x - 30, y: p.y - 30, width: 60, height: 60), zIndex: 3002))
+            }
         }
         return out
     }

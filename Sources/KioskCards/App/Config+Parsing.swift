@@ -1,3 +1,4 @@
+import CardModel
 import KioskDisplay
 import KioskInput
 import KioskSystem
@@ -121,6 +122,49 @@ extension KioskConfig {
                 return "a crypt(3) hash such as $y$…; make one with 'KioskCards set-pin'"
             }
             c.staffPinHash = v
+            return nil
+        },
+        Option(
+            name: "staff-corner", value: "CORNER",
+            help:
+                "the corner for the staff menu's hidden taps: top-left, top-right, bottom-left, bottom-right (default top-left)"
+        ) { c, v in
+            guard let corner = StaffEntry.Corner(rawValue: v.lowercased()) else {
+                return StaffEntry.Corner.allCases.map(\.rawValue).joined(separator: ", ")
+            }
+            c.staffGesture.corner = corner
+            return nil
+        },
+        Option(
+            name: "staff-taps", value: "N",
+            help: "taps in the corner to open the staff menu, the last one held (default 3)"
+        ) { c, v in
+            guard let n = Int(v), (2...6).contains(n) else {
+                return "a whole number from 2 to 6 (fewer is too easy for a crowd, more too hard for staff)"
+            }
+            c.staffGesture.taps = n
+            return nil
+        },
+        Option(
+            name: "staff-hold", value: "TIME",
+            help: "how long the last corner tap is held to open the staff menu: 3s (default 3s)"
+        ) { c, v in
+            guard let s = parseDuration(v), s >= 1, s <= 10 else { return "a duration from 1s to 10s, e.g. 3s" }
+            c.staffGesture.hold = s
+            return nil
+        },
+        Option(
+            name: "staff-keys", value: "KEYS",
+            help: "key combination on any keyboard that opens the staff menu, or off (default ctrl+alt+s)"
+        ) { c, v in
+            if ["off", "none", "no"].contains(v.lowercased()) {
+                c.staffKeys = nil
+                return nil
+            }
+            switch KeyChord.parse(v) {
+            case .success(let chord): c.staffKeys = chord
+            case .failure(let problem): return "\(problem)"
+            }
             return nil
         },
         Option(

@@ -62,6 +62,11 @@ struct KioskConfig: Hashable, Sendable {
     var warningSeconds: Double?
     /// The staff menu's PIN, hashed (`KioskCards set-pin`); nil: the staff menu is off.
     var staffPinHash: String?
+    /// The hidden corner gesture into the staff menu (`staff-corner`, `staff-taps`, `staff-hold`).
+    var staffGesture = StaffEntry.Rule()
+    /// The key combination into the staff menu on any keyboard (`staff-keys`); nil: off.
+    var staffKeys: KeyChord? = KioskConfig.defaultStaffKeys
+    static let defaultStaffKeys = try? KeyChord.parse("ctrl+alt+s").get()
     /// The accessible mode (the accessibility issue's switch): a warning of at least 20 s.
     var accessibleMode = false
 

@@ -1,4 +1,5 @@
 import CardModel
+import KioskDeckFiles
 import KioskSystem
 
 /// The deck's opening hours in the running kiosk: the schedule is evaluated on the local civil
@@ -13,9 +14,10 @@ extension KioskApp {
         if let scheduleTimer { loop.cancelTimer(scheduleTimer) }
         scheduleTimer = nil
         let now = MonotonicClock.now()
-        guard let schedule = deckFile.schedule else {
+        guard let schedule = primaryDeck.schedule else {
             if hours?.isClosed == true { applyHours([.open], at: now) }
             hours = nil
+            rotate(to: nil)
             return
         }
         var h = hours ?? OpeningHours(blankWhenClosed: schedule.blankWhenClosed, wakeOnTouch: schedule.wakeOnTouch)
@@ -24,6 +26,7 @@ extension KioskApp {
         let civil = LocalTime.now()
         let open = civil.map { schedule.state(at: $0) != .closed } ?? true
         let busy = session.phase == .active
+        if open { rotate(to: civil.flatMap { schedule.deck(at: $0) }) }
         let effects = h.update(open: open, visitActive: busy, at: now)
         hours = h
         applyHours(effects, at: now)
@@ -46,6 +49,56 @@ extension KioskApp {
                 self.applyHours(e, at: t)
             }
             self.checkSchedule()
+        }
+    }
+
+    /// Shows the deck the open window names (`wanted`, nil: the primary deck) — when no visit is
+    /// under way; otherwise the visit's end (`.reset`) looks again. A named deck is read off the
+    /// loop and shown when it arrives (or at the end of a visit that began meanwhile).
+    func rotate(to wanted: String?) {
+        let busy = session.phase == .active
+        switch rotation.update(wanted: wanted, visitActive: busy) {
+        case .keep: break
+        case .wait(let path):
+            if readyDeck == nil {
+                Log.info("schedule: next window shows \(path ?? primaryDeck.path); waiting for the visitor to finish")
+            }
+        case .switchTo(nil):
+            readyDeck = nil
+            Log.info("schedule: window without a deck of its own, showing \(primaryDeck.summary)")
+            show(primaryDeck)
+        case .switchTo(let path?):
+            readyDeck = nil
+            let loads =
+                deckLoads
+                ?? LoopDelivery(loop: loop, what: "scheduled deck") { [unowned self] done in self.deckLoaded(done) }
+            deckLoads = loads
+            Log.info("schedule: window for \(path), reading it")
+            loads.run("deck-load") { (path, DeckLoader.load(path: path)) }
+        }
+    }
+
+    /// Reads the window's deck on screen again (the staff menu's reload); nothing without one.
+    func reloadWindowDeck() {
+        guard let path = rotation.shown, let loads = deckLoads else { return }
+        Log.info("schedule: reading the window's deck \(path) again")
+        loads.run("deck-load") { (path, DeckLoader.load(path: path)) }
+    }
+
+    /// A window's deck, read: shown now, or at the end of the visit that began while it was read.
+    private func deckLoaded(_ done: (path: String, result: Result<DeckFile, DeckProblems>)) {
+        guard rotation.shown == done.path else { return }  // another window came meanwhile
+        switch done.result {
+        case .success(let file):
+            if session.phase == .active {
+                readyDeck = file
+                Log.info("schedule: \(file.summary) ready; waiting for the visitor to finish")
+            } else {
+                Log.info("schedule: switching to \(file.summary)")
+                show(file)
+            }
+        case .failure(let problems):
+            Log.error("schedule: the window's deck cannot be shown, kept \(deckFile.summary)\n\(problems)")
         }
     }
 

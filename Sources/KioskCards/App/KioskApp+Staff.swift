@@ -1,6 +1,7 @@
 import CardModel
 import Glibc
 import KioskDeckFiles
+import KioskInput
 import KioskStore
 import KioskSystem
 
@@ -25,6 +26,14 @@ extension KioskApp {
         }
         if staffMenu.isOpen {
             _ = session.handle(frame)
+            if staffMenu.page == .touchTest {
+                staffMenu.follow(frame)
+                for c in began {
+                    Log.info(
+                        "staff: touch test, finger \(c.id) at \(jsonNumber(c.position.x, decimals: 0)), \(jsonNumber(c.position.y, decimals: 0))"
+                    )
+                }
+            }
             for c in began {
                 if let output = staffMenu.tap(at: c.position, screen: surface.metrics.size, time: frame.time) {
                     staffApply(output, at: frame.time)
@@ -38,6 +47,44 @@ extension KioskApp {
         staffEntry.handle(frame)
         rescheduleStaff()
         return false
+    }
+
+    /// Makes the worker that checks PINs (its answers arrive on the loop).
+    func startStaff() {
+        guard config.staffPinHash != nil else { return }
+        pinChecks = LoopDelivery(loop: loop, what: "staff PIN") { [unowned self] correct in
+            self.pinAnswered(correct, at: MonotonicClock.now())
+        }
+        if let keys = config.staffKeys { Log.info("staff: \(keys) on a keyboard opens the menu") }
+    }
+
+    /// The PIN check's answer, on the loop.
+    func pinAnswered(_ correct: Bool, at time: Instant) {
+        switch staffMenu.pinChecked(correct: correct, at: time) {
+        case .accepted: Log.info("staff: PIN accepted, menu open")
+        case .wrong(let left): Log.warning("staff: wrong PIN (\(left) more before a 60 s lock)")
+        case .locked(let until):
+            Log.warning(
+                "staff: PIN pad locked for \(jsonNumber(until.seconds(since: time), decimals: 0)) s after wrong PINs")
+        case nil: Log.info("staff: PIN answer came after the pad closed; dropped")
+        }
+        rescheduleStaff()
+        display.requestFrame()
+    }
+
+    /// The staff key combination on a keyboard: the PIN pad, as the corner gesture opens it.
+    func staffKeysPressed(at time: Instant) {
+        guard config.staffPinHash != nil, !staffMenu.isOpen else { return }
+        Log.info("staff: key combination pressed, showing the PIN pad")
+        if staffBlanked {
+            staffBlanked = false
+            display.setPower(on: true)
+            redrawAll()
+        }
+        deck.cancelTouches(at: time)
+        staffMenu.open(at: time)
+        rescheduleStaff()
+        display.requestFrame()
     }
 
     func rescheduleStaff() {
@@ -61,27 +108,29 @@ extension KioskApp {
     func staffApply(_ output: StaffMenu.Output, at time: Instant) {
         switch output {
         case .checkPIN(let pin):
-            // One crypt(3) check per OK press, on the loop: the menu is all that is on screen.
-            let correct = config.staffPinHash.map { StaffPin.matches(pin, storedHash: $0) } ?? false
-            switch staffMenu.pinChecked(correct: correct, at: time) {
-            case .accepted: Log.info("staff: PIN accepted, menu open")
-            case .wrong(let left): Log.warning("staff: wrong PIN (\(left) more before a 60 s lock)")
-            case .locked(let until):
-                Log.warning(
-                    "staff: PIN pad locked for \(jsonNumber(until.seconds(since: time), decimals: 0)) s after wrong PINs"
-                )
+            // crypt(3) with yescrypt takes tens of ms: off the loop; the pad shows "checking…"
+            // and `pinAnswered` takes the answer on the loop.
+            guard let hash = config.staffPinHash, let checks = pinChecks else {
+                pinAnswered(false, at: time)
+                break
             }
+            checks.run("staff-pin") { StaffPin.matches(pin, storedHash: hash) }
         case .closedIdle:
             Log.info("staff: menu closed after 60 s without a touch")
+        case .calibrationCancelled:
+            Log.info("staff: calibration cancelled; the touch mapping is unchanged")
+            stopCalibration()
         case .perform(let action):
             Log.info("staff: \(action.rawValue)")
             switch action {
             case .reloadDeck:
-                switch DeckLoader.load(path: deckFile.path) {
+                // The deck file the kiosk runs (its schedule rules), then a window's deck on screen.
+                switch DeckLoader.load(path: primaryDeck.path) {
                 case .success(let file): deckChanged(file)
                 case .failure(let problems):
                     Log.error("staff: the deck file has problems, kept the old one\n\(problems)")
                 }
+                reloadWindowDeck()
             case .restartVisit:
                 collectDecisions()
                 startVisit(at: time)
@@ -89,6 +138,8 @@ extension KioskApp {
                 staffBlanked = true
                 display.setPower(on: false)
             case .screenshot: saveScreenshot()
+            case .touchTest: break  // the menu draws the fingers (StaffMenu.follow)
+            case .calibrate: startCalibration(at: time)
             case .exit: staffMenu.close()
             }
         }
@@ -117,9 +168,93 @@ extension KioskApp {
             "Entscheidungen: \(s.stored) gespeichert, \(s.pending) ungesendet",
             "Speicher: " + (s.failing ? "FEHLER — \(s.lastError ?? "")" : "ok"),
             "Laufzeit: \(up / 3600) h \(up / 60 % 60) min",
+            Self.fleetLine(fleet.map { ($0.currentState, $0.sent) }),
         ]
         if let t = Self.cpuTemperature() { lines.append("Temperatur: \(jsonNumber(t, decimals: 1)) °C") }
         return lines
+    }
+
+    /// The calibration from the menu: `CalibrationSequence` (as `KioskCards calibrate` runs it)
+    /// on the raw device frames, its target drawn by the menu. The result maps touches at once
+    /// and is written to kiosk.conf's `touch-matrix` off the loop.
+    func startCalibration(at time: Instant) {
+        calibration = nil
+        // The sequence's targets are these (the panel's logical size), so the first shows at once.
+        let targets = TouchCalibration.targets(for: surface.metrics.size)
+        staffMenu.showCalibration(
+            target: targets.first, lines: ["Kalibrieren", "Ziel 1 von \(targets.count) antippen"], at: time)
+        Log.info("staff: calibration started, target 1 at \(CalibrateCommand.pointText(targets[0])) pt")
+        input?.onDeviceFrame = { [unowned self] raw, mapping in self.calibrationFrame(raw, mapping: mapping) }
+    }
+
+    func stopCalibration() {
+        input?.onDeviceFrame = nil
+        calibration = nil
+    }
+
+    private func calibrationFrame(_ raw: DeviceTouchFrame, mapping: TouchMapping) {
+        guard staffMenu.page == .calibrate else {
+            stopCalibration()  // the menu closed (idle, Escape) in the middle
+            return
+        }
+        var sequence = calibration ?? CalibrationSequence(mapping: mapping)
+        let outcome = sequence.handle(raw)
+        calibration = sequence
+        let n = sequence.targets.count
+        let target = sequence.currentTarget.map { sequence.targets[$0] }
+        let step = sequence.currentTarget.map { "Ziel \($0 + 1) von \(n) antippen" } ?? ""
+        switch outcome {
+        case .nothing, .pressed: break
+        case .accepted(let i):
+            Log.info("staff: calibration target \(i + 1) of \(n) tapped")
+            staffMenu.showCalibration(target: target, lines: ["Kalibrieren", step], at: raw.time)
+        case .refused(let why), .restarted(let why):
+            Log.warning("staff: calibration: \(why)")
+            staffMenu.showCalibration(target: target, lines: ["Kalibrieren", step, why], at: raw.time)
+        case .finished(let result):
+            Log.info(
+                "staff: calibrated, touch-matrix = \(ConfigEdit.matrixValue(result.matrix)), worst error "
+                    + "\(jsonNumber(result.worstErrorPoints, decimals: 2)) pt; touches use it now")
+            input?.setCalibration(result.matrix)
+            stopCalibration()
+            staffMenu.endCalibration()
+            saveCalibration(result.matrix)
+        }
+        display.requestFrame()
+    }
+
+    /// Writes `touch-matrix` into the config file in the background (the file may be on a slow card).
+    private func saveCalibration(_ matrix: TouchMatrix) {
+        guard let path = config.configPath else {
+            Log.warning("staff: no config file was read; the calibration lasts until restart")
+            return
+        }
+        BackgroundWork.run("calibration-save") {
+            let original = try? FileIO.readText(path, limit: 1 << 20)
+            switch CalibrateCommand.save(matrix, original: original, path: path) {
+            case .success(let p): Log.info("staff: calibration written to \(p)")
+            case .failure(let e): Log.error("staff: calibration not saved: \(e)")
+            }
+        }
+    }
+
+    /// The fleet sync's state for the menu: off, or its state and what it sent this run.
+    static func fleetLine(_ fleet: (state: FleetSyncWorker.State, sent: Int)?) -> String {
+        guard let fleet else { return "Flotte: aus (keine fleet-url)" }
+        return "Flotte: \(fleet.state), \(fleet.sent) gesendet seit dem Start"
+    }
+
+    /// A key while the staff menu is open is the menu's: Escape closes it, others do nothing
+    /// (they never reach the deck behind it). Returns true when taken.
+    func staffTakeKey(_ key: KeyAction, at time: Instant) -> Bool {
+        guard staffMenu.isOpen else { return false }
+        if key == .escape {
+            Log.info("staff: Escape, menu closed")
+            staffMenu.close()
+            rescheduleStaff()
+            display.requestFrame()
+        }
+        return true
     }
 
     /// IPv4 and IPv6 addresses of the interfaces that are up, loopback left out (getifaddrs).

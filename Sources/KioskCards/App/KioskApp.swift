@@ -22,13 +22,22 @@ final class KioskApp {
     let display: Display
     let store: DecisionStore
     /// The fleet sync (decisions up, heartbeats), when kiosk.conf has a fleet-url.
-    private let fleet: FleetSyncWorker?
+    let fleet: FleetSyncWorker?
     /// What the heartbeat reports; written here at most once a second, read by the worker.
     private let health = FleetHealth()
     private var lastFlipNoted: Instant?
     private var lastTouchNoted: Instant?
     let kioskID: String
+    /// The deck on screen: `primaryDeck`, or the deck a schedule window names.
     private(set) var deckFile: DeckFile
+    /// The deck file the kiosk was started with (watched, reloaded); its schedule rules.
+    private(set) var primaryDeck: DeckFile
+    /// Which deck the schedule's window wants shown, and whether it is (KioskApp+Schedule).
+    var rotation = DeckRotation()
+    /// Decks named by schedule windows are read here, off the loop.
+    var deckLoads: LoopDelivery<(path: String, result: Result<DeckFile, DeckProblems>)>?
+    /// A window's deck read while a visitor was busy: shown when the visit ends.
+    var readyDeck: DeckFile?
     var deck: any CardDeck
     var session: VisitorSession
     private var visits: VisitRecorder
@@ -63,6 +72,10 @@ final class KioskApp {
     var staffEntry = StaffEntry()
     var staffMenu = StaffMenu()
     var staffTimer: Int?
+    /// The PIN's crypt(3) check runs here, off the loop (yescrypt takes tens of ms).
+    var pinChecks: LoopDelivery<Bool>?
+    /// The staff menu's calibration: the tap sequence on raw frames (nil until the first one).
+    var calibration: CalibrationSequence?
     /// Blanked from the staff menu: the next touch lights the panel and decides nothing.
     var staffBlanked = false
     var staffSwallowed: Set<Int> = []
@@ -85,9 +98,11 @@ final class KioskApp {
         self.loop = loop
         self.display = display
         self.deckFile = deckFile
+        primaryDeck = deckFile
         kioskID = config.kioskID ?? KioskApp.hostName()
         stats = RunStats(processStart: processStart)
         surface = KioskApp.makeSurface(display: display, scale: config.scale)
+        staffEntry = StaffEntry(rule: config.staffGesture, screen: surface.metrics.size)
         let now = MonotonicClock.now()
         visitOrder = KioskApp.visitOrder(deckFile)
         cooldown = DecisionCooldown(seconds: deckFile.cooldownSeconds)
@@ -174,10 +189,13 @@ final class KioskApp {
         inputConfig.rotation = display.rotation
         inputConfig.calibration = config.touchMatrix
         inputConfig.recorderWindow = KioskApp.flightRecorderWindow
+        if config.staffPinHash != nil { inputConfig.chord = config.staffKeys }
         FatalSignalRecorder.install(directory: config.dataDirectory)
         let manager = InputManager(loop: loop, configuration: inputConfig) { [unowned self] output in
             self.handleInput(output)
         }
+        manager.onChord = { [unowned self] time in self.staffKeysPressed(at: time) }
+        startStaff()
         do {
             try manager.start()
             input = manager
@@ -337,6 +355,7 @@ final class KioskApp {
                 display.requestFrame()
             }
         case .key(let key, let time):
+            if staffTakeKey(key, at: time) { return }
             if closedHoursTakeKey(at: time) { return }
             let (deliverKey, effects) = session.handleKey(at: time)
             apply(effects, at: time)
@@ -395,7 +414,7 @@ final class KioskApp {
         let began = MonotonicClock.now()
         let base =
             hours?.isClosed == true
-            ? OpeningHours.closedScene(text: deckFile.schedule?.closedText ?? "", screen: surface.metrics.size)
+            ? OpeningHours.closedScene(text: primaryDeck.schedule?.closedText ?? "", screen: surface.metrics.size)
             : InactivityWarning.overlay(deck.scene(at: t), session.warning(at: t), text: deckFile.warningText)
         let scene = staffOverlay(base)
         let damage = surface.renderer.render(scene, into: surface.frame)
@@ -513,11 +532,16 @@ final class KioskApp {
             switch effect {
             case .reset(let id):
                 Log.info("session: idle, resetting for the next visitor (session \(id))")
-                startVisit(at: time)
-                if let next = fleetDeckHold.visitEnded() {
-                    deckChanged(next)  // a fleet deck that waited for this visit
+                let fleetNext = fleetDeckHold.visitEnded()  // a fleet deck that waited for this visit
+                if let ready = readyDeck {
+                    readyDeck = nil
+                    Log.info("schedule: the visit ended, switching to \(ready.summary)")
+                    show(ready)
+                } else {
+                    startVisit(at: time)
                 }
-                checkSchedule()  // a closing that waited for this visit
+                if let next = fleetNext { deckChanged(next) }
+                checkSchedule()  // a closing or a deck switch that waited for this visit
             case .warningShown(let resetAt):
                 Log.info(
                     "session: idle, countdown shown (\(jsonNumber(resetAt.seconds(since: time), decimals: 1)) s to the reset)"
@@ -557,16 +581,28 @@ final class KioskApp {
     func deckArrived(_ file: DeckFile) {
         guard fleet != nil else { return deckChanged(file) }
         let active = session.phase == .active
-        if let now = fleetDeckHold.arrived(file, onScreen: deckFile, visitActive: active) {
+        if let now = fleetDeckHold.arrived(file, onScreen: primaryDeck, visitActive: active) {
             deckChanged(now)
         } else if active && fleetDeckHold.held == file {
             Log.info("deck: \(file.summary) arrived from the fleet; it replaces the deck when this visit ends")
         }
     }
 
+    /// The primary deck file changed (hot reload, the staff menu's reload): its schedule may
+    /// want another deck now; without a window deck on screen it is shown at once.
     func deckChanged(_ file: DeckFile) {
-        let now = MonotonicClock.now()
         Log.info("deck: reloaded \(file.summary)")
+        primaryDeck = file
+        if rotation.shown == nil {
+            show(file)
+        } else {
+            checkSchedule()
+        }
+    }
+
+    /// Puts `file` on screen: the visit in progress ends, the next one sees the new deck.
+    func show(_ file: DeckFile) {
+        let now = MonotonicClock.now()
         collectDecisions()
         session.endVisit(reason: .reset, at: now)
         recordVisits()
@@ -619,6 +655,7 @@ final class KioskApp {
         session.endVisit(reason: .reset, at: MonotonicClock.now())
         recordVisits()
         surface = KioskApp.makeSurface(display: display, scale: config.scale)
+        staffEntry.screen = surface.metrics.size
         preparedCardID = nil
         watchImages()
         deck = KioskApp.makeDeck(

@@ -1,8 +1,9 @@
 # shellcheck shell=sh disable=SC2034,SC2317,SC1091  # VM_* read by e2e.sh; functions run indirectly; lib/ is in /share
 # The staff menu on a real panel: a PIN set with `set-pin`, the hidden gesture (three taps in
 # the top-left corner, the third held 3 s) through the usb-tablet opens the PIN pad (scanout
-# checked), a wrong PIN is refused, the right one opens the menu (scanout checked); nothing
-# reaches the deck as a decision.
+# checked), a wrong PIN is refused, the right one opens the menu (scanout checked); its
+# Touch-Test draws a marker under a finger (scanout checked); nothing reaches the deck as a
+# decision.
 VM_DISPLAY=virtio
 VM_TABLET=1
 VM_TIMEOUT=120
@@ -25,6 +26,10 @@ guest() {
   app_wait_log 'staff: PIN accepted, menu open' 1 40
   kiosk_mark staff-menu
   kiosk_wait_host checked-menu 30
+  app_wait_log 'staff: Touch-Test' 1 30
+  app_wait_log 'staff: touch test, finger' 1 30
+  kiosk_mark staff-touch-test
+  kiosk_wait_host checked-touch-test 30
   app_stop
   kiosk_check "SIGTERM: the app exits with status 0 (is: $APP_STATUS)" test "$APP_STATUS" = 0
   kiosk_check "no decision was recorded" test -z "$(app_decisions 2>/dev/null)"
@@ -93,4 +98,20 @@ host() {
   fi
   qmp screendump "$VM_OUT/menu.png"
   touch "$VM_SHARE/checked-menu"
+  # The fifth action (Touch-Test): StaffMenu.layout's buttons are 64 pt apart from y 30.
+  qmp tablet-tap "$(px "$(awk -v w="$wpt" 'BEGIN { printf "%.1f", w - 180 }')")" "$(px 312)"
+  sleep 0.5
+  # A finger in the touch test at (200, 300) pt: a marker (the keys' #3A3A3C) is drawn under it.
+  qmp tablet-down "$(px 200)" "$(px 300)"
+  qmp wait-serial staff-touch-test --timeout 20
+  sleep 0.5
+  f=$(red "$(px 200)" "$(px 322)")
+  qmp tablet-up
+  echo "red channel 22 pt below the finger: $f (#3A3A3C)"
+  qmp screendump "$VM_OUT/touch-test.png"
+  if [ "$f" -lt 40 ] || [ "$f" -gt 80 ]; then
+    echo "FAIL: no finger marker in the touch test"
+    return 1
+  fi
+  touch "$VM_SHARE/checked-touch-test"
 }
