@@ -306,7 +306,15 @@ package struct ElementPainter {
                 case .dismissRight: (.checkmark, Color(rgb: 0x34C759))
                 default: (.undo, Color(rgb: 0x8E8E93))
                 }
+            // ✓ and ✗ read the same in every language; undo's arrow turns with the layout.
+            let keep = role != .undo && Text.isMirrored(cr)
+            if keep {
+                cairo_save(cr)
+                cairo_translate(cr, w, 0)
+                cairo_scale(cr, -1, 1)
+            }
             Icon.draw(icon, cr: cr, cx: w / 2, cy: h / 2, size: s * 0.45, color: color)
+            if keep { cairo_restore(cr) }
         case .remove:
             // The accessible "Karte entfernen": a capsule with its words.
             Draw.setColor(cr, Self.destructive)

@@ -145,14 +145,6 @@ package enum Text {
     ) -> OpaquePointer {
         let layout = pango_cairo_create_layout(cr)!
         configure(layout, cr: cr)
-        if isMirrored(cr) {
-            // The whole element is right to left: the paragraph's base direction is RTL for
-            // every text in it (a Latin product name too), so "left" alignment is the right
-            // edge and neutral characters (punctuation, digits) order as in Arabic.
-            pango_context_set_base_dir(pango_layout_get_context(layout), PANGO_DIRECTION_RTL)
-            pango_layout_set_auto_dir(layout, 0)
-            pango_layout_context_changed(layout)
-        }
         let desc = pango_font_description_from_string(families)!
         defer { pango_font_description_free(desc) }
         switch style.weight {
@@ -164,7 +156,21 @@ package enum Text {
         pango_layout_set_font_description(layout, desc)
         pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
         pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
-        pango_layout_set_alignment(layout, style.alignment)
+        // Mirrored (right to left): "left" means the start of the line, the right edge.
+        let mirrored = isMirrored(cr)
+        let alignment =
+            !mirrored ? style.alignment
+            : style.alignment == PANGO_ALIGN_LEFT ? PANGO_ALIGN_RIGHT
+            : style.alignment == PANGO_ALIGN_RIGHT ? PANGO_ALIGN_LEFT : style.alignment
+        pango_layout_set_alignment(layout, alignment)
+        if mirrored {
+            // The whole element is right to left: the paragraph's base direction is RTL for
+            // every text in it (a Latin product name too), so "left" alignment is the right
+            // edge and neutral characters (punctuation, digits) order as in Arabic.
+            pango_context_set_base_dir(pango_layout_get_context(layout), PANGO_DIRECTION_RTL)
+            pango_layout_set_auto_dir(layout, 0)
+            pango_layout_context_changed(layout)
+        }
         pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
         if style.maxLines > 0 {
             pango_layout_set_height(layout, Int32(-style.maxLines))

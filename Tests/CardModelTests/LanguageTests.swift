@@ -63,6 +63,11 @@ import Testing
         let after = choice.elements(screen: screen, prominent: false)
         #expect(after.first { $0.id == "language:ar" }?.kind == .languageKey(label: "العربية", selected: true))
         #expect(LanguageChoice(offered: ["de"], deckLanguage: "de", configured: nil).elements(screen: screen, prominent: true).isEmpty)
+        // A row in a narrow title bar falls back to the tags and stays on the screen.
+        let narrow = Size(width: 400, height: 240)
+        let row = choice.elements(screen: narrow, prominent: false, placement: .row(trailingInset: 56))
+        #expect(row.allSatisfy { $0.frame.minX >= 0 && $0.frame.maxX <= narrow.width - 56 })
+        #expect(row.first?.kind == .languageKey(label: "DE", selected: false))
     }
 
     @Test func uiStringsCoverSixLanguagesAndFallBackToEnglish() {

@@ -40,43 +40,67 @@ public struct LanguageChoice: Hashable, Sendable {
 
     // MARK: The control
 
-    /// The language control: one key per offered language, by its own name, in a row in the
-    /// top-right corner (`trailingInset` points from the right edge: the list's "+" is there),
-    /// in the same place in every language (it is added after a right-to-left scene is
-    /// mirrored). Larger on the attract screen (`prominent`), smaller during the visit; the
-    /// current language is marked.
-    public func elements(screen: Size, prominent: Bool, trailingInset: Double = 0) -> [SceneElement] {
+    /// Where the control goes: a column down the screen's trailing edge (beside the stack's
+    /// card) or a row along the top (in the list's title bar, left of its "+").
+    public enum Placement: Hashable, Sendable {
+        case column
+        case row(trailingInset: Double)
+    }
+
+    /// The language control: one key per offered language, by its own name, in the top-right
+    /// corner of the deck's left-to-right scene, so in the top-left (trailing) corner once a
+    /// right-to-left scene is mirrored, like every control. Larger on the attract screen
+    /// (`prominent`), smaller during the visit; the current language is marked.
+    public func elements(screen: Size, prominent: Bool, placement: Placement = .column) -> [SceneElement] {
         guard isChoice else { return [] }
         let height = prominent ? 52.0 : 40.0
         let gap = 8.0
         let margin = 12.0
-        let widths = offered.map { Self.keyWidth(for: $0, prominent: prominent) }
-        var x = screen.width - trailingInset - margin - widths.reduce(0, +) - gap * Double(widths.count - 1)
-        let y = margin
-        var out: [SceneElement] = []
-        for (l, w) in zip(offered, widths) {
-            out.append(
-                SceneElement(
-                    id: "language:\(l)",
-                    kind: .languageKey(label: UIStrings.name(of: l), selected: l == current),
-                    frame: Rect(x: x, y: y, width: w, height: height), zIndex: 2500))
-            x += w + gap
+        var labels = offered.map { UIStrings.name(of: $0) }
+        var widths = labels.map { Self.keyWidth(for: $0, prominent: prominent) }
+        if case .row(let inset) = placement,
+            widths.reduce(0, +) + gap * Double(widths.count) > screen.width - inset - 2 * margin - Self.titleRoom
+        {
+            // A narrow screen: the tags ("DE", "AR") instead of the names, so the title keeps room.
+            labels = offered.map { $0.uppercased() }
+            widths = labels.map { _ in prominent ? 64.0 : 56.0 }
         }
-        return out
+        var frames: [Rect] = []
+        switch placement {
+        case .column:
+            let w = widths.max() ?? 0
+            for i in widths.indices {
+                frames.append(
+                    Rect(x: screen.width - margin - w, y: margin + Double(i) * (height + gap), width: w, height: height))
+            }
+        case .row(let inset):
+            var x = screen.width - inset - margin - widths.reduce(0, +) - gap * Double(widths.count - 1)
+            for w in widths {
+                frames.append(Rect(x: x, y: (56 - height) / 2, width: w, height: height))
+                x += w + gap
+            }
+        }
+        return offered.indices.map { i in
+            SceneElement(
+                id: "language:\(offered[i])", kind: .languageKey(label: labels[i], selected: offered[i] == current),
+                frame: frames[i], zIndex: 2500)
+        }
     }
 
     /// The language whose key is at `point` (in screen points, as drawn), if any.
-    public func language(at point: Point, screen: Size, prominent: Bool, trailingInset: Double = 0) -> String? {
-        for e in elements(screen: screen, prominent: prominent, trailingInset: trailingInset) where e.frame.insetBy(-4).contains(point) {
+    public func language(at point: Point, screen: Size, prominent: Bool, placement: Placement = .column) -> String? {
+        for e in elements(screen: screen, prominent: prominent, placement: placement) where e.frame.insetBy(-4).contains(point) {
             return String(e.id.dropFirst("language:".count))
         }
         return nil
     }
 
+    /// What a row of keys leaves the list's title, at least (points).
+    static let titleRoom = 220.0
+
     /// Wide enough for the name at the key's type size (an estimate: CJK and Arabic glyphs
     /// count wider); at least 9 mm at 160 dpi-ish densities.
-    static func keyWidth(for language: String, prominent: Bool) -> Double {
-        let name = UIStrings.name(of: language)
+    static func keyWidth(for name: String, prominent: Bool) -> Double {
         let units = name.unicodeScalars.reduce(0.0) { $0 + ($1.value >= 0x2E80 ? 1.0 : 0.62) }
         return max(prominent ? 64 : 56, units * (prominent ? 20 : 16) + 28)
     }

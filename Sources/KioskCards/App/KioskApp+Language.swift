@@ -5,33 +5,47 @@ import KioskSystem
 /// The visitor's language (docs/LANGUAGES.md): the control in the top-right corner, the deck
 /// shown in the chosen language, right-to-left layout, and the reset for the next visitor.
 extension KioskApp {
-    /// The list's "+" sits in the title bar's right end; the control stays left of it.
-    var languageControlInset: Double { deckFile.layout == .list ? 56 : 0 }
+    /// Beside the stack's card; in the list's title bar, left of its "+".
+    var languagePlacement: LanguageChoice.Placement { Self.languagePlacement(deckFile.layout) }
 
-    /// The language keys as drawn now (larger on the attract screen).
-    func languageElements() -> [SceneElement] {
-        languages.elements(
-            screen: surface.metrics.size, prominent: session.phase == .attract, trailingInset: languageControlInset)
+    static func languagePlacement(_ layout: DeckLayout) -> LanguageChoice.Placement {
+        layout == .list ? .row(trailingInset: 56) : .column
     }
 
-    /// `scene` laid out in the visitor's direction, with the language control on top (never
-    /// mirrored: it stays in its corner for every language).
+    /// The control is large on the attract screen, except in the list's title bar.
+    var languageProminent: Bool { session.phase == .attract && deckFile.layout == .stack }
+
+    /// The deck's scene laid out in the visitor's direction, with the language control on top.
     func composed(_ scene: Scene) -> Scene {
-        let laidOut = scene.laidOut(languages.direction)
-        let keys = languageElements()
-        guard !keys.isEmpty else { return laidOut }
-        return Scene(
-            size: laidOut.size, background: laidOut.background, elements: laidOut.elements + keys,
-            isAnimating: laidOut.isAnimating)
+        Self.composed(scene, languages: languages, prominent: languageProminent, placement: languagePlacement)
+    }
+
+    /// `scene` with the language control on top (larger when `prominent`), laid out in
+    /// `languages`' direction: mirrored with the rest for a right-to-left language, so the
+    /// control sits in the trailing corner. `render --lang` draws the same.
+    static func composed(
+        _ scene: Scene, languages: LanguageChoice, prominent: Bool, placement: LanguageChoice.Placement
+    ) -> Scene {
+        let keys = languages.elements(screen: scene.size, prominent: prominent, placement: placement)
+        let withKeys =
+            keys.isEmpty
+            ? scene
+            : Scene(
+                size: scene.size, background: scene.background, elements: scene.elements + keys,
+                isAnimating: scene.isAnimating)
+        return withKeys.laidOut(languages.direction)
     }
 
     /// Takes the contacts that begin on a language key (they pick the language and reach no
     /// card) and what is left of `frame` for the deck, mirrored for a right-to-left language.
     func languageFilter(_ frame: TouchFrame) -> TouchFrame? {
+        let width = surface.metrics.size.width
+        let rtl = languages.direction == .rightToLeft
         for c in frame.contacts where c.phase == .began {
+            // The control is laid out left to right and mirrored with the scene.
+            let p = rtl ? Point(x: width - c.position.x, y: c.position.y) : c.position
             if let l = languages.language(
-                at: c.position, screen: surface.metrics.size, prominent: session.phase == .attract,
-                trailingInset: languageControlInset)
+                at: p, screen: surface.metrics.size, prominent: languageProminent, placement: languagePlacement)
             {
                 languageSwallowed.insert(c.id)
                 selectLanguage(l, at: frame.time)
@@ -41,7 +55,7 @@ extension KioskApp {
         for c in frame.contacts where c.phase == .ended || c.phase == .cancelled { languageSwallowed.remove(c.id) }
         if rest.isEmpty && !frame.contacts.isEmpty { return nil }
         let kept = TouchFrame(time: frame.time, contacts: rest)
-        return languages.direction == .rightToLeft ? kept.mirrored(width: surface.metrics.size.width) : kept
+        return rtl ? kept.mirrored(width: width) : kept
     }
 
     /// The visitor picked `language`: the deck's texts, the kiosk's words and the layout change
