@@ -10,7 +10,7 @@ import KioskSystem
 package enum Text {
     /// The families tried first; fontconfig falls back per character beyond them
     /// (Noto Sans Arabic, Noto Sans CJK, Noto Color Emoji, DejaVu…).
-    static let families = "Noto Sans, DejaVu Sans, sans-serif"
+    static let families = "Noto Sans, Noto Sans Arabic, DejaVu Sans, sans-serif"
 
     package enum Weight {
         case regular, semibold, bold
