@@ -153,10 +153,13 @@ struct DeckParser {
         guard let m = members[key], let entries = m.value.members else {
             if let m = members[key], m.value.stringValue == nil {
                 wrongType(
-                    m.value, p, expected: "a string or an object of texts by language, e.g. {\"de\": …, \"en\": …} (\(what))")
+                    m.value, p,
+                    expected: "a string or an object of texts by language, e.g. {\"de\": …, \"en\": …} (\(what))")
                 return nil
             }
-            guard let s = string(members, key, in: path, at: objectPosition, required: required, allowEmpty: allowEmpty, what: what)
+            guard
+                let s = string(
+                    members, key, in: path, at: objectPosition, required: required, allowEmpty: allowEmpty, what: what)
             else { return nil }
             let t = LocalizedText(s, language: language)
             textFields.append((p, members[key]!.value.position, t))
@@ -187,7 +190,9 @@ struct DeckParser {
                 valid = false
                 continue
             }
-            guard let checked = checkedText(s, key: key, path: ep, at: e.value.position, allowEmpty: allowEmpty, what: what)
+            guard
+                let checked = checkedText(
+                    s, key: key, path: ep, at: e.value.position, allowEmpty: allowEmpty, what: what)
             else {
                 valid = false
                 continue
@@ -298,7 +303,8 @@ struct DeckParser {
         }
         deckTexts[.emptyText] = text(
             m, "emptyText", in: "", at: at, required: false, what: "the text when all cards are gone")
-        deckTexts[.attractText] = text(m, "attractText", in: "", at: at, required: false, what: "the attract screen's line")
+        deckTexts[.attractText] = text(
+            m, "attractText", in: "", at: at, required: false, what: "the attract screen's line")
         var idleTimeout: Double?
         if let t = m["idleTimeout"] {
             if case .number(let v) = t.value.value {

@@ -159,9 +159,11 @@ package enum Text {
         // Mirrored (right to left): "left" means the start of the line, the right edge.
         let mirrored = isMirrored(cr)
         let alignment =
-            !mirrored ? style.alignment
-            : style.alignment == PANGO_ALIGN_LEFT ? PANGO_ALIGN_RIGHT
-            : style.alignment == PANGO_ALIGN_RIGHT ? PANGO_ALIGN_LEFT : style.alignment
+            !mirrored
+            ? style.alignment
+            : style.alignment == PANGO_ALIGN_LEFT
+                ? PANGO_ALIGN_RIGHT
+                : style.alignment == PANGO_ALIGN_RIGHT ? PANGO_ALIGN_LEFT : style.alignment
         pango_layout_set_alignment(layout, alignment)
         if mirrored {
             // The whole element is right to left: the paragraph's base direction is RTL for

@@ -62,7 +62,10 @@ import Testing
         choice.select("ar")
         let after = choice.elements(screen: screen, prominent: false)
         #expect(after.first { $0.id == "language:ar" }?.kind == .languageKey(label: "العربية", selected: true))
-        #expect(LanguageChoice(offered: ["de"], deckLanguage: "de", configured: nil).elements(screen: screen, prominent: true).isEmpty)
+        #expect(
+            LanguageChoice(offered: ["de"], deckLanguage: "de", configured: nil).elements(
+                screen: screen, prominent: true
+            ).isEmpty)
         // A row in a narrow title bar falls back to the tags and stays on the screen.
         let narrow = Size(width: 400, height: 240)
         let row = choice.elements(screen: narrow, prominent: false, placement: .row(trailingInset: 56))
@@ -105,7 +108,8 @@ import Testing
         #expect(left.frame.center.x < 500 && mLeft.frame.center.x > 500)
         #expect(mirrored.mirrored() == scene)
         let frame = TouchFrame(
-            time: Instant(nanoseconds: 0), contacts: [TouchContact(id: 1, position: Point(x: 100, y: 50), phase: .began)])
+            time: Instant(nanoseconds: 0),
+            contacts: [TouchContact(id: 1, position: Point(x: 100, y: 50), phase: .began)])
         #expect(frame.mirrored(width: 1000).contacts[0].position == Point(x: 900, y: 50))
     }
 }

@@ -86,7 +86,10 @@ import Testing
         }
         let lines = problems.problems.map { $0.formatted(file: "d.json") }
         #expect(lines.contains { $0.hasPrefix("d.json:2:11: error: title: no \"de\" text (the deck's language") })
-        #expect(lines.contains { $0.hasPrefix("d.json:3:45: error: cards[0].title.english: \"english\" is no language tag") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("d.json:3:45: error: cards[0].title.english: \"english\" is no language tag")
+            })
         #expect(lines.contains { $0.hasPrefix("d.json:3:67: error: cards[0].title.fr: expected a string") })
         #expect(lines.contains { $0.hasPrefix("d.json:4:45: error: cards[1].title.de: language \"de\" appears twice") })
         #expect(lines.contains { $0.contains("cards[2].title: expected a string or an object of texts by language") })

@@ -71,7 +71,8 @@ public struct LanguageChoice: Hashable, Sendable {
             let w = widths.max() ?? 0
             for i in widths.indices {
                 frames.append(
-                    Rect(x: screen.width - margin - w, y: margin + Double(i) * (height + gap), width: w, height: height))
+                    Rect(x: screen.width - margin - w, y: margin + Double(i) * (height + gap), width: w, height: height)
+                )
             }
         case .row(let inset):
             var x = screen.width - inset - margin - widths.reduce(0, +) - gap * Double(widths.count - 1)
@@ -89,7 +90,8 @@ public struct LanguageChoice: Hashable, Sendable {
 
     /// The language whose key is at `point` (in screen points, as drawn), if any.
     public func language(at point: Point, screen: Size, prominent: Bool, placement: Placement = .column) -> String? {
-        for e in elements(screen: screen, prominent: prominent, placement: placement) where e.frame.insetBy(-4).contains(point) {
+        for e in elements(screen: screen, prominent: prominent, placement: placement)
+        where e.frame.insetBy(-4).contains(point) {
             return String(e.id.dropFirst("language:".count))
         }
         return nil

@@ -345,7 +345,8 @@ final class KioskApp {
             guard deliverKey else { break }
             recordVisits()
             if var accessible = deck as? any AccessibleDeck {
-                let text = Self.press(AccessKey(rawValue: key.rawValue) ?? .help, on: &accessible, at: time)
+                let text = Self.press(
+                    languageKey(AccessKey(rawValue: key.rawValue) ?? .help), on: &accessible, at: time)
                 deck = accessible
                 if let text { read(text) }
             }
