@@ -38,14 +38,14 @@ extension KioskApp {
 
     /// Takes the contacts that begin on a language key (they pick the language and reach no
     /// card) and what is left of `frame` for the deck, mirrored for a right-to-left language.
-    func languageFilter(_ frame: TouchFrame) -> TouchFrame? {
+    func languageFilter(_ frame: TouchFrame, prominent: Bool) -> TouchFrame? {
         let width = surface.metrics.size.width
         let rtl = languages.direction == .rightToLeft
         for c in frame.contacts where c.phase == .began {
             // The control is laid out left to right and mirrored with the scene.
             let p = rtl ? Point(x: width - c.position.x, y: c.position.y) : c.position
             if let l = languages.language(
-                at: p, screen: surface.metrics.size, prominent: languageProminent, placement: languagePlacement)
+                at: p, screen: surface.metrics.size, prominent: prominent, placement: languagePlacement)
             {
                 languageSwallowed.insert(c.id)
                 selectLanguage(l, at: frame.time)

@@ -322,8 +322,10 @@ final class KioskApp {
             noteTouchForHeartbeat(at: frame.time)
             if staffTake(frame) { return }
             if closedHoursTake(frame) { return }
+            // The language keys are hit where they were drawn: large on the attract screen.
+            let keysProminent = languageProminent
             let (sessionDeliver, effects) = session.handle(frame)
-            let deliver = sessionDeliver.flatMap { languageFilter($0) }
+            let deliver = sessionDeliver.flatMap { languageFilter($0, prominent: keysProminent) }
             recordVisits()
             apply(effects, at: frame.time)
             syncAttract(at: frame.time)
