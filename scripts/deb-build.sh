@@ -95,6 +95,7 @@ Architecture: $arch
 Maintainer: KioskCards maintainers <maintainers@users.noreply.a-seed-7d4289fb.example>
 Installed-Size: $installed
 Depends: $depends, systemd | systemd-standalone-sysusers
+Recommends: fonts-noto-core, fonts-noto-cjk
 Suggests: libjs-chart.js
 Section: misc
 Priority: optional

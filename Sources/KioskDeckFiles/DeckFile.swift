@@ -46,6 +46,52 @@ package struct DeckFile: Hashable, Sendable {
     package var schedule: Schedule?
     /// The language the texts are in (a BCP 47 tag, "de" by default): speech reads them with its voice.
     package var language = DeckFile.defaultLanguage
+    /// The languages the deck offers visitors, its own `language` first: its "languages" key,
+    /// else every language its texts carry, in the order they first appear.
+    package var languages: [String] = [DeckFile.defaultLanguage]
+    /// The deck-level texts the file wrote, in every language it carries them in (a field the
+    /// file leaves out is absent: the kiosk's own words for it, in the visitor's language).
+    package var texts: [TextField: LocalizedText] = [:]
+    /// Problems that do not stop the deck: translations missing for an offered language.
+    package var warnings: [DeckProblem] = []
+
+    /// A deck-level text that may carry translations.
+    package enum TextField: String, CaseIterable, Hashable, Sendable {
+        case title, leftLabel, rightLabel, emptyText, attractText, warningText, closedText
+
+        /// The kiosk's own word for the field when the deck has none (nil: the field is required).
+        var uiString: UIString? {
+            switch self {
+            case .title: nil
+            case .leftLabel: .no
+            case .rightLabel: .yes
+            case .emptyText: .allDone
+            case .attractText: .tapToStart
+            case .warningText: .stillThere
+            case .closedText: .closed
+            }
+        }
+    }
+
+    /// The deck as a visitor who reads `language` sees it: every text in that language, else
+    /// the deck's `language`; a text the deck leaves out is the kiosk's own word in `language`
+    /// (`UIStrings`, English when it has no such language).
+    package func localized(to visitorLanguage: String) -> DeckFile {
+        var d = self
+        func text(_ field: TextField) -> String? {
+            if let t = texts[field] { return t.resolved(for: visitorLanguage) }
+            return field.uiString.map { UIStrings.text($0, in: visitorLanguage) }
+        }
+        d.title = text(.title) ?? title
+        d.leftLabel = text(.leftLabel) ?? leftLabel
+        d.rightLabel = text(.rightLabel) ?? rightLabel
+        d.emptyText = text(.emptyText) ?? emptyText
+        d.attractText = text(.attractText) ?? attractText
+        d.warningText = text(.warningText) ?? warningText
+        if let closed = text(.closedText) { d.schedule?.closedText = closed }
+        d.cards = cards.map { $0.localized(to: visitorLanguage) }
+        return d
+    }
 
     package init(
         path: String, id: String, version: Int, title: String, layout: DeckLayout, cards: [Card], leftLabel: String,
@@ -69,6 +115,16 @@ package struct DeckFile: Hashable, Sendable {
     package static let defaultEmptyText = "Alle Karten erledigt!"
     package static let defaultAttractText = "Tippen zum Starten"
     package static let defaultLanguage = "de"
+
+    /// A BCP 47-ish tag: 2–3 letters, then "-" parts of 2–8 letters or digits ("de", "en-GB", "zh-Hans").
+    package static func isLanguageTag(_ s: String) -> Bool {
+        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter })
+        else { return false }
+        return parts.dropFirst().allSatisfy { p in
+            (2...8).contains(p.count) && p.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        }
+    }
 
     /// Cards that show a product image.
     var imageCount: Int { cards.filter { $0.imagePath != nil }.count }
@@ -102,6 +158,7 @@ package struct DeckProblem: Hashable, Sendable, CustomStringConvertible {
         case corruptImage
         case imageTooLarge
         case emptyDeck
+        case missingTranslation
     }
 
     var kind: Kind
@@ -110,13 +167,15 @@ package struct DeckProblem: Hashable, Sendable, CustomStringConvertible {
     /// Where in the file; nil when the file could not be read at all.
     var position: TextPosition?
     var message: String
+    /// A warning (the deck is still accepted), not an error.
+    var isWarning = false
 
     /// `deck.json:12:14: cards[2].color: unknown colour "#12G" — …`, the form editors and CI
     /// logs turn into links.
     package func formatted(file: String) -> String {
         let place = position.map { "\(file):\($0.line):\($0.column)" } ?? file
         let field = path.isEmpty ? "" : "\(path): "
-        return "\(place): error: \(field)\(message)"
+        return "\(place): \(isWarning ? "warning" : "error"): \(field)\(message)"
     }
 
     package var description: String { formatted(file: "deck") }

@@ -27,6 +27,7 @@ struct DeckParser {
     static let rootKeys = [
         "$schema", "id", "version", "title", "layout", "cards", "swipe", "emptyText", "attractText",
         "idleTimeout", "warning", "warningText", "partialVisit", "cooldown", "shuffle", "schedule", "language",
+        "languages",
     ]
     static let shuffleKeys = ["pinFirst", "pinLast"]
     static let scheduleKeys = ["open", "closedDates", "closedText", "blank", "wakeOnTouch"]
@@ -35,6 +36,14 @@ struct DeckParser {
     static let swipeKeys = ["left", "right"]
 
     private var problems: [DeckProblem] = []
+    /// The deck's default language ("language"), known before any text is read.
+    private var language = DeckFile.defaultLanguage
+    /// Every language a text carries, in the order first seen.
+    private var seenLanguages: [String] = []
+    /// Every text field the file wrote, for the missing-translation warnings.
+    private var textFields: [(path: String, position: TextPosition, text: LocalizedText)] = []
+    /// The deck-level texts read so far.
+    private var deckTexts: [DeckFile.TextField: LocalizedText] = [:]
     private let checkImage: (String) -> DeckImageCheck
     /// A schedule window's "deck": its resolved path, or what is wrong with it.
     private let checkDeck: (String) -> Result<String, DeckReferenceProblem>
@@ -129,15 +138,130 @@ struct DeckParser {
             wrongType(m.value, p, expected: "a string (\(what))")
             return nil
         }
+        return checkedText(s, key: key, path: p, at: m.value.position, allowEmpty: allowEmpty, what: what)
+    }
+
+    /// `s` when it is a usable text (not blank unless `allowEmpty`, no control characters).
+    private mutating func checkedText(
+        _ s: String, key: String, path p: String, at position: TextPosition, allowEmpty: Bool, what: String
+    ) -> String? {
         if !allowEmpty && s.allSatisfy({ $0.isWhitespace }) {
-            report(.invalidValue, p, m.value.position, "\"\(key)\" is empty; write \(what)")
+            report(.invalidValue, p, position, "\"\(key)\" is empty; write \(what)")
             return nil
         }
         if s.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" }) {
-            report(.invalidValue, p, m.value.position, "\"\(key)\" contains a control character; remove it")
+            report(.invalidValue, p, position, "\"\(key)\" contains a control character; remove it")
             return nil
         }
         return s
+    }
+
+    /// A text a visitor reads: a string in the deck's language, or an object of strings by
+    /// language tag ({"de": "Kaffee", "en": "Coffee"}) that includes the deck's language.
+    private mutating func text(
+        _ members: [String: JSONNode.Member], _ key: String, in path: String, at objectPosition: TextPosition,
+        required: Bool, allowEmpty: Bool = false, what: String
+    ) -> LocalizedText? {
+        let p = Self.join(path, key)
+        guard let m = members[key], let entries = m.value.members else {
+            if let m = members[key], m.value.stringValue == nil {
+                wrongType(
+                    m.value, p,
+                    expected: "a string or an object of texts by language, e.g. {\"de\": …, \"en\": …} (\(what))")
+                return nil
+            }
+            guard
+                let s = string(
+                    members, key, in: path, at: objectPosition, required: required, allowEmpty: allowEmpty, what: what)
+            else { return nil }
+            let t = LocalizedText(s, language: language)
+            textFields.append((p, members[key]!.value.position, t))
+            return t
+        }
+        var texts: [String: String] = [:]
+        var firstLine: [String: Int] = [:]
+        var valid = true
+        for e in entries {
+            let ep = "\(p).\(e.key)"
+            guard Self.isLanguageTag(e.key) else {
+                report(
+                    .invalidValue, ep, e.keyPosition,
+                    "\"\(Excerpt.of(e.key))\" is no language tag; write a code such as \"de\", \"en-GB\" or \"ar\"")
+                valid = false
+                continue
+            }
+            if let line = firstLine[e.key] {
+                report(
+                    .duplicateKey, ep, e.keyPosition,
+                    "language \"\(e.key)\" appears twice (first at line \(line)); remove one")
+                valid = false
+                continue
+            }
+            firstLine[e.key] = e.keyPosition.line
+            guard let s = e.value.stringValue else {
+                wrongType(e.value, ep, expected: "a string (\(what) in \(e.key))")
+                valid = false
+                continue
+            }
+            guard
+                let checked = checkedText(
+                    s, key: key, path: ep, at: e.value.position, allowEmpty: allowEmpty, what: what)
+            else {
+                valid = false
+                continue
+            }
+            texts[e.key] = checked
+            if !seenLanguages.contains(e.key) { seenLanguages.append(e.key) }
+        }
+        if texts[language] == nil && valid {
+            report(
+                .missingKey, p, m.value.position,
+                "no \"\(language)\" text (the deck's language, which every other language falls back to); add \"\(language)\": \"…\""
+            )
+            valid = false
+        }
+        guard valid else { return nil }
+        let t = LocalizedText(texts: texts, defaultLanguage: language)
+        textFields.append((p, m.value.position, t))
+        return t
+    }
+
+    /// The "languages" the deck offers: its own first, then the listed ones, else the ones its texts carry.
+    private mutating func offeredLanguages(_ m: [String: JSONNode.Member]) -> [String] {
+        var out = [language]
+        guard let node = m["languages"]?.value else {
+            for l in seenLanguages where !out.contains(l) { out.append(l) }
+            return out
+        }
+        guard let elements = node.elements else {
+            wrongType(node, "languages", expected: "an array of language tags, e.g. [\"de\", \"en\", \"ar\"]")
+            return out
+        }
+        for (i, e) in elements.enumerated() {
+            guard let tag = e.stringValue, Self.isLanguageTag(tag) else {
+                report(
+                    .invalidValue, "languages[\(i)]", e.position,
+                    "expected a language tag such as \"en\", \"fr\" or \"zh\"")
+                continue
+            }
+            if !out.contains(tag) { out.append(tag) }
+        }
+        return out
+    }
+
+    /// A warning for every text that lacks an offered language (its visitors read the fallback).
+    private func missingTranslations(offered: [String]) -> [DeckProblem] {
+        guard offered.count > 1 else { return [] }
+        return textFields.compactMap { f in
+            let missing = offered.filter { !f.text.has($0) }
+            guard !missing.isEmpty else { return nil }
+            let names = missing.map { "\"\($0)\"" }.joined(separator: ", ")
+            return DeckProblem(
+                kind: .missingTranslation, path: f.path, position: f.position,
+                message: "no text in \(names); visitors who pick \(missing.count == 1 ? "it" : "them") read the"
+                    + " \"\(language)\" text — add \(missing.map { "\"\($0)\": \"…\"" }.joined(separator: ", "))",
+                isWarning: true)
+        }
     }
 
     // MARK: - Deck
@@ -152,7 +276,19 @@ struct DeckParser {
                 "deck id \"\(Excerpt.of(id))\" may use only letters, digits, '-', '_' and '.', at most 64 characters")
         }
         let version = integer(m, "version", in: "", at: at, range: 1...Int(Int32.max), what: "the deck's version")
-        let title = string(m, "title", in: "", at: at, required: true, what: "the deck's title")
+        if let l = string(m, "language", in: "", at: at, required: false, what: "the deck's language, e.g. \"de\"") {
+            if Self.isLanguageTag(l) {
+                language = l
+            } else if let node = m["language"] {
+                report(
+                    .invalidValue, "language", node.value.position,
+                    "language \"\(Excerpt.of(l))\" is no language tag; write a code such as \"de\", \"en-GB\" or \"ar\""
+                )
+            }
+        }
+
+        let title = text(m, "title", in: "", at: at, required: true, what: "the deck's title")
+        deckTexts[.title] = title
 
         var layout: DeckLayout?
         if let l = m["layout"] {
@@ -173,32 +309,15 @@ struct DeckParser {
             report(.missingKey, "layout", at, "missing \"layout\" (\"stack\" or \"list\")")
         }
 
-        var leftLabel = DeckFile.defaultLeftLabel
-        var rightLabel = DeckFile.defaultRightLabel
         if let s = m["swipe"], let sm = object(s.value, "swipe", keys: Self.swipeKeys, what: "the swipe labels") {
             let what = "the label shown while dragging, e.g. \"Ja\""
-            leftLabel = string(sm, "left", in: "swipe", at: s.value.position, required: false, what: what) ?? leftLabel
-            rightLabel =
-                string(sm, "right", in: "swipe", at: s.value.position, required: false, what: what) ?? rightLabel
+            deckTexts[.leftLabel] = text(sm, "left", in: "swipe", at: s.value.position, required: false, what: what)
+            deckTexts[.rightLabel] = text(sm, "right", in: "swipe", at: s.value.position, required: false, what: what)
         }
-        let emptyText =
-            string(m, "emptyText", in: "", at: at, required: false, what: "the text when all cards are gone")
-            ?? DeckFile.defaultEmptyText
-        let attractText =
-            string(m, "attractText", in: "", at: at, required: false, what: "the attract screen's line")
-            ?? DeckFile.defaultAttractText
-        var language = DeckFile.defaultLanguage
-        if let l = string(m, "language", in: "", at: at, required: false, what: "the deck's language, e.g. \"de\"") {
-            if Self.isLanguageTag(l) {
-                language = l
-            } else if let node = m["language"] {
-                report(
-                    .invalidValue, "language", node.value.position,
-                    "language \"\(Excerpt.of(l))\" is no language tag; write a code such as \"de\", \"en-GB\" or \"ar\""
-                )
-            }
-        }
-
+        deckTexts[.emptyText] = text(
+            m, "emptyText", in: "", at: at, required: false, what: "the text when all cards are gone")
+        deckTexts[.attractText] = text(
+            m, "attractText", in: "", at: at, required: false, what: "the attract screen's line")
         var idleTimeout: Double?
         if let t = m["idleTimeout"] {
             if case .number(let v) = t.value.value {
@@ -252,9 +371,7 @@ struct DeckParser {
                 "warning \(jsonNumber(warning, decimals: 6)) s is longer than idleTimeout \(jsonNumber(t, decimals: 6)) s;"
                     + " make it shorter or raise idleTimeout")
         }
-        let warningText =
-            string(m, "warningText", in: "", at: at, required: false, what: "the countdown's line")
-            ?? InactivityWarning.defaultText
+        deckTexts[.warningText] = text(m, "warningText", in: "", at: at, required: false, what: "the countdown's line")
         var partialVisit = VisitorSession.PartialVisitPolicy.keep
         if let p = m["partialVisit"] {
             if let s = p.value.stringValue, let policy = VisitorSession.PartialVisitPolicy(rawValue: s) {
@@ -270,13 +387,22 @@ struct DeckParser {
         let order = shuffle(m, cards: cards)
         let schedule = m["schedule"].flatMap { self.schedule($0.value) }
 
+        let languages = offeredLanguages(m)
         guard let id, let version, let title, let layout else { return nil }
+        func base(_ field: DeckFile.TextField, _ fallback: String) -> String {
+            deckTexts[field]?.resolved(for: language) ?? fallback
+        }
         var deck = DeckFile(
-            path: filePath, id: id, version: version, title: title, layout: layout, cards: cards,
-            leftLabel: leftLabel, rightLabel: rightLabel, emptyText: emptyText, attractText: attractText,
-            idleTimeoutSeconds: idleTimeout)
+            path: filePath, id: id, version: version, title: title.resolved(for: language), layout: layout,
+            cards: cards, leftLabel: base(.leftLabel, DeckFile.defaultLeftLabel),
+            rightLabel: base(.rightLabel, DeckFile.defaultRightLabel),
+            emptyText: base(.emptyText, DeckFile.defaultEmptyText),
+            attractText: base(.attractText, DeckFile.defaultAttractText), idleTimeoutSeconds: idleTimeout)
         deck.warningSeconds = warning
-        deck.warningText = warningText
+        deck.warningText = base(.warningText, InactivityWarning.defaultText)
+        deck.languages = languages
+        deck.texts = deckTexts
+        deck.warnings = missingTranslations(offered: languages)
         deck.partialVisit = partialVisit
         deck.cooldownSeconds = cooldown ?? 0
         deck.order = order
@@ -353,11 +479,10 @@ struct DeckParser {
                 valid = false
             }
         }
-        let closedText =
-            string(
-                m, "closedText", in: "schedule", at: node.position, required: false,
-                what: "the closed-hours screen's text")
-            ?? Schedule.defaultClosedText
+        let closedTexts = text(
+            m, "closedText", in: "schedule", at: node.position, required: false, what: "the closed-hours screen's text")
+        deckTexts[.closedText] = closedTexts
+        let closedText = closedTexts?.resolved(for: language) ?? Schedule.defaultClosedText
         let blank = bool(m, "blank", path: "schedule.blank") ?? false
         let wake = bool(m, "wakeOnTouch", path: "schedule.wakeOnTouch") ?? true
         let schedule = Schedule(
@@ -557,15 +682,7 @@ struct DeckParser {
         return VisitOrder(shuffle: true, pinnedFirst: first, pinnedLast: last)
     }
 
-    /// A BCP 47-ish tag: 2–3 letters, then "-" parts of 2–8 letters or digits ("de", "en-GB", "zh-Hans").
-    static func isLanguageTag(_ s: String) -> Bool {
-        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
-        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter })
-        else { return false }
-        return parts.dropFirst().allSatisfy { p in
-            (2...8).contains(p.count) && p.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
-        }
-    }
+    static func isLanguageTag(_ s: String) -> Bool { DeckFile.isLanguageTag(s) }
 
     private mutating func integer(
         _ members: [String: JSONNode.Member], _ key: String, in path: String, at objectPosition: TextPosition,
@@ -606,9 +723,9 @@ struct DeckParser {
             report(.invalidValue, "\(path).id", m["id"]!.value.position, "card id is longer than 128 characters")
             valid = false
         }
-        let title = string(m, "title", in: path, at: at, required: true, what: "the card's title")
+        let title = text(m, "title", in: path, at: at, required: true, what: "the card's title")
 
-        var subtitle = ""
+        var subtitle: LocalizedText?
         if m["subtitle"] != nil && m["body"] != nil {
             report(
                 .conflictingKeys, "\(path).body", m["body"]!.keyPosition,
@@ -616,8 +733,7 @@ struct DeckParser {
             valid = false
         }
         for key in ["subtitle", "body"] where m[key] != nil {
-            if let s = string(m, key, in: path, at: at, required: false, allowEmpty: true, what: "the card's body text")
-            {
+            if let s = text(m, key, in: path, at: at, required: false, allowEmpty: true, what: "the card's body text") {
                 subtitle = s
             } else {
                 valid = false
@@ -682,9 +798,13 @@ struct DeckParser {
         }
 
         guard valid, let id, let title, let colours else { return nil }
-        return Card(
-            id: id, title: title, subtitle: subtitle, color: colours.color, accent: colours.accent,
-            imagePath: imagePath, tags: tags)
+        var card = Card(
+            id: id, title: title.resolved(for: language), subtitle: subtitle?.resolved(for: language) ?? "",
+            color: colours.color, accent: colours.accent, imagePath: imagePath, tags: tags)
+        // Translations only where there are some, so a one-language card stays as it was.
+        if title.texts.count > 1 { card.localizedTitle = title }
+        if let subtitle, subtitle.texts.count > 1 { card.localizedSubtitle = subtitle }
+        return card
     }
 
     /// The card's colour and a text colour that reads on it, from "color" or "theme".

@@ -19,10 +19,11 @@ package struct ElementPainter {
 
     /// Corner radius of the element's outline, which its shadow follows.
     package static func cornerRadius(_ kind: ElementKind) -> Double {
-        switch kind {
+        switch kind.unmirrored {
         case .card, .stamp: 22
         case .row, .deleteArea: 5
         case .button: 22
+        case .languageKey: 12
         default: 0
         }
     }
@@ -36,6 +37,27 @@ package struct ElementPainter {
         let w = size.width
         let h = size.height
         switch kind {
+        case .mirrored(let inner):
+            // Right to left: the element's insides swap sides. Text and photos undo the
+            // mirror where they are drawn (`Text.measure`, `paintImage`), so they stay readable.
+            cairo_save(cr)
+            cairo_translate(cr, w, 0)
+            cairo_scale(cr, -1, 1)
+            paint(inner, size: size, cr: cr)
+            cairo_restore(cr)
+        case .languageKey(let label, let selected):
+            // Filled in the tint when it is the visitor's language, outlined otherwise.
+            Draw.roundedRect(cr, x: 1, y: 1, width: w - 2, height: h - 2, radius: Self.cornerRadius(kind))
+            Draw.setColor(cr, selected ? Self.tint : .white)
+            cairo_fill_preserve(cr)
+            Draw.setColor(cr, Self.tint)
+            cairo_set_line_width(cr, 2)
+            cairo_stroke(cr)
+            let style = Text.Style(
+                size: h > 44 ? 19 : 16, weight: .semibold, color: selected ? .white : Self.tint, maxLines: 1,
+                alignment: PANGO_ALIGN_CENTER)
+            let th = Text.show(label, cr: cr, x: 0, y: 0, width: w - 8, style: style, draw: false)
+            Text.show(label, cr: cr, x: 4, y: (h - th) / 2, width: w - 8, style: style)
         case .card(let card): paintCard(card, w: w, h: h, cr: cr)
         case .row(let card): paintRow(card, w: w, h: h, cr: cr)
         case .deleteArea:
@@ -238,6 +260,11 @@ package struct ElementPainter {
             cairo_paint(cr)
             return
         }
+        if Text.isMirrored(cr) {
+            // A photo reads the same in every language (its clip is symmetric).
+            cairo_translate(cr, w, 0)
+            cairo_scale(cr, -1, 1)
+        }
         let k = max(w / Double(image.width), h / Double(image.height))
         cairo_translate(cr, (w - Double(image.width) * k) / 2, (h - Double(image.height) * k) / 2)
         cairo_scale(cr, k, k)
@@ -279,7 +306,15 @@ package struct ElementPainter {
                 case .dismissRight: (.checkmark, Color(rgb: 0x34C759))
                 default: (.undo, Color(rgb: 0x8E8E93))
                 }
+            // ✓ and ✗ read the same in every language; undo's arrow turns with the layout.
+            let keep = role != .undo && Text.isMirrored(cr)
+            if keep {
+                cairo_save(cr)
+                cairo_translate(cr, w, 0)
+                cairo_scale(cr, -1, 1)
+            }
             Icon.draw(icon, cr: cr, cx: w / 2, cy: h / 2, size: s * 0.45, color: color)
+            if keep { cairo_restore(cr) }
         case .remove:
             // The accessible "Karte entfernen": a capsule with its words.
             Draw.setColor(cr, Self.destructive)

@@ -92,7 +92,7 @@ package final class SceneRenderer {
     /// Kinds worth drawing on the preparation thread: whole cards and pages (text, gradient,
     /// photo, a large shadow). Rows, bars and labels are cheap and drawn in the frame.
     static func drawnAhead(_ kind: ElementKind) -> Bool {
-        switch kind {
+        switch kind.unmirrored {
         case .card, .detailPage: true
         default: false
         }
@@ -300,7 +300,7 @@ package final class SceneRenderer {
     private func draw(_ key: SurfaceCache.Key, pixelsPerPoint k: Double, frameStart: Int) -> ElementImage? {
         // Decided before drawing: a photo that arrives mid-draw only costs one more redraw.
         var pending: String?
-        if case .card(let card) = key.kind, let path = card.imagePath, let images,
+        if case .card(let card) = key.kind.unmirrored, let path = card.imagePath, let images,
             images.image(at: path) == nil, !images.isSettled(path)
         {
             pending = path
@@ -322,7 +322,8 @@ package final class SceneRenderer {
         if let (other, image) = surfaces.closest(to: key) { return (image, other) }
         var plain = key
         plain.shadowRadius = 0
-        switch key.kind {
+        let isMirrored = key.kind != key.kind.unmirrored
+        switch key.kind.unmirrored {
         case .card(var card):
             (card.title, card.subtitle, card.imagePath) = ("", "", nil)
             plain.kind = .card(card)
@@ -331,6 +332,7 @@ package final class SceneRenderer {
             plain.kind = .detailPage(card, backTitle: "")
         default: return nil
         }
+        if isMirrored { plain.kind = plain.kind.mirrored }
         if let cached = surfaces.lookup(plain) { return (cached, plain) }
         guard let drawn = draw(plain, pixelsPerPoint: Double(key.pixelsPerPoint) / 1000, frameStart: frameStart)
         else { return nil }

@@ -10,7 +10,7 @@ import KioskSystem
 package enum Text {
     /// The families tried first; fontconfig falls back per character beyond them
     /// (Noto Sans Arabic, Noto Sans CJK, Noto Color Emoji, DejaVu…).
-    static let families = "Noto Sans, DejaVu Sans, sans-serif"
+    static let families = "Noto Sans, Noto Sans Arabic, DejaVu Sans, sans-serif"
 
     package enum Weight {
         case regular, semibold, bold
@@ -81,8 +81,20 @@ package enum Text {
         let height = Double(logical.height) / Double(PANGO_SCALE)
         if draw {
             Draw.setColor(cr, style.color)
-            cairo_move_to(cr, x, y)
-            pango_cairo_show_layout(cr, layout)
+            if isMirrored(cr) {
+                // Inside a mirrored (right-to-left) element: flip back within the text's own
+                // box, so the glyphs read normally and the box stays where the mirror put it.
+                cairo_save(cr)
+                cairo_translate(cr, x + width, y)
+                cairo_scale(cr, -1, 1)
+                cairo_move_to(cr, 0, 0)
+                pango_cairo_update_layout(cr, layout)
+                pango_cairo_show_layout(cr, layout)
+                cairo_restore(cr)
+            } else {
+                cairo_move_to(cr, x, y)
+                pango_cairo_show_layout(cr, layout)
+            }
         }
         return Measure(
             height: height, width: Double(logical.width) / Double(PANGO_SCALE),
@@ -120,6 +132,14 @@ package enum Text {
         return Int(pango_layout_get_unknown_glyphs_count(layout))
     }
 
+    /// Whether `cr` draws mirrored (a right-to-left element, `ElementKind.mirrored`): its
+    /// user space has a negative determinant.
+    package static func isMirrored(_ cr: OpaquePointer) -> Bool {
+        var m = cairo_matrix_t()
+        cairo_get_matrix(cr, &m)
+        return m.xx * m.yy - m.xy * m.yx < 0
+    }
+
     private static func makeLayout(
         _ text: String, cr: OpaquePointer, width: Double, maxHeight: Double?, style: Style
     ) -> OpaquePointer {
@@ -136,7 +156,23 @@ package enum Text {
         pango_layout_set_font_description(layout, desc)
         pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
         pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
-        pango_layout_set_alignment(layout, style.alignment)
+        // Mirrored (right to left): "left" means the start of the line, the right edge.
+        let mirrored = isMirrored(cr)
+        let alignment =
+            !mirrored
+            ? style.alignment
+            : style.alignment == PANGO_ALIGN_LEFT
+                ? PANGO_ALIGN_RIGHT
+                : style.alignment == PANGO_ALIGN_RIGHT ? PANGO_ALIGN_LEFT : style.alignment
+        pango_layout_set_alignment(layout, alignment)
+        if mirrored {
+            // The whole element is right to left: the paragraph's base direction is RTL for
+            // every text in it (a Latin product name too), so "left" alignment is the right
+            // edge and neutral characters (punctuation, digits) order as in Arabic.
+            pango_context_set_base_dir(pango_layout_get_context(layout), PANGO_DIRECTION_RTL)
+            pango_layout_set_auto_dir(layout, 0)
+            pango_layout_context_changed(layout)
+        }
         pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
         if style.maxLines > 0 {
             pango_layout_set_height(layout, Int32(-style.maxLines))

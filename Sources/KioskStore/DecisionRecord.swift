@@ -31,6 +31,8 @@ package struct DecisionRecord: Hashable, Sendable {
     package var clockSynced: Bool?
     /// Inside the deck's cooldown after the visit's previous decision (stored flagged).
     package var tooFast = false
+    /// The language the visitor read the deck in (a BCP 47 tag); nil when unknown.
+    package var language: String?
 
     /// "2024-05-01T12:34:56.789Z".
     package var wallTimeISO: String { WallClock.iso8601(milliseconds: wallTimeMs) }

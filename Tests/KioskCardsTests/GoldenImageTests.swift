@@ -255,3 +255,55 @@ import Testing
         RenderFixtures.expectMatchesGolden(panel, "rotation-90")
     }
 }
+
+/// Decks in the visitor's language (docs/LANGUAGES.md): `render --lang` draws what the kiosk
+/// shows a visitor who picked that language, with the language control in the top-right corner.
+@Suite struct LanguageGoldenTests {
+    func scene(_ layout: DeckLayout?, _ gesture: String?, language: String, atMs: Double = 0) throws -> Scene {
+        let file = try RenderInputs.deck(path: RenderDeckTests.examples + "/multilingual.json", layout: layout)
+        return try RenderInputs.scene(
+            deck: file, size: GoldenImageTests.size, gesture: gesture, scriptPath: nil, atMs: atMs, language: language)
+    }
+
+    func check(_ scene: Scene, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        GoldenImageTests().check(scene, name, sourceLocation: sourceLocation)
+    }
+
+    /// Arabic, right to left: the stack's text right-aligned, ✓ left of ✗, undo on the right.
+    @Test func arabicStack() throws {
+        let s = try scene(nil, "tap 500 300", language: "ar", atMs: 1000)
+        let yes = try #require(s.elements.first { $0.kind.unmirrored == .button(.dismissRight) })
+        let no = try #require(s.elements.first { $0.kind.unmirrored == .button(.dismissLeft) })
+        #expect(yes.frame.center.x < no.frame.center.x)
+        #expect(s.elements.contains { $0.kind == .mirrored(.languageKey(label: "العربية", selected: true)) })
+        check(s, "lang-ar-stack")
+    }
+
+    /// Arabic, a finger dragging the card to the right: the "لاحقاً" (later: the left label) stamp in the card's
+    /// lower right corner — the mirror of a left-to-right deck's left swipe.
+    @Test func arabicStackDrag() throws {
+        let s = try scene(nil, "drag 150 20", language: "ar")
+        let stamp = try #require(s.elements.first { if case .stamp = $0.kind.unmirrored { true } else { false } })
+        guard case .stamp(let text, _, let side) = stamp.kind.unmirrored else { return }
+        #expect(text == "لاحقاً" && side == .left)
+        check(s, "lang-ar-stack-drag")
+    }
+
+    /// Arabic list: title right-aligned, "+" on the left, chevrons pointing left at the rows' left ends.
+    @Test func arabicList() throws {
+        let s = try scene(.list, "tap 300 20", language: "ar", atMs: 500)
+        let add = try #require(s.elements.first { $0.kind.unmirrored == .button(.add) })
+        #expect(add.frame.center.x < GoldenImageTests.size.width / 2)
+        check(s, "lang-ar-list")
+    }
+
+    /// The same deck in English and in Chinese, on the attract screen (the control at its larger size).
+    @Test func englishAndChinese() throws {
+        let en = try scene(nil, nil, language: "en", atMs: 200)
+        #expect(en.elements.contains { $0.kind == .label(text: "Tap to start", color: Color(rgb: 0x3A3A3C)) })
+        check(en, "lang-en-attract")
+        let zh = try scene(nil, "tap 500 300", language: "zh", atMs: 1000)
+        #expect(zh.elements.contains { if case .card(let c) = $0.kind { c.title == "欢迎光临！" } else { false } })
+        check(zh, "lang-zh-stack")
+    }
+}

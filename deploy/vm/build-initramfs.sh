@@ -4,7 +4,7 @@
 #   base (cached in $VM_CACHE/initramfs, rebuilt only when its inputs change): busybox-static
 #     and its applet links, the kernel modules with their dependencies (resolved from
 #     modules.dep, load order in /etc/kiosk/modules), evemu-tools with their libraries, fonts
-#     (a DejaVu + Noto subset, Noto Color Emoji, a Noto Sans CJK JP subset), fonts.conf and a
+#     (a DejaVu + Noto subset with Noto Sans Arabic, Noto Color Emoji, a Noto Sans CJK JP subset), fonts.conf and a
 #     prebuilt fontconfig cache;
 #   app (rebuilt every time, a second or so): /init, the guest helpers, the KioskCards binary
 #     and its ldd closure, extra binaries, examples/ at /opt/kioskcards/examples, and the
@@ -58,6 +58,8 @@ fonts=${KIOSK_VM_FONTS:-"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 /usr/share/fonts/truetype/noto/NotoSans-Regular.ttf
 /usr/share/fonts/truetype/noto/NotoSans-Bold.ttf
 /usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf
+/usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf
+/usr/share/fonts/truetype/noto/NotoSansArabic-Bold.ttf
 /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf"}
 # CJK: the Japanese face of Noto Sans CJK Regular cut down to CJK punctuation, kana, full-width
 # forms and the unified ideographs (11 MB instead of the 19 MB collection), so CJK titles show

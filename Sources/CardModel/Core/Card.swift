@@ -12,6 +12,11 @@ public struct Card: Hashable, Sendable, Identifiable {
     /// Path of a product image, already resolved by the app; nil for none.
     public var imagePath: String?
     public var tags: [String]
+    /// The title in every language the deck carries it in (nil: `title` only); `localized(to:)`
+    /// picks the visitor's.
+    public var localizedTitle: LocalizedText?
+    /// The subtitle in every language the deck carries it in (nil: `subtitle` only).
+    public var localizedSubtitle: LocalizedText?
 
     public init(
         id: String, title: String, subtitle: String = "", color: Color, accent: Color = .white,

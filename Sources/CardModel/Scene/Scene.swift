@@ -38,7 +38,7 @@ public enum ButtonRole: String, Hashable, Sendable {
 }
 
 /// What an element is; the renderer draws each kind its own way.
-public enum ElementKind: Hashable, Sendable {
+public indirect enum ElementKind: Hashable, Sendable {
     /// A card of the stack.
     case card(Card)
     /// A row of the list.
@@ -70,6 +70,12 @@ public enum ElementKind: Hashable, Sendable {
     case staffKey(label: String)
     /// The keyboard / switch focus: a ring drawn just inside `frame` around the focused thing.
     case focusRing
+    /// A key of the language control: a language's own name ("Français"); `selected` marks
+    /// the visitor's current language.
+    case languageKey(label: String, selected: Bool)
+    /// `kind` drawn mirrored left to right, for a right-to-left language (`Scene.mirrored`):
+    /// its insides swap sides, while text and photos stay readable.
+    case mirrored(ElementKind)
 }
 
 /// One thing to draw.

@@ -1,4 +1,5 @@
 import CardModel
+import KioskDeckFiles
 import KioskDisplay
 import KioskInput
 import KioskSystem
@@ -43,6 +44,14 @@ extension KioskConfig {
                 return "1 to 64 letters, digits, '-', '_' or '.'"
             }
             c.kioskID = v
+            return nil
+        },
+        Option(
+            name: "language", value: "TAG",
+            help: "the language each visit starts in (default: the deck's); visitors pick others on screen"
+        ) { c, v in
+            guard DeckFile.isLanguageTag(v) else { return "a language tag such as de, en, fr, tr, ar or zh" }
+            c.language = v
             return nil
         },
         Option(name: "rotation", value: "DEG", help: "panel rotation clockwise: 0, 90, 180 or 270") { c, v in

@@ -18,6 +18,8 @@ struct KioskConfig: Hashable, Sendable {
     var dataDirectory = "/var/lib/kioskcards"
     /// Stored with every decision; nil: the host name.
     var kioskID: String?
+    /// The language every visit starts in (docs/LANGUAGES.md); nil: the deck's `language`.
+    var language: String?
     /// How the panel is turned (picture and touch together).
     /// nil: the connector's "panel orientation" property, else upright. An explicit 0
     /// overrides a panel orientation.

@@ -38,6 +38,12 @@ final class KioskApp {
     var deckLoads: LoopDelivery<(path: String, result: Result<DeckFile, DeckProblems>)>?
     /// A window's deck read while a visitor was busy: shown when the visit ends.
     var readyDeck: DeckFile?
+    /// `deckFile` in the visitor's language (what the screen shows and speech reads).
+    var shownDeck: DeckFile
+    /// The visitor's language (KioskApp+Language).
+    var languages: LanguageChoice
+    /// Contacts that began on the language control (they reach no card).
+    var languageSwallowed: Set<Int> = []
     var deck: any CardDeck
     var session: VisitorSession
     private var visits: VisitRecorder
@@ -55,7 +61,7 @@ final class KioskApp {
     private var inFlightInput: Instant?
     private var contactsDown: Set<Int> = []
     /// What the deck was last told about the attract screen (nil: a visitor is here).
-    private var attractShownSince: Instant?
+    var attractShownSince: Instant?
     private var wakeupTimer: Int?
     private var imagesToken: Int?
     private var preparedToken: Int?
@@ -106,8 +112,12 @@ final class KioskApp {
         let now = MonotonicClock.now()
         visitOrder = KioskApp.visitOrder(deckFile)
         cooldown = DecisionCooldown(seconds: deckFile.cooldownSeconds)
+        let languages = KioskApp.languageChoice(deckFile, config: config)
+        self.languages = languages
+        shownDeck = deckFile.localized(to: languages.current)
         deck = KioskApp.makeDeck(
-            deckFile, cards: visitOrder, metrics: surface.metrics, buttons: config.buttons, at: now)
+            shownDeck, cards: visitOrder.map { $0.localized(to: languages.current) }, metrics: surface.metrics,
+            buttons: config.buttons, at: now)
         session = VisitorSession(policy: config.sessionPolicy(deck: deckFile), now: now, newSessionID: RandomID.uuid)
         visits = VisitRecorder(
             kioskID: kioskID, deckID: deckFile.id, deckVersion: deckFile.version, deckCardCount: deckFile.cards.count)
@@ -340,7 +350,10 @@ final class KioskApp {
             noteTouchForHeartbeat(at: frame.time)
             if staffTake(frame) { return }
             if closedHoursTake(frame) { return }
-            let (deliver, effects) = session.handle(frame)
+            // The language keys are hit where they were drawn: large on the attract screen.
+            let keysProminent = languageProminent
+            let (sessionDeliver, effects) = session.handle(frame)
+            let deliver = sessionDeliver.flatMap { languageFilter($0, prominent: keysProminent) }
             recordVisits()
             apply(effects, at: frame.time)
             syncAttract(at: frame.time)
@@ -363,7 +376,8 @@ final class KioskApp {
             guard deliverKey else { break }
             recordVisits()
             if var accessible = deck as? any AccessibleDeck {
-                let text = Self.press(AccessKey(rawValue: key.rawValue) ?? .help, on: &accessible, at: time)
+                let text = Self.press(
+                    languageKey(AccessKey(rawValue: key.rawValue) ?? .help), on: &accessible, at: time)
                 deck = accessible
                 if let text { read(text) }
             }
@@ -380,8 +394,8 @@ final class KioskApp {
     private func read(_ text: String) {
         let worker = speech ?? Speech()
         speech = worker
-        worker.say(text, language: deckFile.language, to: .discard)
-        Log.info("speech: reading \"\(text)\" (\(deckFile.language)); no audio output yet")
+        worker.say(text, language: languages.current, to: .discard)
+        Log.info("speech: reading \"\(text)\" (\(languages.current)); no audio output yet")
     }
 
     /// Performs what `key` means to `deck` now; returns the text to read aloud, if that is what it means.
@@ -414,8 +428,11 @@ final class KioskApp {
         let began = MonotonicClock.now()
         let base =
             hours?.isClosed == true
-            ? OpeningHours.closedScene(text: primaryDeck.schedule?.closedText ?? "", screen: surface.metrics.size)
-            : InactivityWarning.overlay(deck.scene(at: t), session.warning(at: t), text: deckFile.warningText)
+            ? OpeningHours.closedScene(
+                text: primaryDeck.localized(to: languages.current).schedule?.closedText ?? "",
+                screen: surface.metrics.size)
+            : InactivityWarning.overlay(
+                composed(deck.scene(at: t)), session.warning(at: t), text: shownDeck.warningText)
         let scene = staffOverlay(base)
         let damage = surface.renderer.render(scene, into: surface.frame)
         unshownDamage = unshownDamage.union(damage)
@@ -459,7 +476,7 @@ final class KioskApp {
     }
 
     /// Tells the deck whether the attract screen is up, when the session's phase changed.
-    private func syncAttract(at time: Instant) {
+    func syncAttract(at time: Instant) {
         let since = session.phase == .attract ? (session.attractSince ?? time) : nil
         guard since != attractShownSince else { return }
         attractShownSince = since
@@ -483,6 +500,7 @@ final class KioskApp {
             var record = DecisionRecord(
                 d, kioskID: kioskID, sessionID: session.sessionID, deck: deckFile, wallNow: wall, monotonicNow: mono)
             record.tooFast = cooldown.isTooFast(d)
+            record.language = languages.current
             let ticket = store.enqueue(record)
             Log.info(
                 "decision: \(d.action.rawValue) card '\(d.cardID)' after \(jsonNumber(d.dwellSeconds, decimals: 2)) s"
@@ -570,7 +588,11 @@ final class KioskApp {
     func startVisit(at time: Instant) {
         visitOrder = KioskApp.visitOrder(deckFile)
         cooldown = DecisionCooldown(seconds: deckFile.cooldownSeconds)
-        deck.reset(cards: visitOrder, at: time)
+        if resetLanguageForNextVisitor() {
+            rebuildDeck(at: time)
+        } else {
+            deck.reset(cards: visitOrder.map { $0.localized(to: languages.current) }, at: time)
+        }
         display.requestFrame()
     }
 
@@ -612,16 +634,11 @@ final class KioskApp {
         visitOrder = KioskApp.visitOrder(file)
         cooldown = DecisionCooldown(seconds: file.cooldownSeconds)
         session.policy = config.sessionPolicy(deck: file)
-        if file.layout != deckFile.layout {
-            deck = KioskApp.makeDeck(
-                file, cards: visitOrder, metrics: surface.metrics, buttons: config.buttons, at: now)
-            attractShownSince = nil
-            syncAttract(at: now)
-        } else {
-            deck.reset(cards: visitOrder, at: now)
-            deck.attractText = file.attractText
-        }
         deckFile = file
+        languages = KioskApp.languageChoice(file, config: config)
+        rebuildDeck(at: now)
+        attractShownSince = nil
+        syncAttract(at: now)
         health.update { $0.deckApplied = "\(file.id)@\(file.version)" }
         rescheduleSession()
         checkSchedule()
@@ -658,8 +675,7 @@ final class KioskApp {
         staffEntry.screen = surface.metrics.size
         preparedCardID = nil
         watchImages()
-        deck = KioskApp.makeDeck(
-            deckFile, cards: visitOrder, metrics: surface.metrics, buttons: config.buttons, at: MonotonicClock.now())
+        rebuildDeck(at: MonotonicClock.now())
         attractShownSince = nil
         syncAttract(at: MonotonicClock.now())
         input?.setDisplay(panel: panelPoints(), rotation: display.rotation)

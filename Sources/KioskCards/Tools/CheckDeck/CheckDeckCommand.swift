@@ -13,7 +13,9 @@ enum CheckDeckCommand {
             A valid stack deck is also laid out as the kiosk draws it: a title longer than three
             lines or a subtitle longer than the card has room for is reported as
             FILE:LINE:COLUMN: warning: FIELD: … (the card is 320×440 points on every panel, so
-            what is cut on the smallest panel is cut on all of them); warnings keep status 0.
+            what is cut on the smallest panel is cut on all of them), and so is a text without
+            a translation into a language the deck offers (docs/LANGUAGES.md); warnings keep
+            status 0.
             """,
         options: [],
         positional: CommandPositional(name: "FILE", help: "a deck file (JSON)", count: .oneOrMore) { files, v in
@@ -44,6 +46,7 @@ enum CheckDeckCommand {
             switch DeckLoader.load(path: file) {
             case .success(let deck):
                 outcome.summaries.append("\(file): valid — \(deck.summary)")
+                outcome.warnings += deck.warnings.map { $0.formatted(file: file) }
                 outcome.warnings += cutTexts(deck, file: file)
             case .failure(let problems):
                 outcome.status = 2

@@ -24,6 +24,8 @@ struct RenderOptions: Equatable {
     var outPath = ""
     /// nil: the deck's own layout.
     var layout: String?
+    /// `--lang`: draw as a visitor who picked this language sees it (docs/LANGUAGES.md).
+    var language: String?
     var gesture: String?
     var scriptPath: String?
     var atMs: Double = 0
@@ -61,6 +63,14 @@ struct RenderOptions: Equatable {
             CommandOption(name: "out", value: "FILE.png", help: "where to write the PNG (required)") { o, v in
                 guard !v.isEmpty else { return "a file path" }
                 o.outPath = v
+                return nil
+            },
+            CommandOption(
+                name: "lang", value: "TAG",
+                help: "draw as a visitor who picked this language sees it (its texts, right to left for ar)"
+            ) { o, v in
+                guard DeckFile.isLanguageTag(v) else { return "a language tag such as de, en, fr, tr, ar or zh" }
+                o.language = v
                 return nil
             },
             CommandOption(name: "layout", value: "stack|list", help: "override the deck's layout") { o, v in
@@ -176,11 +186,18 @@ enum RenderInputs {
     /// calibration); nil: onto `size` upright.
     static func scene(
         deck file: DeckFile, size: Size, gesture: String?, scriptPath: String?, atMs: Double, buttons: Bool = true,
-        touch: TouchReplayOptions? = nil, pointsPerMillimetre: Double = RenderScale.baselinePixelsPerInch / 25.4
+        touch: TouchReplayOptions? = nil, pointsPerMillimetre: Double = RenderScale.baselinePixelsPerInch / 25.4,
+        language: String? = nil
     ) throws(RenderError) -> Scene {
         let metrics = ScreenMetrics(size: size, pointsPerMillimetre: pointsPerMillimetre)
         let start = Instant.seconds(1)
-        var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: buttons, at: start)
+        // As the kiosk shows a visitor who picked `language`: the deck's texts and the kiosk's
+        // words in it, right to left for Arabic, with the language control.
+        var languages = LanguageChoice(offered: file.languages, deckLanguage: file.language, configured: nil)
+        if let language { languages.select(language) }
+        let shown = language.map { file.localized(to: $0) } ?? file
+        let rtl = language != nil && languages.direction == .rightToLeft
+        var deck = KioskApp.makeDeck(shown, metrics: metrics, buttons: buttons, at: start)
         var session = VisitorSession(policy: VisitorSession.Policy(), now: start) { "render" }
         var attractShown = session.attractSince
         deck.setAttract(since: attractShown, at: start)
@@ -193,7 +210,7 @@ enum RenderInputs {
                 attractShown = session.attractSince
                 deck.setAttract(since: attractShown, at: f.time)
             }
-            if let deliver { deck.handle(deliver) }
+            if let deliver { deck.handle(rtl ? deliver.mirrored(width: size.width) : deliver) }
             last = f.time
         }
         if let scriptPath {
@@ -205,7 +222,11 @@ enum RenderInputs {
                 feed(f)
             }
         }
-        return deck.scene(at: last.advanced(bySeconds: atMs / 1000))
+        let scene = deck.scene(at: last.advanced(bySeconds: atMs / 1000))
+        guard language != nil else { return scene }
+        return KioskApp.composed(
+            scene, languages: languages, prominent: session.phase == .attract && file.layout == .stack,
+            placement: KioskApp.languagePlacement(file.layout))
     }
 
     /// Where a gesture starts: the top card's centre, or the first row's.
@@ -325,7 +346,7 @@ func runRenderCommand(_ args: [String]) -> Int32 {
         touch.calibration = o.touchMatrix
         let scene = try RenderInputs.scene(
             deck: deck, size: panel.metrics.size, gesture: o.gesture, scriptPath: o.scriptPath, atMs: o.atMs,
-            touch: touch, pointsPerMillimetre: panel.metrics.pointsPerMillimetre)
+            touch: touch, pointsPerMillimetre: panel.metrics.pointsPerMillimetre, language: o.language)
         let images = ImageCache()
         let buffer = PixelBuffer(width: pw, height: ph)
         // Headless: wait for photos instead of drawing placeholders.
