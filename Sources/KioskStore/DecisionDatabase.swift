@@ -98,6 +98,9 @@ package enum DecisionDatabase {
             note TEXT NOT NULL
         );
         """,
+        // 6 (index 5): whether the visit had an accessibility mode on by this decision
+        // (issue 18; NULL on older rows).
+        "ALTER TABLE decisions ADD COLUMN accessibility_mode INTEGER;",
     ]
 
     static var schemaVersion: Int { migrations.count }
@@ -194,7 +197,8 @@ package enum DecisionDatabase {
     static let insertSQL = """
         INSERT OR IGNORE INTO decisions
             (uid, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_time, wall_ms,
-             monotonic_ns, dwell_ms, position, input_method, boot_id, clock_synced, retracts_uid, too_fast)
+             monotonic_ns, dwell_ms, position, input_method, boot_id, clock_synced, retracts_uid, too_fast,
+             accessibility_mode)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
             CASE WHEN ?7 = 'undone' THEN (
                 SELECT d.uid FROM decisions d
@@ -202,7 +206,7 @@ package enum DecisionDatabase {
                   AND d.session_id = ?3 AND d.card_id = ?6 AND d.action <> 'undone'
                   AND NOT EXISTS (SELECT 1 FROM decisions r WHERE r.retracts_uid = d.uid)
                 ORDER BY d.id DESC LIMIT 1)
-            END, ?16)
+            END, ?16, ?17)
         """
 
     /// A visit's start inserts it; its end (or a retried start) completes it. Only set fields
@@ -287,6 +291,7 @@ package enum DecisionDatabase {
                 try stmt.bind(14, r.bootID ?? bootID)
                 try stmt.bind(15, (r.clockSynced ?? synced).map { Int64($0 ? 1 : 0) })
                 try stmt.bind(16, Int64(r.tooFast ? 1 : 0))
+                try stmt.bind(17, r.accessibilityMode.map { Int64($0 ? 1 : 0) })
                 _ = try stmt.step()
                 stmt.reset()
             }

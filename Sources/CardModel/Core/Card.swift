@@ -12,6 +12,9 @@ public struct Card: Hashable, Sendable, Identifiable {
     /// Path of a product image, already resolved by the app; nil for none.
     public var imagePath: String?
     public var tags: [String]
+    /// How much larger than the design its texts are drawn (1.5 in the visit's large-text
+    /// mode, `VisitAccessibility.largeTextScale`); the renderer re-lays the card out for it.
+    public var textScale: Double = 1
 
     public init(
         id: String, title: String, subtitle: String = "", color: Color, accent: Color = .white,

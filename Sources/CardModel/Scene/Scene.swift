@@ -70,6 +70,12 @@ public enum ElementKind: Hashable, Sendable {
     case staffKey(label: String)
     /// The keyboard / switch focus: a ring drawn just inside `frame` around the focused thing.
     case focusRing
+    /// The per-visit accessibility control's round "Aa" button (`AccessibilityControl`);
+    /// `anyOn` adds a check badge, so a mode left on is visible without colour.
+    case accessibilityButton(isOpen: Bool, anyOn: Bool)
+    /// One of its switches: the label and an on/off switch whose knob position (and the word
+    /// "Ein"/"Aus") shows the state.
+    case accessibilitySwitch(label: String, isOn: Bool)
 }
 
 /// One thing to draw.

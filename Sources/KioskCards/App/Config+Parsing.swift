@@ -161,7 +161,22 @@ extension KioskConfig {
             c.scale = s
             return nil
         },
-        Option(name: "buttons", value: "on|off", help: "on-screen buttons for the accessible actions (default: on)") {
+        Option(
+            name: "public", value: "on|off",
+            help: "a kiosk the public uses: the stack's buttons cannot be switched off (default: on)"
+        ) {
+            c, v in
+            switch v.lowercased() {
+            case "on", "yes", "true", "1": c.publicMode = true
+            case "off", "no", "false", "0": c.publicMode = false
+            default: return "on or off"
+            }
+            return nil
+        },
+        Option(
+            name: "buttons", value: "on|off",
+            help: "on-screen buttons for the accessible actions (default: on; always on with public = on)"
+        ) {
             c, v in
             switch v.lowercased() {
             case "on", "yes", "true", "1": c.buttons = true

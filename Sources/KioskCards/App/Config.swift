@@ -46,6 +46,11 @@ struct KioskConfig: Hashable, Sendable {
     var scale: Double?
     /// On-screen buttons for the accessible actions (remove card, undo).
     var buttons = true
+    /// A kiosk the public uses (the default). There the stack's ✗ / ✓ / undo buttons are
+    /// always shown, whatever `buttons` says (issue 18: never swipe-only in public; WCAG 2.5.7).
+    var publicMode = true
+    /// Whether the stack shows its buttons: always in public mode.
+    var showsButtons: Bool { buttons || publicMode }
     /// Where the run figures go as JSON on SIGUSR2 and at exit (the stats line goes to the log); nil: off.
     var statsPath: String?
 

@@ -64,6 +64,10 @@ final class KioskApp {
     /// Blanked from the staff menu: the next touch lights the panel and decides nothing.
     var staffBlanked = false
     var staffSwallowed: Set<Int> = []
+    /// The visible per-visit accessibility control, bottom-left (KioskApp+Access).
+    var accessControl: AccessibilityControl
+    /// Whether the current visit has had a mode of the control on (stored with each decision).
+    var visitUsedMode = false
     /// The speech worker, started by the first "read the card" key (its own thread).
     private var speech: Speech?
     private(set) var stats: RunStats
@@ -90,7 +94,9 @@ final class KioskApp {
         visitOrder = KioskApp.visitOrder(deckFile)
         cooldown = DecisionCooldown(seconds: deckFile.cooldownSeconds)
         deck = KioskApp.makeDeck(
-            deckFile, cards: visitOrder, metrics: surface.metrics, buttons: config.buttons, at: now)
+            deckFile, cards: visitOrder, metrics: surface.metrics, buttons: config.showsButtons, at: now)
+        accessControl = AccessibilityControl(
+            screen: surface.metrics.size, pointsPerMillimetre: surface.metrics.pointsPerMillimetre)
         session = VisitorSession(policy: config.sessionPolicy(deck: deckFile), now: now, newSessionID: RandomID.uuid)
         visits = VisitRecorder(
             kioskID: kioskID, deckID: deckFile.id, deckVersion: deckFile.version, deckCardCount: deckFile.cards.count)
@@ -108,6 +114,11 @@ final class KioskApp {
             "kiosk: \(deckFile.summary) on \(display.outputName) (\(display.driverName)) "
                 + "\(display.pixelWidth)x\(display.pixelHeight) px, \(jsonNumber(surface.scale, decimals: 3)) px/pt, "
                 + "rotation \(display.rotation.rawValue), data in \(config.dataDirectory), kiosk id '\(kioskID)'")
+        if !config.buttons && config.publicMode {
+            Log.warning(
+                "config: 'buttons = off' ignored: a public kiosk always shows the stack's ✗ / ✓ / undo buttons "
+                    + "(WCAG 2.5.7); set 'public = off' for a staff-only kiosk")
+        }
     }
 
     // MARK: Set-up
@@ -316,7 +327,10 @@ final class KioskApp {
             recordVisits()
             apply(effects, at: frame.time)
             syncAttract(at: frame.time)
-            if let deliver {
+            if let deliver, accessTake(deliver) {
+                if unshownInput == nil { unshownInput = deliver.time }
+                display.requestFrame()
+            } else if let deliver {
                 noteGestures(deliver)
                 if deliver.contacts.allSatisfy({ $0.phase == .cancelled }) && !deliver.contacts.isEmpty {
                     deck.cancelTouches(at: deliver.time)
@@ -386,7 +400,8 @@ final class KioskApp {
         let base =
             hours?.isClosed == true
             ? OpeningHours.closedScene(text: deckFile.schedule?.closedText ?? "", screen: surface.metrics.size)
-            : InactivityWarning.overlay(deck.scene(at: t), session.warning(at: t), text: deckFile.warningText)
+            : InactivityWarning.overlay(
+                accessControl.overlay(deck.scene(at: t)), session.warning(at: t), text: deckFile.warningText)
         let scene = staffOverlay(base)
         let damage = surface.renderer.render(scene, into: surface.frame)
         unshownDamage = unshownDamage.union(damage)
@@ -454,6 +469,7 @@ final class KioskApp {
             var record = DecisionRecord(
                 d, kioskID: kioskID, sessionID: session.sessionID, deck: deckFile, wallNow: wall, monotonicNow: mono)
             record.tooFast = cooldown.isTooFast(d)
+            record.accessibilityMode = visitUsedMode || config.accessibleMode
             let ticket = store.enqueue(record)
             Log.info(
                 "decision: \(d.action.rawValue) card '\(d.cardID)' after \(jsonNumber(d.dwellSeconds, decimals: 2)) s"
@@ -484,7 +500,7 @@ final class KioskApp {
 
     // MARK: Visitor sessions
 
-    private func rescheduleSession() {
+    func rescheduleSession() {
         if let sessionTimer { loop.cancelTimer(sessionTimer) }
         sessionTimer = nil
         guard let deadline = session.nextDeadline else { return }
@@ -534,6 +550,7 @@ final class KioskApp {
         visitOrder = KioskApp.visitOrder(deckFile)
         cooldown = DecisionCooldown(seconds: deckFile.cooldownSeconds)
         deck.reset(cards: visitOrder, at: time)
+        resetAccessibility()
         display.requestFrame()
     }
 
@@ -550,10 +567,9 @@ final class KioskApp {
         visits.deckCardCount = file.cards.count
         visitOrder = KioskApp.visitOrder(file)
         cooldown = DecisionCooldown(seconds: file.cooldownSeconds)
-        session.policy = config.sessionPolicy(deck: file)
         if file.layout != deckFile.layout {
             deck = KioskApp.makeDeck(
-                file, cards: visitOrder, metrics: surface.metrics, buttons: config.buttons, at: now)
+                file, cards: visitOrder, metrics: surface.metrics, buttons: config.showsButtons, at: now)
             attractShownSince = nil
             syncAttract(at: now)
         } else {
@@ -561,6 +577,7 @@ final class KioskApp {
             deck.attractText = file.attractText
         }
         deckFile = file
+        resetAccessibility()  // also the session policy for the new deck
         health.update { $0.deckApplied = "\(file.id)@\(file.version)" }
         rescheduleSession()
         checkSchedule()
@@ -597,7 +614,11 @@ final class KioskApp {
         preparedCardID = nil
         watchImages()
         deck = KioskApp.makeDeck(
-            deckFile, cards: visitOrder, metrics: surface.metrics, buttons: config.buttons, at: MonotonicClock.now())
+            deckFile, cards: visitOrder, metrics: surface.metrics, buttons: config.showsButtons,
+            at: MonotonicClock.now())
+        accessControl = AccessibilityControl(
+            screen: surface.metrics.size, pointsPerMillimetre: surface.metrics.pointsPerMillimetre)
+        resetAccessibility()
         attractShownSince = nil
         syncAttract(at: MonotonicClock.now())
         input?.setDisplay(panel: panelPoints(), rotation: display.rotation)
