@@ -1,5 +1,5 @@
 /// The visible per-visit accessibility control (issue 18, EN 301 549 5.2): a round "Aa" button
-/// in the bottom-left corner, always on screen, that opens a column of three switches above
+/// in the bottom-left corner (bottom-right over the list), always on screen, that opens a column of three switches above
 /// it — large text, high contrast, reduced motion. No menu, no PIN; the next visitor starts
 /// with all three off (`reset`).
 ///
@@ -46,15 +46,22 @@ public struct AccessibilityControl: Hashable, Sendable {
     static let margin = 12.0
     static let panelWidth = 260.0
 
-    public init(screen: Size, pointsPerMillimetre: Double) {
+    /// In the bottom-right corner instead (the list: its rows' titles start on the left,
+    /// only their chevrons are on the right).
+    public let trailing: Bool
+
+    public init(screen: Size, pointsPerMillimetre: Double, trailing: Bool = false) {
         self.screen = screen
+        self.trailing = trailing
         let mm = pointsPerMillimetre.isFinite && pointsPerMillimetre > 0 ? pointsPerMillimetre : 0
         side = max(56, (StackLayout.minimumTargetMillimetres * mm).rounded(.up))
     }
 
     /// The "Aa" button, in the bottom-left corner.
     public var buttonFrame: Rect {
-        Rect(x: Self.margin, y: screen.height - Self.margin - side, width: side, height: side)
+        Rect(
+            x: trailing ? screen.width - Self.margin - side : Self.margin, y: screen.height - Self.margin - side,
+            width: side, height: side)
     }
 
     /// Where `item`'s switch sits while the control is open: a column above the button, the
@@ -64,8 +71,10 @@ public struct AccessibilityControl: Hashable, Sendable {
         let count = Double(Item.allCases.count)
         let gap = 8.0
         let top = buttonFrame.minY - gap - count * (side + gap)
+        let width = max(Self.panelWidth, side * 3)
         return Rect(
-            x: Self.margin, y: top + k * (side + gap), width: max(Self.panelWidth, side * 3), height: side)
+            x: trailing ? screen.width - Self.margin - width : Self.margin, y: top + k * (side + gap), width: width,
+            height: side)
     }
 
     func target(at p: Point) -> Target? {

@@ -96,7 +96,8 @@ final class KioskApp {
         deck = KioskApp.makeDeck(
             deckFile, cards: visitOrder, metrics: surface.metrics, buttons: config.showsButtons, at: now)
         accessControl = AccessibilityControl(
-            screen: surface.metrics.size, pointsPerMillimetre: surface.metrics.pointsPerMillimetre)
+            screen: surface.metrics.size, pointsPerMillimetre: surface.metrics.pointsPerMillimetre,
+            trailing: deckFile.layout == .list)
         session = VisitorSession(policy: config.sessionPolicy(deck: deckFile), now: now, newSessionID: RandomID.uuid)
         visits = VisitRecorder(
             kioskID: kioskID, deckID: deckFile.id, deckVersion: deckFile.version, deckCardCount: deckFile.cards.count)
@@ -570,6 +571,9 @@ final class KioskApp {
         if file.layout != deckFile.layout {
             deck = KioskApp.makeDeck(
                 file, cards: visitOrder, metrics: surface.metrics, buttons: config.showsButtons, at: now)
+            accessControl = AccessibilityControl(
+                screen: surface.metrics.size, pointsPerMillimetre: surface.metrics.pointsPerMillimetre,
+                trailing: file.layout == .list)
             attractShownSince = nil
             syncAttract(at: now)
         } else {
@@ -617,7 +621,8 @@ final class KioskApp {
             deckFile, cards: visitOrder, metrics: surface.metrics, buttons: config.showsButtons,
             at: MonotonicClock.now())
         accessControl = AccessibilityControl(
-            screen: surface.metrics.size, pointsPerMillimetre: surface.metrics.pointsPerMillimetre)
+            screen: surface.metrics.size, pointsPerMillimetre: surface.metrics.pointsPerMillimetre,
+            trailing: deckFile.layout == .list)
         resetAccessibility()
         attractShownSince = nil
         syncAttract(at: MonotonicClock.now())
