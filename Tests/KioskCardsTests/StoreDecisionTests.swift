@@ -191,7 +191,7 @@ import Testing
     func diskFullKeepsDecisionsAndRecovers() throws {
         let dir = DeckFixtures.temporaryDirectory("store-full")
         defer { DeckFixtures.removeTree(dir) }
-        try #require(StoreTestSupport.mountTmpfs(dir, kilobytes: 1024))
+        try #require(StoreTestSupport.mountTmpfs(dir, kilobytes: 1536))
         defer { StoreTestSupport.unmount(dir) }
         let data = dir + "/data"
         let store = DecisionStore(dataDirectory: data, retryInterval: 0.05)
