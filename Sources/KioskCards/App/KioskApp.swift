@@ -70,6 +70,10 @@ final class KioskApp {
     var visitUsedMode = false
     /// The speech worker, started by the first "read the card" key (its own thread).
     private var speech: Speech?
+    private var speechToken: Int?
+    /// The held-touch gesture that reads the card (a finger held still 2 s), and its timer.
+    private var heldTouch = HeldTouch(slop: 10)
+    private var heldTimer: Int?
     private(set) var stats: RunStats
     /// The signal that ended the run, if any.
     private(set) var stopSignal: Int32?
@@ -332,6 +336,7 @@ final class KioskApp {
                 if unshownInput == nil { unshownInput = deliver.time }
                 display.requestFrame()
             } else if let deliver {
+                noteHeldTouch(deliver)
                 noteGestures(deliver)
                 if deliver.contacts.allSatisfy({ $0.phase == .cancelled }) && !deliver.contacts.isEmpty {
                     deck.cancelTouches(at: deliver.time)
@@ -362,12 +367,42 @@ final class KioskApp {
     }
 
     /// Hands `text` to the speech worker in the deck's language (queued; the loop never waits).
-    /// The audio is synthesised but not played yet: ALSA output is not written (docs/ACCESSIBILITY.md).
-    private func read(_ text: String) {
-        let worker = speech ?? Speech()
+    /// The worker plays it on the config's ALSA device; without one it logs once and carries on.
+    func read(_ text: String) {
+        let worker = speech ?? startSpeech()
+        worker.say(text, language: deckFile.language, to: .alsa(device: config.speechDevice))
+        Log.info("speech: reading \"\(text)\" (\(deckFile.language)) on '\(config.speechDevice)'")
+    }
+
+    /// A finger held still on the deck for `HeldTouch.holdSeconds` reads the card (no menu).
+    private func noteHeldTouch(_ frame: TouchFrame) {
+        if heldTouch.slop != surface.metrics.touchSlop { heldTouch = HeldTouch(slop: surface.metrics.touchSlop) }
+        if let heldTimer { loop.cancelTimer(heldTimer) }
+        heldTimer = nil
+        guard let due = heldTouch.take(frame) else { return }
+        heldTimer = loop.schedule(at: due) { [unowned self] in
+            self.heldTimer = nil
+            guard self.heldTouch.fire(at: MonotonicClock.now()), let deck = self.deck as? any AccessibleDeck else {
+                return
+            }
+            Log.info("speech: finger held still \(jsonNumber(HeldTouch.holdSeconds, decimals: 0)) s, reading the card")
+            self.read(deck.spokenText)
+        }
+    }
+
+    /// The worker, and with `speech-privacy` the panel off while it speaks.
+    private func startSpeech() -> Speech {
+        let worker = Speech()
         speech = worker
-        worker.say(text, language: deckFile.language, to: .discard)
-        Log.info("speech: reading \"\(text)\" (\(deckFile.language)); no audio output yet")
+        speechToken = loop.add(fd: worker.changed.fd) { [unowned self] _ in
+            worker.changed.drain()
+            guard self.config.speechPrivacy else { return }
+            let speaking = worker.speaking
+            Log.info("speech: privacy, panel \(speaking ? "off while speaking" : "on again")")
+            self.display.setPower(on: !speaking)
+            if !speaking { self.redrawAll() }
+        }
+        return worker
     }
 
     /// Performs what `key` means to `deck` now; returns the text to read aloud, if that is what it means.
