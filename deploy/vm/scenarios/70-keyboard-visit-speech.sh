@@ -26,7 +26,7 @@ guest() {
   key 105 >/tmp/left.evemu  # KEY_LEFT
   evemu-play "$dev" </tmp/f1.evemu
   kiosk_wait_until 10 grep -q 'speech: reading' /tmp/app.log
-  wav_done() { [ "$(wc -c </tmp/speech.wav 2>/dev/null || echo 0)" -gt 10000 ]; }
+  wav_done() { [ -f /tmp/speech.wav ] && [ "$(wc -c </tmp/speech.wav)" -gt 10000 ]; }
   kiosk_check "F1 read the card into /tmp/speech.wav through ALSA" kiosk_wait_until 30 wav_done
   kiosk_check "the WAV is RIFF/WAVE" test "$(head -c 4 /tmp/speech.wav)$(dd if=/tmp/speech.wav bs=1 skip=8 count=4 2>/dev/null)" = RIFFWAVE
   echo "speech: $(wc -c </tmp/speech.wav) bytes"
@@ -44,6 +44,7 @@ guest() {
   tr -d '\r' </tmp/decisions.csv | awk -F, 'NR > 1 { printf "%s%s:%s", (n++ ? " " : ""), $6, $7 }' >/tmp/words.txt
   echo
   cat /tmp/words.txt
+  echo
   kiosk_check "five key decisions through the whole deck, in order" test "$(cat /tmp/words.txt)" = \
     "karte-1:swipedRight karte-2:swipedLeft karte-3:swipedRight karte-4:swipedRight karte-5:swipedRight"
   # export does not carry the input method; the report reads it from the database.
