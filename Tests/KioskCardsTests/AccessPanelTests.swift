@@ -72,7 +72,8 @@ import Testing
         #expect(off.publicMode && !off.buttons && off.showsButtons)
         let staff = try parse("buttons = off\npublic = off\n")
         #expect(!staff.publicMode && !staff.showsButtons)
-        #expect(try parse("public = off\n").showsButtons)
+        let publicOff = try parse("public = off\n")
+        #expect(publicOff.showsButtons)
         let bad = KioskConfig.parse(arguments: ["--public", "maybe"]) { _ in .missing }
         guard case .failure(let e) = bad else {
             Issue.record("--public maybe was accepted")
@@ -112,15 +113,17 @@ import Testing
         #expect(store.flush(timeout: 30))
         store.close()
         let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir), create: false)
-        #expect(try db.scalarInt("PRAGMA user_version") == 6)
-        #expect(try db.scalarInt("SELECT count(*) FROM decisions WHERE accessibility_mode IS NULL") == 2)
-        let flag = try db.scalarInt(
-            "SELECT accessibility_mode FROM decisions WHERE input_method = 'key'")
+        let version = try db.scalarInt("PRAGMA user_version")
+        let unknown = try db.scalarInt("SELECT count(*) FROM decisions WHERE accessibility_mode IS NULL")
+        let flag = try db.scalarInt("SELECT accessibility_mode FROM decisions WHERE input_method = 'key'")
+        let switched = try db.scalarInt("SELECT accessibility_mode FROM decisions WHERE input_method = 'switch'")
+        let buttons = try db.scalarInt("SELECT count(*) FROM decisions WHERE input_method = 'button'")
+        let old = try db.scalarInt("SELECT count(*) FROM decisions WHERE uid = 'old'")
+        #expect(version == 6)
+        #expect(unknown == 2)
         #expect(flag == 1)
-        let switched = try db.scalarInt(
-            "SELECT accessibility_mode FROM decisions WHERE input_method = 'switch'")
         #expect(switched == 0)
-        #expect(try db.scalarInt("SELECT count(*) FROM decisions WHERE input_method = 'button'") == 1)
-        #expect(try db.scalarInt("SELECT count(*) FROM decisions WHERE uid = 'old'") == 1)
+        #expect(buttons == 1)
+        #expect(old == 1)
     }
 }
