@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
 
         // The pure heart: touches in, effects and a scene out. No C, no clock, no I/O.
         .target(name: "CardModel"),
@@ -38,7 +39,7 @@ let package = Package(
         .target(name: "KioskStore", dependencies: ["KioskSystem", "CardModel", "CSQLite"]),
         // The fleet's central PostgreSQL (docs/FLEET.md); it never reads the kiosk's SQLite.
         .target(name: "KioskFleet", dependencies: ["KioskSystem", "CardModel", "CLibPQ"]),
-        .target(name: "KioskSpeech", dependencies: ["KioskSystem", "CEspeakNG"]),
+        .target(name: "KioskSpeech", dependencies: ["KioskSystem", "CEspeakNG", "CALSA"]),
 
         // The top floor: App/ runs the kiosk, Tools/ holds every subcommand.
         .executableTarget(

@@ -35,11 +35,16 @@ package struct CardTextFit: Hashable, Sendable {
     package var watermarkCentreY: Double = 0
 
     static func titleStyle(_ card: Card) -> Text.Style {
-        Text.Style(size: Text.titleSize, weight: .bold, color: card.accent, maxLines: titleLines)
+        Text.Style(size: Text.titleSize * scale(card), weight: .bold, color: card.accent, maxLines: titleLines)
     }
 
     static func subtitleStyle(_ card: Card) -> Text.Style {
-        Text.Style(size: Text.bodySize, color: card.subtitleColor)
+        Text.Style(size: Text.bodySize * scale(card), color: card.subtitleColor)
+    }
+
+    /// The card's text scale (large text: 1.5), kept to a sane range.
+    static func scale(_ card: Card) -> Double {
+        card.textScale.isFinite ? min(max(card.textScale, 0.5), 3) : 1
     }
 
     /// Measures `card` on a card of `size` points with `cr`'s font setup (any context will do:
@@ -51,7 +56,7 @@ package struct CardTextFit: Hashable, Sendable {
         let imageHeight = card.imagePath == nil ? 0 : (h * imageShare).rounded()
         let textTop = card.imagePath == nil ? pad : imageHeight + 20
         let title = Text.measure(card.title, cr: cr, width: w - 2 * pad, style: titleStyle(card))
-        let subtitleTop = textTop + title.height + (card.subtitle.isEmpty ? 0 : Text.titleSpacing)
+        let subtitleTop = textTop + title.height + (card.subtitle.isEmpty ? 0 : Text.titleSpacing * scale(card))
         let room = max(0, h - subtitleTop - pad)
         let subtitle = Text.measure(
             card.subtitle, cr: cr, width: w - 2 * pad, maxHeight: room, style: subtitleStyle(card))

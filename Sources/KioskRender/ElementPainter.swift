@@ -120,6 +120,9 @@ package struct ElementPainter {
                 size: Text.bodySize, weight: .semibold, color: color, maxLines: 1, alignment: PANGO_ALIGN_CENTER)
             let th = Text.show(text, cr: cr, x: 0, y: 0, width: w, style: style, draw: false)
             Text.show(text, cr: cr, x: 0, y: (h - th) / 2, width: w, style: style)
+        case .accessibilityButton(let isOpen, let anyOn):
+            paintAccessibilityButton(isOpen: isOpen, anyOn: anyOn, w: w, h: h, cr: cr)
+        case .accessibilitySwitch(let label, let isOn): paintAccessibilitySwitch(label, isOn: isOn, w: w, h: h, cr: cr)
         case .countdown(let seconds, let text): paintCountdown(seconds: seconds, text: text, w: w, h: h, cr: cr)
         case .staffPanel(let lines):
             Draw.setColor(cr, Color(rgb: 0x101014), alpha: 0.94)
@@ -206,6 +209,65 @@ package struct ElementPainter {
         }
     }
 
+    /// The accessibility control's button: a white disc with a dark ring and "Aa" (dark on
+    /// white, 15:1), filled dark with white "Aa" while open; a check badge when a mode is on.
+    private func paintAccessibilityButton(isOpen: Bool, anyOn: Bool, w: Double, h: Double, cr: OpaquePointer) {
+        let s = min(w, h)
+        let ink = Color(rgb: 0x1C1C1E)
+        cairo_arc(cr, w / 2, h / 2, s / 2 - 1.5, 0, 2 * Double.pi)
+        Draw.setColor(cr, isOpen ? ink : .white)
+        cairo_fill_preserve(cr)
+        Draw.setColor(cr, ink)
+        cairo_set_line_width(cr, 3)
+        cairo_stroke(cr)
+        let style = Text.Style(
+            size: s * 0.38, weight: .bold, color: isOpen ? .white : ink, maxLines: 1, alignment: PANGO_ALIGN_CENTER)
+        let th = Text.show("Aa", cr: cr, x: 0, y: 0, width: w, style: style, draw: false)
+        Text.show("Aa", cr: cr, x: 0, y: (h - th) / 2, width: w, style: style)
+        if anyOn {
+            let r = s * 0.2
+            cairo_arc(cr, w - r, r, r, 0, 2 * Double.pi)
+            Draw.setColor(cr, Color(rgb: 0x1A7F37))
+            cairo_fill(cr)
+            Icon.draw(.checkmark, cr: cr, cx: w - r, cy: r, size: r * 1.1, color: .white)
+        }
+    }
+
+    /// One switch of the accessibility control: a white rounded panel, the label in dark
+    /// text, and on the right a switch whose knob sits right and filled when on, left and
+    /// hollow when off, with "Ein"/"Aus" beside it (state never by colour alone).
+    private func paintAccessibilitySwitch(_ label: String, isOn: Bool, w: Double, h: Double, cr: OpaquePointer) {
+        let ink = Color(rgb: 0x1C1C1E)
+        Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: 12)
+        Draw.setColor(cr, .white)
+        cairo_fill_preserve(cr)
+        Draw.setColor(cr, ink)
+        cairo_set_line_width(cr, 2)
+        cairo_stroke(cr)
+        let sw = min(52, h * 0.9)
+        let sh = sw * 0.58
+        let sx = w - sw - 12
+        let sy = (h - sh) / 2
+        Draw.roundedRect(cr, x: sx, y: sy, width: sw, height: sh, radius: sh / 2)
+        Draw.setColor(cr, isOn ? Color(rgb: 0x1A7F37) : .white)
+        cairo_fill_preserve(cr)
+        Draw.setColor(cr, ink)
+        cairo_stroke(cr)
+        let kr = sh / 2 - 4
+        cairo_arc(cr, isOn ? sx + sw - sh / 2 : sx + sh / 2, h / 2, kr, 0, 2 * Double.pi)
+        Draw.setColor(cr, isOn ? .white : ink)
+        cairo_fill(cr)
+        let state = isOn ? "Ein" : "Aus"
+        let small = Text.Style(size: 15, weight: .semibold, color: ink, maxLines: 1)
+        let stateWidth = Text.measure(state, cr: cr, width: 60, style: small).width
+        let sth = Text.show(state, cr: cr, x: 0, y: 0, width: 60, style: small, draw: false)
+        Text.show(state, cr: cr, x: sx - 8 - stateWidth, y: (h - sth) / 2, width: 60, style: small)
+        let style = Text.Style(size: Text.bodySize, weight: .semibold, color: ink, maxLines: 2)
+        let room = sx - 24 - stateWidth - 12
+        let th = Text.show(label, cr: cr, x: 0, y: 0, width: room, style: style, draw: false)
+        Text.show(label, cr: cr, x: 12, y: (h - th) / 2, width: room, style: style)
+    }
+
     /// The swipe hint on a card of `w`×`h`: a tint along its edge and a stamp (a bordered,
     /// rotated label, as stack apps show it) in the lower corner away from the swipe, where
     /// the seed's layout has only the watermark.
@@ -225,7 +287,10 @@ package struct ElementPainter {
         let m = Text.measure(text, cr: cr, width: maxText, style: style)
         let padX = 14.0
         let padY = 6.0
-        let bw = min(maxText, m.width) + 2 * padX
+        // The stamp carries an icon (✗ left, ✓ right) besides its word and colour (WCAG 1.4.1).
+        let icon = m.height * 0.7
+        let iconRoom = icon + 8
+        let bw = min(maxText, m.width) + 2 * padX + iconRoom
         let bh = m.height + 2 * padY
         let inset = 22.0
         let cx = side == .left ? w - inset - bw / 2 : inset + bw / 2
@@ -240,7 +305,12 @@ package struct ElementPainter {
         Draw.setColor(cr, color)
         cairo_set_line_width(cr, 4)
         cairo_stroke(cr)
-        Text.show(text, cr: cr, x: -bw / 2 + padX, y: -m.height / 2, width: bw - 2 * padX, style: style)
+        Icon.draw(
+            side == .left ? .xmark : .checkmark, cr: cr, cx: -bw / 2 + padX + icon / 2, cy: 0, size: icon,
+            color: color)
+        Text.show(
+            text, cr: cr, x: -bw / 2 + padX + iconRoom, y: -m.height / 2, width: bw - 2 * padX - iconRoom,
+            style: style)
     }
 
     /// The photo, cover-fitted into the top of the card with the card's top corners; a soft
@@ -278,7 +348,8 @@ package struct ElementPainter {
         Draw.setColor(cr, card.color)
         Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: Self.cornerRadius(.row(card)))
         cairo_fill(cr)
-        let style = Text.Style(size: Text.bodySize, weight: .semibold, color: card.accent, maxLines: 1)
+        let style = Text.Style(
+            size: Text.bodySize * CardTextFit.scale(card), weight: .semibold, color: card.accent, maxLines: 1)
         let th = Text.show(card.title, cr: cr, x: 0, y: 0, width: w - 56, style: style, draw: false)
         Text.show(card.title, cr: cr, x: 16, y: (h - th) / 2, width: w - 56, style: style)
         // The disclosure chevron of a NavigationLink row.

@@ -2,9 +2,9 @@ import KioskSystem
 
 /// The kiosk's speech worker: reads texts aloud on a thread of its own, never on the poll()
 /// loop. `say` only queues; a newer text replaces one still waiting (reading a card the
-/// visitor has already left is no help). Each finished text goes to `output` (a WAV file
-/// today; ALSA playback is not written yet, see docs/ACCESSIBILITY.md); its `SpeechTicket`
-/// says how it went.
+/// visitor has already left is no help). Each finished text goes to `output` (an ALSA device,
+/// a WAV file, or nowhere); its `SpeechTicket` says how it went. `speaking` flips (and
+/// `changed` becomes readable for the poll loop) while audio plays, for the privacy blanking.
 package final class Speech: @unchecked Sendable {
     /// Where synthesised audio goes.
     package enum Output: Hashable, Sendable {
@@ -12,6 +12,8 @@ package final class Speech: @unchecked Sendable {
         case wavFile(String)
         /// Synthesised and dropped (measuring, or no audio device).
         case discard
+        /// Played on this ALSA PCM device ("default": the system's default output).
+        case alsa(device: String)
     }
 
     package struct Request: Sendable {
@@ -25,6 +27,18 @@ package final class Speech: @unchecked Sendable {
     private var pending: Request?
     private var stopping = false
     private var job: BackgroundJob?
+    private var speakingNow = false
+    /// Whether the last ALSA attempt failed (logged once until a playback works again).
+    private var audioMissing = false
+    /// Readable when `speaking` changed; the loop drains it and reads `speaking`.
+    package let changed = ReadySignal(what: "speech")
+
+    /// True while the worker plays audio on an ALSA device.
+    package var speaking: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return speakingNow
+    }
 
     /// Starts the worker thread; it runs until `stop()` (the worker holds the object).
     package init() {
@@ -68,8 +82,37 @@ package final class Speech: @unchecked Sendable {
             let request = pending!
             pending = nil
             condition.unlock()
-            request.ticket.finish(Self.perform(request))
+            request.ticket.finish(perform(request))
         }
+    }
+
+    /// `Self.perform`, with the speaking flag around ALSA playback and one log line when no
+    /// audio device can be opened (then the kiosk carries on silently).
+    private func perform(_ request: Request) -> Result<SpeechAudio, SpeechError> {
+        guard case .alsa(let device) = request.output else { return Self.perform(request) }
+        let audio = Espeak.synthesize(request.text, language: request.language)
+        guard case .success(let samples) = audio else { return audio }
+        setSpeaking(true)
+        defer { setSpeaking(false) }
+        do {
+            try AlsaPlayer.play(samples.samples, sampleRate: samples.sampleRate, device: device)
+            if audioMissing { Log.info("speech: audio output works again on ALSA device '\(device)'") }
+            audioMissing = false
+            return audio
+        } catch {
+            if !audioMissing {
+                Log.warning("speech: no audio output (\(error)); the kiosk carries on without sound")
+            }
+            audioMissing = true
+            return .failure(error)
+        }
+    }
+
+    private func setSpeaking(_ on: Bool) {
+        condition.lock()
+        speakingNow = on
+        condition.unlock()
+        changed.notify()
     }
 
     /// Synthesises one request and delivers its audio (on the calling thread).
@@ -78,6 +121,13 @@ package final class Speech: @unchecked Sendable {
         guard case .success(let audio) = result else { return result }
         switch request.output {
         case .discard:
+            return result
+        case .alsa(let device):
+            do {
+                try AlsaPlayer.play(audio.samples, sampleRate: audio.sampleRate, device: device)
+            } catch {
+                return .failure(error)
+            }
             return result
         case .wavFile(let path):
             do {

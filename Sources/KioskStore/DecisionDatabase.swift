@@ -98,8 +98,10 @@ package enum DecisionDatabase {
             note TEXT NOT NULL
         );
         """,
-        // 7 (issue 18, languages; index 6 once the accessibility helper's index 5 is merged —
-        // the integrator renumbers): the language the visitor read the card in (a BCP 47 tag;
+        // 6 (index 5): whether the visit had an accessibility mode on by this decision
+        // (issue 18; NULL on older rows).
+        "ALTER TABLE decisions ADD COLUMN accessibility_mode INTEGER;",
+        // 7 (index 6): the language the visitor read the card in (a BCP 47 tag;
         // NULL on older rows).
         "ALTER TABLE decisions ADD COLUMN language TEXT;",
     ]
@@ -199,7 +201,7 @@ package enum DecisionDatabase {
         INSERT OR IGNORE INTO decisions
             (uid, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_time, wall_ms,
              monotonic_ns, dwell_ms, position, input_method, boot_id, clock_synced, retracts_uid, too_fast,
-             language)
+             accessibility_mode, language)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
             CASE WHEN ?7 = 'undone' THEN (
                 SELECT d.uid FROM decisions d
@@ -207,7 +209,7 @@ package enum DecisionDatabase {
                   AND d.session_id = ?3 AND d.card_id = ?6 AND d.action <> 'undone'
                   AND NOT EXISTS (SELECT 1 FROM decisions r WHERE r.retracts_uid = d.uid)
                 ORDER BY d.id DESC LIMIT 1)
-            END, ?16, ?17)
+            END, ?16, ?17, ?18)
         """
 
     /// A visit's start inserts it; its end (or a retried start) completes it. Only set fields
@@ -292,7 +294,8 @@ package enum DecisionDatabase {
                 try stmt.bind(14, r.bootID ?? bootID)
                 try stmt.bind(15, (r.clockSynced ?? synced).map { Int64($0 ? 1 : 0) })
                 try stmt.bind(16, Int64(r.tooFast ? 1 : 0))
-                try stmt.bind(17, r.language)
+                try stmt.bind(17, r.accessibilityMode.map { Int64($0 ? 1 : 0) })
+                try stmt.bind(18, r.language)
                 _ = try stmt.step()
                 stmt.reset()
             }

@@ -33,6 +33,10 @@ package struct DecisionRecord: Hashable, Sendable {
     package var tooFast = false
     /// The language the visitor read the deck in (a BCP 47 tag); nil when unknown.
     package var language: String?
+    /// Whether the visit had an accessibility mode on (large text, high contrast, reduced
+    /// motion from the visible control, or the config's accessible mode) by this decision;
+    /// nil: unknown (rows stored before schema 6).
+    package var accessibilityMode: Bool?
 
     /// "2024-05-01T12:34:56.789Z".
     package var wallTimeISO: String { WallClock.iso8601(milliseconds: wallTimeMs) }

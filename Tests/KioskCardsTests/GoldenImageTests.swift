@@ -112,6 +112,44 @@ import Testing
         check(try scene(file, "tap 500 300", atMs: 1000), "stack-high-contrast")
     }
 
+    /// Large text (×1.5, issue 18) on the stack with the visible control open, and large
+    /// text with high contrast: the texts wrap and ellipsise inside the card, nothing is cut
+    /// at its edge.
+    @Test func stackLargeText() throws {
+        let file = try Self.example("onboarding.json")
+        let metrics = ScreenMetrics(size: Self.size, pointsPerMillimetre: 1000 / 154.08)
+        let start = Instant.seconds(1)
+        var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: true, at: start)
+        var control = AccessibilityControl(screen: Self.size, pointsPerMillimetre: metrics.pointsPerMillimetre)
+        for (k, p) in [control.buttonFrame.center, control.frame(of: .largeText).center].enumerated() {
+            let t = start.advanced(bySeconds: Double(k))
+            _ = control.take(TouchFrame(time: t, contacts: [TouchContact(id: 1, position: p, phase: .began)]))
+            _ = control.take(TouchFrame(time: t, contacts: [TouchContact(id: 1, position: p, phase: .ended)]))
+        }
+        #expect(control.modes == VisitAccessibility(largeText: true))
+        deck.setAccessibility(control.modes, at: start.advanced(bySeconds: 2))
+        check(control.overlay(deck.scene(at: start.advanced(bySeconds: 3))), "stack-large-text")
+        control.toggle(.highContrast)
+        deck.setAccessibility(control.modes, at: start.advanced(bySeconds: 4))
+        deck.perform(.dismissRight, at: start.advanced(bySeconds: 4))
+        check(control.overlay(deck.scene(at: start.advanced(bySeconds: 6))), "stack-large-text-high-contrast")
+    }
+
+    /// The list in large text: rows take the larger headline on one line (ellipsised).
+    @Test func listLargeText() throws {
+        let file = try Self.example("seed-list.json")
+        let metrics = ScreenMetrics(size: Self.size, pointsPerMillimetre: 1000 / 154.08)
+        var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: true, at: .seconds(1))
+        deck.setAccessibility(VisitAccessibility(largeText: true), at: .seconds(1))
+        var control = AccessibilityControl(
+            screen: Self.size, pointsPerMillimetre: metrics.pointsPerMillimetre, trailing: true)
+        let p = control.buttonFrame.center
+        _ = control.take(TouchFrame(time: .seconds(1), contacts: [TouchContact(id: 1, position: p, phase: .began)]))
+        _ = control.take(TouchFrame(time: .seconds(1), contacts: [TouchContact(id: 1, position: p, phase: .ended)]))
+        control.toggle(.largeText)
+        check(control.overlay(deck.scene(at: .seconds(2))), "list-large-text")
+    }
+
     /// Keyboard focus on the list's third row (↓ three times): the focus ring.
     @Test func listFocusRing() throws {
         let file = try Self.example("seed-list.json")

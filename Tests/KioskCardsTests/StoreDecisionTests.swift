@@ -192,7 +192,7 @@ import Testing
         let dir = DeckFixtures.temporaryDirectory("store-full")
         defer { DeckFixtures.removeTree(dir) }
         // 2 MB: 3000 rows, their two indexes and the WAL must fit once the filler is gone; at
-        // 1 MB the last rows (one more column since the language migration) no longer did.
+        // 1 MB the last rows (two more columns: accessibility mode, language) no longer did.
         try #require(StoreTestSupport.mountTmpfs(dir, kilobytes: 2048))
         defer { StoreTestSupport.unmount(dir) }
         let data = dir + "/data"

@@ -241,6 +241,23 @@ for b in "${extra_bins[@]}"; do
   copy_ldd_closure "$app" "$b"
 done
 [ -d "$REPO_ROOT/examples" ] && cp -r "$REPO_ROOT/examples" "$app/opt/kioskcards/examples"
+# Speech (scenario 70): espeak-ng's phoneme data with the German and English dictionaries
+# (the others would add 10 MB), and ALSA's configuration (alsa.conf defines the null and file
+# PCMs the scenario captures through).
+for d in "$VM_SYSROOT"/usr/lib/*/espeak-ng-data; do
+  [ -d "$d" ] || continue
+  rel=${d#"$VM_SYSROOT"}
+  mkdir -p "$app$rel"
+  find "$d" -maxdepth 1 -type f ! -name '*_dict' -exec cp {} "$app$rel/" \;
+  for dict in de_dict en_dict; do [ -f "$d/$dict" ] && cp "$d/$dict" "$app$rel/"; done
+  [ -d "$d/lang" ] && cp -r "$d/lang" "$app$rel/"
+  [ -d "$d/voices" ] && cp -r "$d/voices" "$app$rel/"
+done
+if [ -f "$VM_SYSROOT/usr/share/alsa/alsa.conf" ]; then
+  mkdir -p "$app/usr/share/alsa"
+  cp "$VM_SYSROOT/usr/share/alsa/alsa.conf" "$app/usr/share/alsa/"
+  [ -d "$VM_SYSROOT/usr/share/alsa/pcm" ] && cp -r "$VM_SYSROOT/usr/share/alsa/pcm" "$app/usr/share/alsa/"
+fi
 case $vkms in
   none) vkms="" ;;
   auto) vkms=$("$VM_DIR/build-vkms.sh" --path 2>/dev/null) || vkms="" ;;

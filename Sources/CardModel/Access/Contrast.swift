@@ -151,6 +151,18 @@ public struct VisitAccessibility: Hashable, Sendable {
     public var isAnyOn: Bool { highContrast || largeText || reducedMotion }
     /// The cards as this visit shows them.
     public func cards(_ cards: [Card], backdrop: Color) -> [Card] {
-        highContrast ? HighContrast.apply(to: cards, backdrop: backdrop) : cards
+        cards.map { card($0, backdrop: backdrop) }
     }
+    /// One card as this visit shows it: `original` (as the deck file has it) in the
+    /// high-contrast look and/or with its text ×`largeTextScale`.
+    public func card(_ original: Card, backdrop: Color) -> Card {
+        var c = highContrast ? HighContrast.apply(to: original, backdrop: backdrop) : original
+        c.textScale = largeText ? Self.largeTextScale : 1
+        return c
+    }
+    /// Issue 18: text ×1.5 in the large-text mode.
+    public static let largeTextScale = 1.5
+    /// The reduced-motion spring: critically damped (ζ = 1), so released from rest it never
+    /// passes its target, and a little quicker than the default so nothing lingers.
+    public static let calmSpring = Spring(response: 0.4, dampingFraction: 1)
 }

@@ -17,6 +17,9 @@ public struct Card: Hashable, Sendable, Identifiable {
     public var localizedTitle: LocalizedText?
     /// The subtitle in every language the deck carries it in (nil: `subtitle` only).
     public var localizedSubtitle: LocalizedText?
+    /// How much larger than the design its texts are drawn (1.5 in the visit's large-text
+    /// mode, `VisitAccessibility.largeTextScale`); the renderer re-lays the card out for it.
+    public var textScale: Double = 1
 
     public init(
         id: String, title: String, subtitle: String = "", color: Color, accent: Color = .white,

@@ -36,6 +36,10 @@ public protocol CardDeck {
     func elementsToPrepare(in scene: Scene) -> [SceneElement]
     /// Whether the visitor has decided every card (a stack with none left); a list never is.
     var isCompleted: Bool { get }
+    /// The visit's accessibility modes (large text, high contrast, reduced motion), switched
+    /// from the visible control; `reset` turns them all off for the next visitor.
+    mutating func setAccessibility(_ modes: VisitAccessibility, at time: Instant)
+    var accessibility: VisitAccessibility { get }
 }
 
 extension CardDeck {

@@ -70,6 +70,10 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
     /// How the action being taken was given (set around a tap, a swipe or a button press).
     private var performMethod: InputMethod?
     private var now: Instant = .zero
+    /// What the visitor switched on for this visit (`setAccessibility`); reset with the deck.
+    public private(set) var accessibility = VisitAccessibility()
+    /// Each card as the deck file (or "+") made it, by id, so a mode switched off restores it.
+    private var originals: [String: Card] = [:]
 
     /// Between visitors, the line inviting the next one (none when empty).
     public var attractText: String
@@ -92,6 +96,19 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         intake = GestureIntake(slop: metrics.touchSlop)
         random = SplitMix64(seed: randomSeed)
         rows = uniquingIDs(cards).map { Row(card: $0) }
+        originals = Dictionary(rows.map { ($0.card.id, $0.card) }, uniquingKeysWith: { a, _ in a })
+        checkInvariants()
+    }
+
+    /// Switches the visit's modes: rows and the detail page are shown again from their
+    /// originals with `VisitAccessibility.card` (large text, high contrast).
+    public mutating func setAccessibility(_ modes: VisitAccessibility, at time: Instant) {
+        note(time)
+        accessibility = modes
+        func restyle(_ c: Card) -> Card { modes.card(originals[c.id] ?? c, backdrop: Self.background) }
+        for i in rows.indices { rows[i].card = restyle(rows[i].card) }
+        for i in departing.indices { departing[i].card = restyle(departing[i].card) }
+        if let d = detail { detail?.card = restyle(d.card) }
         checkInvariants()
     }
 
@@ -407,7 +424,8 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         let name = theme.rawValue
         let card = theme.apply(
             to: Card(id: id, title: name.prefix(1).uppercased() + name.dropFirst(), color: .white))
-        var row = Row(card: card, since: t)
+        originals[id] = card
+        var row = Row(card: accessibility.card(card, backdrop: Self.background), since: t)
         row.opacity.set(0)
         row.opacity.animate(to: 1, at: t)
         rows.append(row)
@@ -431,6 +449,8 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
     public mutating func reset(cards: [Card], at time: Instant) {
         note(time)
         rows = uniquingIDs(cards).map { Row(card: $0, since: time) }
+        originals = Dictionary(rows.map { ($0.card.id, $0.card) }, uniquingKeysWith: { a, _ in a })
+        accessibility = VisitAccessibility()
         departing.removeAll()
         detail = nil
         openRowID = nil

@@ -76,6 +76,12 @@ public indirect enum ElementKind: Hashable, Sendable {
     /// `kind` drawn mirrored left to right, for a right-to-left language (`Scene.mirrored`):
     /// its insides swap sides, while text and photos stay readable.
     case mirrored(ElementKind)
+    /// The per-visit accessibility control's round "Aa" button (`AccessibilityControl`);
+    /// `anyOn` adds a check badge, so a mode left on is visible without colour.
+    case accessibilityButton(isOpen: Bool, anyOn: Bool)
+    /// One of its switches: the label and an on/off switch whose knob position (and the word
+    /// "Ein"/"Aus") shows the state.
+    case accessibilitySwitch(label: String, isOn: Bool)
 }
 
 /// One thing to draw.

@@ -77,14 +77,41 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
     /// When the attract screen appeared; nil while a visitor uses the deck.
     private(set) var attractSince: Instant?
     static let historyLimit = 100
+    /// What the visitor switched on for this visit (`setAccessibility`); reset with the deck.
+    public private(set) var accessibility = VisitAccessibility()
+    /// The cards as the deck file has them, by (uniqued) id, so a mode switched off restores them.
+    private var originals: [String: Card] = [:]
+
+    /// The spring every card motion uses: the SwiftUI default, or in reduced motion a
+    /// critically damped one (WCAG 2.3.3: no overshoot, no bounce).
+    var spring: Spring { accessibility.reducedMotion ? VisitAccessibility.calmSpring : .default }
+    /// A release's velocity, or none in reduced motion (a flung card would overshoot even a
+    /// critically damped spring).
+    func carried(_ v: Point) -> Point { accessibility.reducedMotion ? .zero : v }
 
     public init(cards: [Card], metrics: ScreenMetrics, options: StackOptions = .init()) {
         self.metrics = metrics
         self.options = options
-        layout = StackLayout(screen: metrics.safeSize, showButtons: options.showButtons)
+        layout = StackLayout(
+            screen: metrics.safeSize, showButtons: options.showButtons,
+            pointsPerMillimetre: metrics.pointsPerMillimetre)
         intake = GestureIntake(slop: metrics.touchSlop)
         self.cards = Self.entries(cards)
+        originals = Dictionary(self.cards.map { ($0.card.id, $0.card) }, uniquingKeysWith: { a, _ in a })
         visitCardCount = self.cards.count
+        checkInvariants()
+    }
+
+    /// Switches the visit's modes: the cards are shown again from their originals with
+    /// `VisitAccessibility.card` (large text, high contrast) and from now on the motion follows
+    /// `reducedMotion`; positions, history and decisions are kept.
+    public mutating func setAccessibility(_ modes: VisitAccessibility, at time: Instant) {
+        note(time)
+        accessibility = modes
+        func restyle(_ c: Card) -> Card { modes.card(originals[c.id] ?? c, backdrop: Self.background) }
+        for i in cards.indices { cards[i].card = restyle(cards[i].card) }
+        for i in departures.indices { departures[i].entry.card = restyle(departures[i].entry.card) }
+        for i in history.indices { history[i].card = restyle(history[i].card) }
         checkInvariants()
     }
 
@@ -140,7 +167,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
                     dismissTop(side, at: end.time, velocity: end.velocity)
                     performMethod = nil
                 } else {
-                    cards[0].drag.animate(to: .zero, at: end.time, velocity: end.velocity)
+                    cards[0].drag.animate(to: .zero, at: end.time, spring: spring, velocity: carried(end.velocity))
                 }
             case .button(let role):
                 grab = .none
@@ -155,7 +182,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
         case .cancelled(let t):
             if case .card(let id, let base) = grab, cards.first?.card.id == id {
                 cards[0].drag.set(base + recognizer.shownTranslation(at: t))
-                cards[0].drag.animate(to: .zero, at: t, velocity: .zero)
+                cards[0].drag.animate(to: .zero, at: t, spring: spring, velocity: .zero)
             }
             grab = .none
         }
@@ -181,7 +208,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
         if case .card(let id, let base) = grab {
             if cards.first?.card.id == id {
                 cards[0].drag.set(base + recognizer.shownTranslation(at: time))
-                cards[0].drag.animate(to: .zero, at: time, velocity: .zero)
+                cards[0].drag.animate(to: .zero, at: time, spring: spring, velocity: .zero)
             }
             grab = .ignored
         }
@@ -204,16 +231,16 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
         var e = cards.removeFirst()
         let from = e.drag.value(at: t)
         let x = side == .right ? layout.flyOutDistance : -layout.flyOutDistance
-        e.drag.animate(to: Point(x: x, y: from.y), at: t, velocity: velocity)
-        e.depth.animate(to: 0, at: t)
+        e.drag.animate(to: Point(x: x, y: from.y), at: t, spring: spring, velocity: carried(velocity))
+        e.depth.animate(to: 0, at: t, spring: spring)
         depart(e, action: side == .right ? .swipedRight : .swipedLeft, at: t)
     }
 
     private mutating func removeTop(at t: Instant) {
         var e = cards.removeFirst()
-        e.drag.animate(to: e.drag.value(at: t), at: t, velocity: .zero)
-        e.depth.animate(to: 0, at: t)
-        e.opacity.animate(to: 0, at: t)
+        e.drag.animate(to: e.drag.value(at: t), at: t, spring: spring, velocity: .zero)
+        e.depth.animate(to: 0, at: t, spring: spring)
+        e.opacity.animate(to: 0, at: t, spring: spring)
         depart(e, action: .removed, at: t)
     }
 
@@ -244,8 +271,8 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
             default: entry.opacity.set(0)
             }
         }
-        entry.drag.animate(to: .zero, at: t)
-        entry.opacity.animate(to: 1, at: t)
+        entry.drag.animate(to: .zero, at: t, spring: spring, velocity: carried(entry.drag.velocity(at: t)))
+        entry.opacity.animate(to: 1, at: t, spring: spring)
         cards.insert(entry, at: 0)
         decisions.append(
             Decision(
@@ -259,7 +286,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
     private mutating func restack(at t: Instant) {
         for i in cards.indices where cards[i].depth.target != Double(i) {
             if i <= StackLayout.visibleDepth {
-                cards[i].depth.animate(to: Double(i), at: t)
+                cards[i].depth.animate(to: Double(i), at: t, spring: spring)
             } else {
                 cards[i].depth.set(Double(i))
             }
@@ -278,6 +305,9 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
     public mutating func reset(cards newCards: [Card], at time: Instant) {
         note(time)
         cards = Self.entries(newCards)
+        originals = Dictionary(cards.map { ($0.card.id, $0.card) }, uniquingKeysWith: { a, _ in a })
+        // The next visitor starts with every mode off (issue 18: per visit).
+        accessibility = VisitAccessibility()
         visitCardCount = cards.count
         departures.removeAll()
         history.removeAll()
@@ -309,7 +339,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
             let h = hintOffset(at: time)
             if h != 0 {
                 cards[0].drag.set(Point(x: h, y: 0))
-                cards[0].drag.animate(to: .zero, at: time)
+                cards[0].drag.animate(to: .zero, at: time, spring: spring)
             }
         }
         // The visitor's first touch ends the attract screen: the top card's dwell (time to
@@ -386,7 +416,8 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
             if !e.isMoving(at: time) { return true }
             if e.opacity.target == 0 && e.opacity.value(at: time) <= 0 { return true }
             let element = Self.cardElement(
-                e.card, layout: layout, drag: e.drag.value(at: time), depth: e.depth.value(at: time), z: 0)
+                e.card, layout: layout, drag: e.drag.value(at: time), depth: e.depth.value(at: time), z: 0,
+                turns: !accessibility.reducedMotion)
             return element.bounds.intersection(screen).isEmpty
         }
         for i in cards.indices.prefix(StackLayout.visibleDepth + 1) { cards[i].settle(at: time) }
@@ -399,15 +430,18 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
     static let background = Color(rgb: 0xF2F2F7)
 
     private func cardElement(_ card: Card, drag: Point, depth: Double, z: Int) -> SceneElement {
-        Self.cardElement(card, layout: layout, drag: drag, depth: depth, z: z)
+        Self.cardElement(card, layout: layout, drag: drag, depth: depth, z: z, turns: !accessibility.reducedMotion)
     }
 
-    private static func cardElement(_ card: Card, layout: StackLayout, drag: Point, depth: Double, z: Int)
+    private static func cardElement(
+        _ card: Card, layout: StackLayout, drag: Point, depth: Double, z: Int, turns: Bool
+    )
         -> SceneElement
     {
         SceneElement(
             id: "card:" + card.id, kind: .card(card), frame: layout.cardFrame,
-            transform: layout.cardTransform(drag: drag, depth: depth), shadowRadius: StackLayout.restShadow, zIndex: z)
+            transform: layout.cardTransform(drag: drag, depth: depth, turns: turns),
+            shadowRadius: StackLayout.restShadow, zIndex: z)
     }
 
     private func elements(at t: Instant) -> [SceneElement] {
@@ -477,7 +511,8 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
         return [
             SceneElement(
                 id: side.id, kind: .stamp(text: side.text, color: side.color, side: side.side),
-                frame: layout.cardFrame, transform: layout.cardTransform(drag: drag, depth: depth),
+                frame: layout.cardFrame,
+                transform: layout.cardTransform(drag: drag, depth: depth, turns: !accessibility.reducedMotion),
                 opacity: min(1, abs(drag.x) / StackLayout.dismissThreshold), zIndex: 150)
         ]
     }

@@ -11,7 +11,11 @@ public struct StackLayout: Hashable, Sendable {
     public static let flyOutDistance = 800.0
     public static let restShadow = 8.0
     public static let dragShadow = 18.0
+    /// The buttons' side on a dense panel; bigger where 9 mm need more points.
     public static let buttonSize = 64.0
+    /// Every target at least this wide and high on the glass (issue 18; WCAG 2.5.8 asks
+    /// 24 CSS px, EN 301 549's closed devices and airport rules ask about 9 mm).
+    public static let minimumTargetMillimetres = 9.0
     /// Cards below this depth are entirely covered by the ones above and are not drawn.
     public static let visibleDepth = 4
 
@@ -25,12 +29,20 @@ public struct StackLayout: Hashable, Sendable {
     /// Half a card's diagonal plus its drag shadow: how far its centre must go to leave.
     static let exitMargin = 310.0
 
-    public init(screen: Size, showButtons: Bool) {
+    /// The buttons' side on a panel with `pointsPerMillimetre`: 64 pt, or 9 mm when that is more.
+    public static func buttonSide(pointsPerMillimetre: Double?) -> Double {
+        guard let p = pointsPerMillimetre, p.isFinite, p > 0 else { return buttonSize }
+        return max(buttonSize, (minimumTargetMillimetres * p).rounded(.up))
+    }
+
+    /// The layout on `screen`; `pointsPerMillimetre` (the panel's, `ScreenMetrics`) sizes the
+    /// buttons to at least `minimumTargetMillimetres`; nil: 64 pt.
+    public init(screen: Size, showButtons: Bool, pointsPerMillimetre: Double? = nil) {
         self.screen = screen
         let w = screen.width
         let h = screen.height
         let card = Self.cardSize
-        let b = Self.buttonSize
+        let b = Self.buttonSide(pointsPerMillimetre: pointsPerMillimetre)
         let gap = 24.0
         func button(_ role: ButtonRole, _ cx: Double, _ cy: Double) -> LaidOutButton {
             LaidOutButton(role: role, frame: Rect(x: cx - b / 2, y: cy - b / 2, width: b, height: b))
@@ -80,10 +92,11 @@ public struct StackLayout: Hashable, Sendable {
     /// `depth` (0 = top; fractional while the stack closes up): the SwiftUI design's
     /// `.offset(x: dx, y: dy / 12 + 8·i)`, `.rotationEffect(.degrees(dx / 20))`,
     /// `.scaleEffect(1 − 0.04·i)`.
-    public func cardTransform(drag: Point, depth: Double) -> Transform {
+    /// With `turns` false (reduced motion) the card never rotates: it slides.
+    public func cardTransform(drag: Point, depth: Double, turns: Bool = true) -> Transform {
         Transform(
             translation: Point(x: drag.x, y: drag.y / 12 + Self.depthOffset * depth * fit),
-            rotation: drag.x / 20 * Double.pi / 180,
+            rotation: turns ? drag.x / 20 * Double.pi / 180 : 0,
             scale: max(0, 1 - Self.depthScale * depth) * fit)
     }
 

@@ -214,7 +214,43 @@ extension KioskConfig {
             c.scale = s
             return nil
         },
-        Option(name: "buttons", value: "on|off", help: "on-screen buttons for the accessible actions (default: on)") {
+        Option(
+            name: "public", value: "on|off",
+            help: "a kiosk the public uses: the stack's buttons cannot be switched off (default: on)"
+        ) {
+            c, v in
+            switch v.lowercased() {
+            case "on", "yes", "true", "1": c.publicMode = true
+            case "off", "no", "false", "0": c.publicMode = false
+            default: return "on or off"
+            }
+            return nil
+        },
+        Option(
+            name: "speech-device", value: "PCM",
+            help: "the ALSA device speech plays on, e.g. default, plughw:1,0 (default: default)"
+        ) {
+            c, v in
+            guard !v.isEmpty else { return "an ALSA PCM name such as default or plughw:1,0" }
+            c.speechDevice = v
+            return nil
+        },
+        Option(
+            name: "speech-privacy", value: "on|off",
+            help: "switch the panel off while speech plays, for private listening (default: off)"
+        ) {
+            c, v in
+            switch v.lowercased() {
+            case "on", "yes", "true", "1": c.speechPrivacy = true
+            case "off", "no", "false", "0": c.speechPrivacy = false
+            default: return "on or off"
+            }
+            return nil
+        },
+        Option(
+            name: "buttons", value: "on|off",
+            help: "on-screen buttons for the accessible actions (default: on; always on with public = on)"
+        ) {
             c, v in
             switch v.lowercased() {
             case "on", "yes", "true", "1": c.buttons = true

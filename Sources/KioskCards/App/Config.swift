@@ -48,6 +48,15 @@ struct KioskConfig: Hashable, Sendable {
     var scale: Double?
     /// On-screen buttons for the accessible actions (remove card, undo).
     var buttons = true
+    /// A kiosk the public uses (the default). There the stack's ✗ / ✓ / undo buttons are
+    /// always shown, whatever `buttons` says (issue 18: never swipe-only in public; WCAG 2.5.7).
+    var publicMode = true
+    /// The ALSA PCM device speech plays on ("default": the system's default output).
+    var speechDevice = "default"
+    /// Privacy (EN 301 549 5.1.3.9): the panel is switched off while speech plays.
+    var speechPrivacy = false
+    /// Whether the stack shows its buttons: always in public mode.
+    var showsButtons: Bool { buttons || publicMode }
     /// Where the run figures go as JSON on SIGUSR2 and at exit (the stats line goes to the log); nil: off.
     var statsPath: String?
 

@@ -73,7 +73,10 @@ extension KioskApp {
         shownDeck = deckFile.localized(to: languages.current)
         let cards = (cards ?? visitOrder).map { $0.localized(to: languages.current) }
         let attract = attractShownSince
-        deck = KioskApp.makeDeck(shownDeck, cards: cards, metrics: surface.metrics, buttons: config.buttons, at: time)
+        deck = KioskApp.makeDeck(
+            shownDeck, cards: cards, metrics: surface.metrics, buttons: config.showsButtons, at: time)
+        // The visitor's accessibility modes stay on in the new language.
+        if accessControl.modes.isAnyOn { deck.setAccessibility(accessControl.modes, at: time) }
         if let attract { deck.setAttract(since: attract, at: time) }
         redrawAll()
     }

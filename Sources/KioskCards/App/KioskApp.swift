@@ -85,8 +85,16 @@ final class KioskApp {
     /// Blanked from the staff menu: the next touch lights the panel and decides nothing.
     var staffBlanked = false
     var staffSwallowed: Set<Int> = []
+    /// The visible per-visit accessibility control, bottom-left (KioskApp+Access).
+    var accessControl: AccessibilityControl
+    /// Whether the current visit has had a mode of the control on (stored with each decision).
+    var visitUsedMode = false
     /// The speech worker, started by the first "read the card" key (its own thread).
     private var speech: Speech?
+    private var speechToken: Int?
+    /// The held-touch gesture that reads the card (a finger held still 2 s), and its timer.
+    private var heldTouch = HeldTouch(slop: 10)
+    private var heldTimer: Int?
     private(set) var stats: RunStats
     /// The signal that ended the run, if any.
     private(set) var stopSignal: Int32?
@@ -117,7 +125,10 @@ final class KioskApp {
         shownDeck = deckFile.localized(to: languages.current)
         deck = KioskApp.makeDeck(
             shownDeck, cards: visitOrder.map { $0.localized(to: languages.current) }, metrics: surface.metrics,
-            buttons: config.buttons, at: now)
+            buttons: config.showsButtons, at: now)
+        accessControl = AccessibilityControl(
+            screen: surface.metrics.size, pointsPerMillimetre: surface.metrics.pointsPerMillimetre,
+            trailing: deckFile.layout == .list)
         session = VisitorSession(policy: config.sessionPolicy(deck: deckFile), now: now, newSessionID: RandomID.uuid)
         visits = VisitRecorder(
             kioskID: kioskID, deckID: deckFile.id, deckVersion: deckFile.version, deckCardCount: deckFile.cards.count)
@@ -135,6 +146,11 @@ final class KioskApp {
             "kiosk: \(deckFile.summary) on \(display.outputName) (\(display.driverName)) "
                 + "\(display.pixelWidth)x\(display.pixelHeight) px, \(jsonNumber(surface.scale, decimals: 3)) px/pt, "
                 + "rotation \(display.rotation.rawValue), data in \(config.dataDirectory), kiosk id '\(kioskID)'")
+        if !config.buttons && config.publicMode {
+            Log.warning(
+                "config: 'buttons = off' ignored: a public kiosk always shows the stack's ✗ / ✓ / undo buttons "
+                    + "(WCAG 2.5.7); set 'public = off' for a staff-only kiosk")
+        }
     }
 
     // MARK: Set-up
@@ -357,7 +373,11 @@ final class KioskApp {
             recordVisits()
             apply(effects, at: frame.time)
             syncAttract(at: frame.time)
-            if let deliver {
+            if let deliver, accessTake(deliver) {
+                if unshownInput == nil { unshownInput = deliver.time }
+                display.requestFrame()
+            } else if let deliver {
+                noteHeldTouch(deliver)
                 noteGestures(deliver)
                 if deliver.contacts.allSatisfy({ $0.phase == .cancelled }) && !deliver.contacts.isEmpty {
                     deck.cancelTouches(at: deliver.time)
@@ -389,13 +409,43 @@ final class KioskApp {
         rescheduleSession()
     }
 
-    /// Hands `text` to the speech worker in the deck's language (queued; the loop never waits).
-    /// The audio is synthesised but not played yet: ALSA output is not written (docs/ACCESSIBILITY.md).
-    private func read(_ text: String) {
-        let worker = speech ?? Speech()
+    /// Hands `text` to the speech worker in the visitor's language (queued; the loop never waits).
+    /// The worker plays it on the config's ALSA device; without one it logs once and carries on.
+    func read(_ text: String) {
+        let worker = speech ?? startSpeech()
+        worker.say(text, language: languages.current, to: .alsa(device: config.speechDevice))
+        Log.info("speech: reading \"\(text)\" (\(languages.current)) on '\(config.speechDevice)'")
+    }
+
+    /// A finger held still on the deck for `HeldTouch.holdSeconds` reads the card (no menu).
+    private func noteHeldTouch(_ frame: TouchFrame) {
+        if heldTouch.slop != surface.metrics.touchSlop { heldTouch = HeldTouch(slop: surface.metrics.touchSlop) }
+        if let heldTimer { loop.cancelTimer(heldTimer) }
+        heldTimer = nil
+        guard let due = heldTouch.take(frame) else { return }
+        heldTimer = loop.schedule(at: due) { [unowned self] in
+            self.heldTimer = nil
+            guard self.heldTouch.fire(at: MonotonicClock.now()), let deck = self.deck as? any AccessibleDeck else {
+                return
+            }
+            Log.info("speech: finger held still \(jsonNumber(HeldTouch.holdSeconds, decimals: 0)) s, reading the card")
+            self.read(deck.spokenText)
+        }
+    }
+
+    /// The worker, and with `speech-privacy` the panel off while it speaks.
+    private func startSpeech() -> Speech {
+        let worker = Speech()
         speech = worker
-        worker.say(text, language: languages.current, to: .discard)
-        Log.info("speech: reading \"\(text)\" (\(languages.current)); no audio output yet")
+        speechToken = loop.add(fd: worker.changed.fd) { [unowned self] _ in
+            worker.changed.drain()
+            guard self.config.speechPrivacy else { return }
+            let speaking = worker.speaking
+            Log.info("speech: privacy, panel \(speaking ? "off while speaking" : "on again")")
+            self.display.setPower(on: !speaking)
+            if !speaking { self.redrawAll() }
+        }
+        return worker
     }
 
     /// Performs what `key` means to `deck` now; returns the text to read aloud, if that is what it means.
@@ -432,7 +482,8 @@ final class KioskApp {
                 text: primaryDeck.localized(to: languages.current).schedule?.closedText ?? "",
                 screen: surface.metrics.size)
             : InactivityWarning.overlay(
-                composed(deck.scene(at: t)), session.warning(at: t), text: shownDeck.warningText)
+                composed(accessControl.overlay(deck.scene(at: t))), session.warning(at: t),
+                text: shownDeck.warningText)
         let scene = staffOverlay(base)
         let damage = surface.renderer.render(scene, into: surface.frame)
         unshownDamage = unshownDamage.union(damage)
@@ -501,6 +552,7 @@ final class KioskApp {
                 d, kioskID: kioskID, sessionID: session.sessionID, deck: deckFile, wallNow: wall, monotonicNow: mono)
             record.tooFast = cooldown.isTooFast(d)
             record.language = languages.current
+            record.accessibilityMode = visitUsedMode || config.accessibleMode
             let ticket = store.enqueue(record)
             Log.info(
                 "decision: \(d.action.rawValue) card '\(d.cardID)' after \(jsonNumber(d.dwellSeconds, decimals: 2)) s"
@@ -531,7 +583,7 @@ final class KioskApp {
 
     // MARK: Visitor sessions
 
-    private func rescheduleSession() {
+    func rescheduleSession() {
         if let sessionTimer { loop.cancelTimer(sessionTimer) }
         sessionTimer = nil
         guard let deadline = session.nextDeadline else { return }
@@ -588,6 +640,7 @@ final class KioskApp {
     func startVisit(at time: Instant) {
         visitOrder = KioskApp.visitOrder(deckFile)
         cooldown = DecisionCooldown(seconds: deckFile.cooldownSeconds)
+        resetAccessibility()  // before a rebuild, which carries the control's modes over
         if resetLanguageForNextVisitor() {
             rebuildDeck(at: time)
         } else {
@@ -633,12 +686,15 @@ final class KioskApp {
         visits.deckCardCount = file.cards.count
         visitOrder = KioskApp.visitOrder(file)
         cooldown = DecisionCooldown(seconds: file.cooldownSeconds)
-        session.policy = config.sessionPolicy(deck: file)
         deckFile = file
         languages = KioskApp.languageChoice(file, config: config)
+        accessControl = AccessibilityControl(
+            screen: surface.metrics.size, pointsPerMillimetre: surface.metrics.pointsPerMillimetre,
+            trailing: deckFile.layout == .list)
         rebuildDeck(at: now)
         attractShownSince = nil
         syncAttract(at: now)
+        resetAccessibility()  // also the session policy for the new deck
         health.update { $0.deckApplied = "\(file.id)@\(file.version)" }
         rescheduleSession()
         checkSchedule()
@@ -675,7 +731,11 @@ final class KioskApp {
         staffEntry.screen = surface.metrics.size
         preparedCardID = nil
         watchImages()
+        accessControl = AccessibilityControl(
+            screen: surface.metrics.size, pointsPerMillimetre: surface.metrics.pointsPerMillimetre,
+            trailing: deckFile.layout == .list)
         rebuildDeck(at: MonotonicClock.now())
+        resetAccessibility()
         attractShownSince = nil
         syncAttract(at: MonotonicClock.now())
         input?.setDisplay(panel: panelPoints(), rotation: display.rotation)
