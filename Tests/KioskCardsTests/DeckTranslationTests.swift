@@ -123,7 +123,7 @@ import Testing
         let unknown = StoreTestSupport.record(1)
         _ = try #require(store.enqueue(ar))
         _ = try #require(store.enqueue(unknown))
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
         store.close()
         let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir + "/data"), create: false)
         #expect(try db.scalarText("SELECT language FROM decisions WHERE id = 1") == "ar")

@@ -131,7 +131,7 @@ import Testing
         store.enqueue(record("v1", "b", .undone, 3, 1, .key))
         store.enqueue(record("v2", "a", .swipedLeft, 4, 0, .switchAccess))
         store.discardVisit(sessionID: "v2")
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
         store.close()
 
         let result = try #require(StoreTestSupport.run(["export", "--data", dir, "--format", "csv"]))

@@ -86,7 +86,7 @@ import Testing
             case .event(let e): store.enqueue(event: e)
             }
         }
-        #expect(store.flush(timeout: 30))
+        #expect(store.flush(stalledFor: 60))
         store.close()
 
         let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir), readOnly: true, create: false)
