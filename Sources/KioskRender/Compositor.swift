@@ -183,8 +183,9 @@ package enum Compositor {
         }
     }
 
-    static let low4 = SIMD4<UInt32>(repeating: 0x00FF_00FF)
-    static let high4 = SIMD4<UInt32>(repeating: 0xFF00_FF00)
+    // Computed, not stored: a stored static is reached through swift_once on every use.
+    @inline(__always) static var low4: SIMD4<UInt32> { SIMD4(repeating: 0x00FF_00FF) }
+    @inline(__always) static var high4: SIMD4<UInt32> { SIMD4(repeating: 0xFF00_FF00) }
 
     /// Each 8-bit channel of four pixels times a 16-bit weight (0…256) per pixel (`w`: the
     /// weight in both 16-bit halves of the pixel's lane): B·w and R·w in `rb`, G·w and A·w in
@@ -418,6 +419,15 @@ package enum Compositor {
         let base = UnsafeRawPointer(src)
         let rowBytes = sw &<< 2
         let full = SIMD8<UInt16>(repeating: 256)
+        let duLow = UInt32(truncatingIfNeeded: du)
+        let dvLow = UInt32(truncatingIfNeeded: dv)
+        let duLow4 = SIMD4<UInt32>(repeating: duLow &* 4)
+        let dvLow4 = SIMD4<UInt32>(repeating: dvLow &* 4)
+        let steps = SIMD4<UInt32>(0, 1, 2, 3)
+        // Low 32 bits of the four positions of the next group; set again after a run or a
+        // single pixel moves x by other than four.
+        var uLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: u)) &+ steps &* duLow
+        var vLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: v)) &+ steps &* dvLow
         var x = x0
         while x < x1 {
             let iy = v >> 24
@@ -441,6 +451,8 @@ package enum Compositor {
                     u &+= du &* k
                     v &+= dv &* k
                     x &+= k
+                    uLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: u)) &+ steps &* duLow
+                    vLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: v)) &+ steps &* dvLow
                     continue
                 }
             }
@@ -483,14 +495,12 @@ package enum Compositor {
             let p10 = SIMD4<UInt32>(lowHalf: top01.oddHalf, highHalf: top23.oddHalf)
             let p01 = SIMD4<UInt32>(lowHalf: bottom01.evenHalf, highHalf: bottom23.evenHalf)
             let p11 = SIMD4<UInt32>(lowHalf: bottom01.oddHalf, highHalf: bottom23.oddHalf)
-            let fx =
-                SIMD4<UInt32>(
-                    UInt32(truncatingIfNeeded: u >> 16), UInt32(truncatingIfNeeded: u1 >> 16),
-                    UInt32(truncatingIfNeeded: u2 >> 16), UInt32(truncatingIfNeeded: u3 >> 16)) & 0xFF
-            let fy =
-                SIMD4<UInt32>(
-                    UInt32(truncatingIfNeeded: v >> 16), UInt32(truncatingIfNeeded: v1 >> 16),
-                    UInt32(truncatingIfNeeded: v2 >> 16), UInt32(truncatingIfNeeded: v3 >> 16)) & 0xFF
+            // The fractions from the low 32 bits of the positions, kept in vectors: wrapping
+            // steps are exact modulo 2^32, and bits 16…23 depend on nothing above.
+            let fx = (uLow &>> 16) & 0xFF
+            let fy = (vLow &>> 16) & 0xFF
+            uLow &+= duLow4
+            vLow &+= dvLow4
             let fxx = doubled(fx)
             let fyy = doubled(fy)
             let w11 = (fxx &* fyy) &>> 8
