@@ -149,4 +149,28 @@ import Testing
             #expect(d.maxChannel == 0 && !d.sizeMismatch, "\(deck) \(size) \(gesture): \(d.pixelsOver) pixels differ")
         }
     }
+
+    /// A card drawn with a shadow mask from `ShadowMasks` is byte-identical to one whose mask
+    /// was blurred for it, and a second card of the same size reuses the mask.
+    @Test func sharedShadowMaskDrawsTheSameCard() throws {
+        let masks = ShadowMasks.shared
+        masks.removeAll()
+        let painter = ElementPainter(background: .white, images: nil)
+        let size = Size(width: 161, height: 223)
+        func draw(_ card: Card) throws -> [UInt8] {
+            let e = try #require(
+                ElementSurface.render(.card(card), size: size, shadowRadius: 18, pixelsPerPoint: 1.7, painter: painter))
+            return [UInt8](UnsafeRawBufferPointer(start: e.image.data, count: e.image.byteCount))
+        }
+        let blurred = try draw(BuiltInCards.stack[1])
+        let hits = masks.hits
+        let reused = try draw(BuiltInCards.stack[1])
+        #expect(masks.hits > hits)
+        #expect(blurred == reused)
+        masks.removeAll()
+        let other = try draw(BuiltInCards.stack[0])
+        let otherReused = try draw(BuiltInCards.stack[0])
+        #expect(other == otherReused)
+        #expect(other != blurred)
+    }
 }
