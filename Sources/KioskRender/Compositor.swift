@@ -47,7 +47,21 @@ struct Placement: Equatable {
 ///
 /// Colour channels travel four to a `UInt64`, 16 bits each (B, R, G, A), so one multiply
 /// scales all four; weights are 8-bit (0…256), which keeps every lane below 2^16.
-enum Compositor {
+package enum Compositor {
+    /// Which pixel loops draw: `simd` (Swift `SIMD` vectors, which LLVM lowers to SSE2 on
+    /// x86-64 and NEON on aarch64; no C) or `scalar` (one pixel at a time, in 16-bit lanes of a
+    /// `UInt64`). Both compute the same integers, so they give identical pixels
+    /// (`RenderSIMDTests`). `KIOSK_COMPOSITOR=scalar` selects the scalar loops for a process.
+    package enum Kernel: String, Sendable, CaseIterable {
+        case simd, scalar
+
+        /// From the environment (`KIOSK_COMPOSITOR=scalar`), else `simd`.
+        package static let standard: Kernel = {
+            guard let value = getenv("KIOSK_COMPOSITOR") else { return .simd }
+            return Kernel(rawValue: String(cString: value)) ?? .simd
+        }()
+    }
+
     /// Copies `rect` from `source` to `target` (both the same size).
     static func copy(_ rect: PixelRect, from source: PixelBuffer, to target: PixelBuffer) {
         guard !rect.isEmpty else { return }
@@ -93,8 +107,9 @@ enum Compositor {
     /// Turned or scaled placements sample bilinearly.
     static func draw(
         _ source: ElementImage, at placement: Placement, opacity: Double, into target: PixelBuffer,
-        base: PixelBuffer?, clip: PixelRect
+        base: PixelBuffer?, clip: PixelRect, kernel: Kernel = .standard
     ) {
+        let simd = kernel == .simd
         let clip = clip.intersection(target.bounds)
         guard !clip.isEmpty else { return }
         let image = source.image
@@ -143,46 +158,71 @@ enum Compositor {
                     // Fully opaque run: a plain copy; the rest blends.
                     let a = min(max(x0, o.x + Int(extent.opaqueFirst)), x1)
                     let b = max(min(x1, o.x + Int(extent.opaqueEnd)), a)
-                    blendRow(row, dst: dst, under: under, from: x0, to: a)
+                    blendRow(row, dst: dst, under: under, from: x0, to: a, simd: simd)
                     (dst + a).update(from: row + a, count: b - a)
-                    blendRow(row, dst: dst, under: under, from: b, to: x1)
+                    blendRow(row, dst: dst, under: under, from: b, to: x1, simd: simd)
+                } else if simd {
+                    fadeRowSIMD(row, dst: dst, under: under, from: x0, to: x1, opacity: op)
                 } else {
                     fadeRow(row, dst: dst, under: under, from: x0, to: x1, opacity: op)
                 }
-            } else if op >= 256 {
-                let sampled = scratch - x0
-                sampleRow(
-                    src, stride: sw, runs: source.runs, placement, y: y, into: sampled, from: x0, to: x1, opacity: nil)
-                blendRow(UnsafePointer(sampled), dst: dst, under: under, from: x0, to: x1)
             } else {
                 let sampled = scratch - x0
-                sampleRow(
-                    src, stride: sw, runs: source.runs, placement, y: y, into: sampled, from: x0, to: x1, opacity: op)
-                blendRow(UnsafePointer(sampled), dst: dst, under: under, from: x0, to: x1)
+                let fade = op >= 256 ? nil : op
+                if simd {
+                    sampleRowSIMD(
+                        src, stride: sw, runs: source.runs, placement, y: y, into: sampled, from: x0, to: x1,
+                        opacity: fade)
+                } else {
+                    sampleRow(
+                        src, stride: sw, runs: source.runs, placement, y: y, into: sampled, from: x0, to: x1,
+                        opacity: fade)
+                }
+                blendRow(UnsafePointer(sampled), dst: dst, under: under, from: x0, to: x1, simd: simd)
             }
         }
     }
 
-    /// `row[x]` (premultiplied) over `under[x]` into `dst[x]` for x in x0..<x1: four pixels
-    /// at a time in 16-bit lanes (one SSE2/NEON multiply per channel pair), the rest singly.
+    // Computed, not stored: a stored static is reached through swift_once on every use.
+    @inline(__always) static var low4: SIMD4<UInt32> { SIMD4(repeating: 0x00FF_00FF) }
+    @inline(__always) static var high4: SIMD4<UInt32> { SIMD4(repeating: 0xFF00_FF00) }
+
+    /// Each 8-bit channel of four pixels times a 16-bit weight (0…256) per pixel (`w`: the
+    /// weight in both 16-bit halves of the pixel's lane): B·w and R·w in `rb`, G·w and A·w in
+    /// `ag`, one 16-bit lane each (an SSE2 `pmullw` / NEON `mul.8h` per pair). Sums of such
+    /// products stay below 2^16 while the weights add up to at most 256.
+    @inline(__always) static func scaled(_ p: SIMD4<UInt32>, _ w: SIMD8<UInt16>) -> (
+        rb: SIMD8<UInt16>, ag: SIMD8<UInt16>
+    ) {
+        (
+            unsafeBitCast(p & low4, to: SIMD8<UInt16>.self) &* w,
+            unsafeBitCast((p &>> 8) & low4, to: SIMD8<UInt16>.self) &* w
+        )
+    }
+
+    /// Every channel sum of `scaled` shifted down by 8 bits and packed back into pixels.
+    @inline(__always) static func packed(_ rb: SIMD8<UInt16>, _ ag: SIMD8<UInt16>) -> SIMD4<UInt32> {
+        unsafeBitCast(rb &>> 8, to: SIMD4<UInt32>.self) | (unsafeBitCast(ag, to: SIMD4<UInt32>.self) & high4)
+    }
+
+    /// A 0…256 weight per pixel in both 16-bit halves of its lane.
+    @inline(__always) static func doubled(_ k: SIMD4<UInt32>) -> SIMD8<UInt16> {
+        unsafeBitCast(k | (k &<< 16), to: SIMD8<UInt16>.self)
+    }
+
+    /// `row[x]` (premultiplied) over `under[x]` into `dst[x]` for x in x0..<x1. With `simd`,
+    /// four pixels at a time in 16-bit lanes, the rest singly; the same integers either way.
     @inline(__always) static func blendRow(
         _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>,
-        from x0: Int, to x1: Int
+        from x0: Int, to x1: Int, simd: Bool
     ) {
         var x = x0
-        let low = SIMD4<UInt32>(repeating: 0x00FF_00FF)
-        let high = SIMD4<UInt32>(repeating: 0xFF00_FF00)
-        while x &+ 4 <= x1 {
+        while simd && x &+ 4 <= x1 {
             let s = UnsafeRawPointer(row + x).loadUnaligned(as: SIMD4<UInt32>.self)
             let d = UnsafeRawPointer(under + x).loadUnaligned(as: SIMD4<UInt32>.self)
-            // 256 − alpha per pixel, in both 16-bit halves of its lane.
-            let k = SIMD4<UInt32>(repeating: 256) &- (s &>> 24)
-            let kk = unsafeBitCast(k | (k &<< 16), to: SIMD8<UInt16>.self)
-            let rb = unsafeBitCast(d & low, to: SIMD8<UInt16>.self)
-            let ag = unsafeBitCast((d &>> 8) & low, to: SIMD8<UInt16>.self)
-            let rbScaled = unsafeBitCast((rb &* kk) &>> 8, to: SIMD4<UInt32>.self)
-            let agScaled = unsafeBitCast(ag &* kk, to: SIMD4<UInt32>.self) & high
-            UnsafeMutableRawPointer(dst + x).storeBytes(of: s &+ (rbScaled | agScaled), as: SIMD4<UInt32>.self)
+            // 256 − alpha per pixel (1 for an opaque one: d·1 >> 8 adds nothing).
+            let (rb, ag) = scaled(d, doubled(SIMD4<UInt32>(repeating: 256) &- (s &>> 24)))
+            UnsafeMutableRawPointer(dst + x).storeBytes(of: s &+ packed(rb, ag), as: SIMD4<UInt32>.self)
             x &+= 4
         }
         while x < x1 {
@@ -202,6 +242,25 @@ enum Compositor {
             dst[x] = p == 0 ? under[x] : over(((expand(p) &* op) >> 8) & laneMask, under[x])
             x += 1
         }
+    }
+
+    /// `fadeRow` four pixels at a time: the source faded, then blended (a transparent source
+    /// pixel blends to `under` unchanged, as `fadeRow`'s shortcut gives).
+    @inline(__always) private static func fadeRowSIMD(
+        _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>,
+        from x0: Int, to x1: Int, opacity op: UInt64
+    ) {
+        var x = x0
+        let w = SIMD8<UInt16>(repeating: UInt16(truncatingIfNeeded: op))
+        while x &+ 4 <= x1 {
+            let (frb, fag) = scaled(UnsafeRawPointer(row + x).loadUnaligned(as: SIMD4<UInt32>.self), w)
+            let s = packed(frb, fag)
+            let d = UnsafeRawPointer(under + x).loadUnaligned(as: SIMD4<UInt32>.self)
+            let (rb, ag) = scaled(d, doubled(SIMD4<UInt32>(repeating: 256) &- (s &>> 24)))
+            UnsafeMutableRawPointer(dst + x).storeBytes(of: s &+ packed(rb, ag), as: SIMD4<UInt32>.self)
+            x &+= 4
+        }
+        fadeRow(row, dst: dst, under: under, from: x, to: x1, opacity: op)
     }
 
     /// The screen columns of row `y` whose sample point falls where all four bilinear taps
@@ -319,6 +378,154 @@ enum Compositor {
         }
         if let op {
             for i in x0..<x1 { out[i] = pack(((expand(out[i]) &* op) >> 8) & laneMask) }
+        }
+    }
+    /// One bilinear sample in 16-bit lanes of a `UInt64`: the four taps at byte offset `at`
+    /// weighted by the fractions of `u` and `v` (24 fraction bits, 8 of them used).
+    @inline(__always) static func sample(_ base: UnsafeRawPointer, at: Int, rowBytes: Int, u: Int, v: Int) -> UInt32 {
+        let fx = UInt64(truncatingIfNeeded: (u >> 16) & 0xFF)
+        let fy = UInt64(truncatingIfNeeded: (v >> 16) & 0xFF)
+        let w11 = (fx &* fy) >> 8
+        let s =
+            expand(base.load(fromByteOffset: at, as: UInt32.self)) &* (256 &- fx &- fy &+ w11)
+            &+ expand(base.load(fromByteOffset: at &+ 4, as: UInt32.self)) &* (fx &- w11)
+            &+ expand(base.load(fromByteOffset: at &+ rowBytes, as: UInt32.self)) &* (fy &- w11)
+            &+ expand(base.load(fromByteOffset: at &+ rowBytes &+ 4, as: UInt32.self)) &* w11
+        return pack((s >> 8) & laneMask)
+    }
+
+    /// `sampleRow` with four pixels at a time in SIMD vectors: the taps are loaded in pairs
+    /// (each tap and its right neighbour are one 64-bit load), the weights of four pixels are
+    /// computed in 16-bit lanes and every channel of the four taps weighted and summed at once.
+    /// It computes the same integers as `sampleRow`'s general case — which its flat and
+    /// shadow-only shortcuts equal, the four weights adding up to 256 — so the pixels are
+    /// identical; runs inside gradient bands are filled the same way.
+    @inline(never) private static func sampleRowSIMD(
+        _ src: UnsafePointer<UInt32>, stride sw: Int, runs: UnsafePointer<RowRun>, _ p: Placement, y: Int,
+        into out: UnsafeMutablePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64?
+    ) {
+        let one = Double(1 << 24)
+        let xc = Double(x0) + 0.5
+        let yc = Double(y) + 0.5
+        var u = Int(((p.a * xc + p.b * yc + p.c - 0.5) * one).rounded())
+        var v = Int(((p.d * xc + p.e * yc + p.f - 0.5) * one).rounded())
+        let du = Int((p.a * one).rounded())
+        let dv = Int((p.d * one).rounded())
+        let n = x1 - x0 - 1
+        guard u >= 0, v >= 0, u + du * n >= 0, v + dv * n >= 0 else {
+            (out + x0).update(repeating: 0, count: x1 - x0)
+            return
+        }
+        let base = UnsafeRawPointer(src)
+        let rowBytes = sw &<< 2
+        let full = SIMD8<UInt16>(repeating: 256)
+        let duLow = UInt32(truncatingIfNeeded: du)
+        let dvLow = UInt32(truncatingIfNeeded: dv)
+        let duLow4 = SIMD4<UInt32>(repeating: duLow &* 4)
+        let dvLow4 = SIMD4<UInt32>(repeating: dvLow &* 4)
+        let steps = SIMD4<UInt32>(0, 1, 2, 3)
+        // Low 32 bits of the four positions of the next group; set again after a run or a
+        // single pixel moves x by other than four.
+        var uLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: u)) &+ steps &* duLow
+        var vLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: v)) &+ steps &* dvLow
+        var x = x0
+        while x < x1 {
+            let iy = v >> 24
+            let ix = u >> 24
+            let band = dv >= 0 ? runs[iy].down : runs[iy &+ 1].up
+            let inRows = dv >= 0 ? iy &+ 1 <= Int(band.end) : iy >= Int(band.end)
+            if inRows && ix >= Int(band.first) && ix &+ 1 < Int(band.last) {
+                var k = x1 &- x
+                if dv > 0 {
+                    k = min(k, ((Int(band.end) << 24) &- v &- 1) / dv &+ 1)
+                } else if dv < 0 {
+                    k = min(k, (v &- (Int(band.end) << 24)) / (-dv) &+ 1)
+                }
+                if du > 0 {
+                    k = min(k, (((Int(band.last) &- 1) << 24) &- u &- 1) / du &+ 1)
+                } else if du < 0 {
+                    k = min(k, (u &- (Int(band.first) << 24)) / (-du) &+ 1)
+                }
+                if k >= 2 {
+                    (out + x).update(repeating: band.color, count: k)
+                    u &+= du &* k
+                    v &+= dv &* k
+                    x &+= k
+                    uLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: u)) &+ steps &* duLow
+                    vLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: v)) &+ steps &* dvLow
+                    continue
+                }
+            }
+            if x &+ 4 > x1 {
+                // The last one to three pixels: the general case of `sampleRow`, one at a time.
+                out[x] = sample(base, at: (v >> 24) &* rowBytes &+ ((u >> 24) &<< 2), rowBytes: rowBytes, u: u, v: v)
+                u &+= du
+                v &+= dv
+                x &+= 1
+                continue
+            }
+            // Four pixels: each one's top pair (tap and right neighbour) and bottom pair.
+            let u1 = u &+ du
+            let u2 = u1 &+ du
+            let u3 = u2 &+ du
+            let v1 = v &+ dv
+            let v2 = v1 &+ dv
+            let v3 = v2 &+ dv
+            let a0 = (v >> 24) &* rowBytes &+ ((u >> 24) &<< 2)
+            let a1 = (v1 >> 24) &* rowBytes &+ ((u1 >> 24) &<< 2)
+            let a2 = (v2 >> 24) &* rowBytes &+ ((u2 >> 24) &<< 2)
+            let a3 = (v3 >> 24) &* rowBytes &+ ((u3 >> 24) &<< 2)
+            let top01 = unsafeBitCast(
+                SIMD2<UInt64>(
+                    base.loadUnaligned(fromByteOffset: a0, as: UInt64.self),
+                    base.loadUnaligned(fromByteOffset: a1, as: UInt64.self)), to: SIMD4<UInt32>.self)
+            let top23 = unsafeBitCast(
+                SIMD2<UInt64>(
+                    base.loadUnaligned(fromByteOffset: a2, as: UInt64.self),
+                    base.loadUnaligned(fromByteOffset: a3, as: UInt64.self)), to: SIMD4<UInt32>.self)
+            let bottom01 = unsafeBitCast(
+                SIMD2<UInt64>(
+                    base.loadUnaligned(fromByteOffset: a0 &+ rowBytes, as: UInt64.self),
+                    base.loadUnaligned(fromByteOffset: a1 &+ rowBytes, as: UInt64.self)), to: SIMD4<UInt32>.self)
+            let bottom23 = unsafeBitCast(
+                SIMD2<UInt64>(
+                    base.loadUnaligned(fromByteOffset: a2 &+ rowBytes, as: UInt64.self),
+                    base.loadUnaligned(fromByteOffset: a3 &+ rowBytes, as: UInt64.self)), to: SIMD4<UInt32>.self)
+            let p00 = SIMD4<UInt32>(lowHalf: top01.evenHalf, highHalf: top23.evenHalf)
+            let p10 = SIMD4<UInt32>(lowHalf: top01.oddHalf, highHalf: top23.oddHalf)
+            let p01 = SIMD4<UInt32>(lowHalf: bottom01.evenHalf, highHalf: bottom23.evenHalf)
+            let p11 = SIMD4<UInt32>(lowHalf: bottom01.oddHalf, highHalf: bottom23.oddHalf)
+            // The fractions from the low 32 bits of the positions, kept in vectors: wrapping
+            // steps are exact modulo 2^32, and bits 16…23 depend on nothing above.
+            let fx = (uLow &>> 16) & 0xFF
+            let fy = (vLow &>> 16) & 0xFF
+            uLow &+= duLow4
+            vLow &+= dvLow4
+            let fxx = doubled(fx)
+            let fyy = doubled(fy)
+            let w11 = (fxx &* fyy) &>> 8
+            let t0 = scaled(p00, full &- fxx &- fyy &+ w11)
+            let t1 = scaled(p10, fxx &- w11)
+            let b0 = scaled(p01, fyy &- w11)
+            let b1 = scaled(p11, w11)
+            UnsafeMutableRawPointer(out + x).storeBytes(
+                of: packed(t0.rb &+ t1.rb &+ b0.rb &+ b1.rb, t0.ag &+ t1.ag &+ b0.ag &+ b1.ag), as: SIMD4<UInt32>.self)
+            u = u3 &+ du
+            v = v3 &+ dv
+            x &+= 4
+        }
+        if let op {
+            let w = SIMD8<UInt16>(repeating: UInt16(truncatingIfNeeded: op))
+            var i = x0
+            while i &+ 4 <= x1 {
+                let (rb, ag) = scaled(UnsafeRawPointer(out + i).loadUnaligned(as: SIMD4<UInt32>.self), w)
+                UnsafeMutableRawPointer(out + i).storeBytes(of: packed(rb, ag), as: SIMD4<UInt32>.self)
+                i &+= 4
+            }
+            while i < x1 {
+                out[i] = pack(((expand(out[i]) &* op) >> 8) & laneMask)
+                i &+= 1
+            }
         }
     }
 }

@@ -61,10 +61,15 @@ package enum ElementSurface {
         return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY)
     }
 
-    /// The element's outline as alpha, blurred, aligned with the element's image.
+    /// The element's outline as alpha, blurred, aligned with the element's image. Cards of
+    /// one size share one mask (`ShadowMasks`): the blur is most of a card's drawing time.
     package static func shadowMask(_ kind: ElementKind, size: Size, radius: Double, k: Double, layout l: Layout)
         -> CairoImage?
     {
+        let key = ShadowMasks.Key(
+            width: l.width, height: l.height, originX: l.originX, originY: l.originY, size: size, radius: radius, k: k,
+            corner: ElementPainter.cornerRadius(kind))
+        if let cached = ShadowMasks.shared.copy(key) { return cached }
         guard let mask = CairoImage(width: l.width, height: l.height, format: CAIRO_FORMAT_A8) else { return nil }
         mask.draw { cr in
             cairo_translate(cr, Double(l.originX), Double(l.originY))
@@ -77,8 +82,68 @@ package enum ElementSurface {
         let data = mask.data.assumingMemoryBound(to: UInt8.self)
         BoxBlur.gaussian(data, width: l.width, height: l.height, stride: mask.stride, sigma: radius / 2 * k)
         mask.markDirty()
+        ShadowMasks.shared.store(key, mask)
         return mask
     }
+}
+
+/// The last few blurred shadow masks, by everything that shapes one (image layout, element
+/// size, corner radius, blur radius, scale), so the cards of a deck — one size — blur once.
+/// Each caller gets its own copy of the bytes (a memcpy, far cheaper than the blur), so no
+/// cairo surface is shared between the frame loop and the preparation thread. At most
+/// `capacity` masks (A8, about 0.7 MB each for a 1080p card) are kept.
+final class ShadowMasks: @unchecked Sendable {
+    struct Key: Equatable {
+        var width: Int, height: Int, originX: Int, originY: Int
+        var size: Size
+        var radius: Double, k: Double, corner: Double
+    }
+
+    static let shared = ShadowMasks(capacity: 4)
+
+    let capacity: Int
+    private let lock = Condition()
+    /// Most recently used last; `lock` guards it.
+    private var entries: [(key: Key, stride: Int, bytes: [UInt8])] = []
+    /// Masks blurred and masks copied, for tests.
+    private(set) var blurs = 0
+    private(set) var hits = 0
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// A fresh A8 image holding the mask stored for `key`; nil when there is none.
+    func copy(_ key: Key) -> CairoImage? {
+        let found: (stride: Int, bytes: [UInt8])? = lock.withLock {
+            guard let i = entries.firstIndex(where: { $0.key == key }) else { return nil }
+            let entry = entries.remove(at: i)
+            entries.append(entry)
+            hits += 1
+            return (entry.stride, entry.bytes)
+        }
+        guard let found, let image = CairoImage(width: key.width, height: key.height, format: CAIRO_FORMAT_A8),
+            image.stride == found.stride
+        else { return nil }
+        found.bytes.withUnsafeBytes { image.data.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        image.markDirty()
+        return image
+    }
+
+    func store(_ key: Key, _ mask: CairoImage) {
+        let bytes = [UInt8](UnsafeRawBufferPointer(start: mask.data, count: mask.byteCount))
+        let stride = mask.stride
+        lock.withLock {
+            blurs += 1
+            entries.removeAll { $0.key == key }
+            entries.append((key, stride, bytes))
+            if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
+        }
+    }
+
+    /// Forgets every mask (tests).
+    func removeAll() { lock.withLock { entries.removeAll() } }
+
+    /// Bytes held now.
+    var bytes: Int { lock.withLock { entries.reduce(0) { $0 + $1.bytes.count } } }
 }
 
 /// A Gaussian blur approximated by three box blurs per axis (W. Jarosz, "Fast image

@@ -37,6 +37,8 @@ package final class SceneRenderer {
     /// Where cards and detail pages are drawn when there is one: off the frame loop.
     package let preparer: ElementPreparer?
     package private(set) var stats = Stats()
+    /// The compositor's pixel loops (SIMD or scalar: identical pixels; tests compare them).
+    package var kernel = Compositor.Kernel.standard
     /// Images the preparation thread is drawing for which a frame showed a stand-in.
     private var standInsShown: Set<SurfaceCache.Key> = []
     private var frameUsedStandIn = false
@@ -165,16 +167,19 @@ package final class SceneRenderer {
         if lowest.placement.offset == nil {
             // A turned card (a drag): restore the layer and draw it in one pass.
             Compositor.draw(
-                lowest.image, at: lowest.placement, opacity: lowest.opacity, into: target, base: layer, clip: damage)
+                lowest.image, at: lowest.placement, opacity: lowest.opacity, into: target, base: layer, clip: damage,
+                kernel: kernel)
             for m in moving.dropFirst() {
-                Compositor.draw(m.image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box)
+                Compositor.draw(
+                    m.image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box, kernel: kernel)
             }
         } else {
             // Unturned elements (rows, bars): restore the layer only where no opaque part of
             // a moving element will cover it, then draw them all.
             restore(damage, from: layer, into: target, except: moving)
             for m in moving {
-                Compositor.draw(m.image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box)
+                Compositor.draw(
+                    m.image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box, kernel: kernel)
             }
         }
         return damage
@@ -246,7 +251,9 @@ package final class SceneRenderer {
         Compositor.fill(layer.bounds, with: Self.xrgb(scene.background), in: layer)
         for element in scene.elements[..<count] where element.opacity > 0 {
             guard let (image, placement) = placed(element, frameStart: frameStart) else { continue }
-            Compositor.draw(image, at: placement, opacity: element.opacity, into: layer, base: nil, clip: layer.bounds)
+            Compositor.draw(
+                image, at: placement, opacity: element.opacity, into: layer, base: nil, clip: layer.bounds,
+                kernel: kernel)
         }
         layerElements = Array(scene.elements[..<count])
         layerBackground = scene.background

@@ -307,6 +307,8 @@ enum Bench {
         for e in deck.elementsToPrepare(in: rest) { renderer.prepare(e, background: rest.background) }
         print("rss-first-frame-kb \(residentKB())")
         print("cache-kb \(renderer.cachedBytes / 1024)")
+        // The frame drawn into and the renderer's still layer: two full frames of XRGB8888.
+        print("frames-kb \(2 * w * h * 4 / 1024)")
         let offsets = dragOffsets(frames: frames).map { Point(x: $0, y: 0) }
         var times: [Double] = []
         for scene in ExampleScenes.drag(&deck, from: ExampleScenes.origin(of: rest), offsets: offsets) {
@@ -405,7 +407,14 @@ enum Bench {
             extra: [
                 ("first_frame_ms", firstMs), ("peak_rss_mb", rss / 1024),
                 ("rss_before_drawing_mb", (values["rss-start-kb"] ?? 0) / 1024),
+                ("frame_and_layer_mb", (values["frames-kb"] ?? 0) / 1024),
                 ("element_cache_mb", (values["cache-kb"] ?? 0) / 1024),
+                // What is left: fonts, pango's and fontconfig's caches, the deck, allocator slack.
+                (
+                    "other_mb",
+                    (rss - (values["rss-start-kb"] ?? 0) - (values["frames-kb"] ?? 0) - (values["cache-kb"] ?? 0))
+                        / 1024
+                ),
                 ("private_rss_at_end_mb", (values["anon-rss-kb"] ?? 0) / 1024),
             ])
     }
@@ -430,6 +439,7 @@ struct BenchOptions: Equatable {
     var budget = 4.0
     var instructions = false
     var instructionsChild = false
+    var kernel: String?
 
     static let table = OptionTable<BenchOptions>(
         command: "bench", summary: "measure the renderer's frame times",
@@ -475,6 +485,14 @@ struct BenchOptions: Equatable {
             .flag("instructions", help: "also count the real pipeline's instructions per frame (valgrind)") {
                 $0.instructions = true
             },
+            CommandOption(
+                name: "kernel", value: "NAME",
+                help: "the compositor's pixel loops: simd (default) or scalar (also KIOSK_COMPOSITOR=scalar)"
+            ) { o, v in
+                guard Compositor.Kernel(rawValue: v) != nil else { return "simd or scalar" }
+                o.kernel = v
+                return nil
+            },
             .flag("no-probe", help: "skip the fresh-process first-frame and memory probe") { $0.noProbe = true },
             .flag("probe", help: "be the probe process (bench starts it)", hidden: true) { $0.probe = true },
             .flag("instructions-child", help: "be the process valgrind counts (bench starts it)", hidden: true) {
@@ -490,6 +508,9 @@ func runBenchCommand(_ args: [String]) -> Int32 {
     case .failure(let status): return status.code
     }
     if options.cpuTime { Bench.clock = CLOCK_THREAD_CPUTIME_ID }
+    // Before anything draws (`Compositor.Kernel.standard` reads it once); the probe and
+    // valgrind children inherit it.
+    if let kernel = options.kernel { setenv("KIOSK_COMPOSITOR", kernel, 1) }
     guard let decks = Bench.exampleDecks() else { return 1 }
     if options.probe { return Bench.probe(frames: options.frames, stack: decks.stack) }
     if options.instructionsChild { return BenchInstructions.child(options, decks: decks) }

@@ -75,8 +75,9 @@ enum BenchReport {
                   start → first composed frame, 1080p, 50 cards:           \(String(format2: value("first_frame_ms"))) ms
                   peak RSS, same:                                          \(String(format2: value("peak_rss_mb"))) MB \
                 (\(String(format2: value("rss_before_drawing_mb"))) MB before drawing, \
+                \(String(format2: value("frame_and_layer_mb"))) MB frame + still layer, \
                 \(String(format2: value("element_cache_mb"))) MB cached card images, \
-                \(String(format2: Double(2 * 1920 * 1080 * 4) / 1_048_576)) MB frame + still layer; \
+                \(String(format2: value("other_mb"))) MB other (fonts, pango and fontconfig caches, the deck); \
                 private at the end \(String(format2: value("private_rss_at_end_mb"))) MB)
                 """)
         }

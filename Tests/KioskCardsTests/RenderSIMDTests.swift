@@ -1,0 +1,176 @@
+import CardModel
+import Glibc
+import Testing
+
+@testable import KioskCards
+@testable import KioskRender
+@testable import KioskSystem
+
+/// The compositor's SIMD loops (SSE2 on x86-64, NEON on aarch64 — the arm64 lane runs these
+/// tests under qemu-aarch64) against its scalar loops: every pixel must be identical, for flat
+/// cards, photo cards and noise images, turned by every quarter and by odd angles, scaled,
+/// faded, drawn over a base layer or blended onto the target.
+@Suite struct RenderSIMDTests {
+    /// A small deterministic generator (SplitMix64), so a failure can be replayed.
+    struct Random {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    }
+
+    /// Random premultiplied pixels (alpha 0…255, colour ≤ alpha) inside a one-pixel
+    /// transparent border, as element images have: the worst case for the sampler (no two
+    /// neighbours alike, so none of its runs or shortcuts apply).
+    static func noiseImage(width: Int, height: Int, seed: UInt64) throws -> ElementImage {
+        let image = try #require(CairoImage(width: width, height: height))
+        var random = Random(state: seed)
+        let data = image.data
+        for y in 1..<(height - 1) {
+            for x in 1..<(width - 1) {
+                let r = random.next()
+                // A third opaque, a third translucent, a third shadow-like (black, some alpha).
+                let a: UInt64 = r % 3 == 0 ? 255 : (r >> 8) & 0xFF
+                let black = r % 3 == 2
+                var p = UInt32(a) << 24
+                for c in 0..<3 where !black {
+                    p |= UInt32(((r >> (16 + 8 * UInt64(c))) & 0xFF) * a / 255) << (8 * UInt32(c))
+                }
+                data.storeBytes(of: p, toByteOffset: y * image.stride + x * 4, as: UInt32.self)
+            }
+        }
+        image.markDirty()
+        return ElementImage(image: image, anchorX: Double(width) / 2, anchorY: Double(height) / 2)
+    }
+
+    static func flatCard() throws -> ElementImage {
+        try RenderCompositorTests.cardImage()
+    }
+
+    /// Draws `source` with both kernels at the same placements and returns the first
+    /// difference, if any.
+    static func compare(_ source: ElementImage, seed: UInt64) -> String? {
+        var random = Random(state: seed)
+        let w = 300
+        let h = 280
+        let base = PixelBuffer(width: w, height: h)
+        for y in 0..<h {
+            let row = (base.pixels + y * base.stride).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<w { row[x] = UInt32(truncatingIfNeeded: random.next()) & 0x00FF_FFFF }
+        }
+        var angles = [0.0, 90, 180, 270, -90, 360]
+        for _ in 0..<8 { angles.append(random.unit() * 720 - 360) }
+        for degrees in angles {
+            for scale in [1.0, 0.93, 1.11] {
+                for opacity in [1.0, 0.62, 0.05] {
+                    for overBase in [false, true] {
+                        let placement = Placement(
+                            anchorX: source.anchorX, anchorY: source.anchorY,
+                            centerX: 150 + random.unit() * 20 - 10, centerY: 140 + random.unit() * 20 - 10,
+                            rotation: degrees * Double.pi / 180, scale: scale)
+                        let clip = PixelRect(
+                            x: Int(random.next() % 30), y: Int(random.next() % 30),
+                            width: w - 30 - Int(random.next() % 30),
+                            height: h - 30 - Int(random.next() % 30))
+                        var out: [[UInt32]] = []
+                        for kernel in [Compositor.Kernel.simd, .scalar] {
+                            let target = PixelBuffer(width: w, height: h)
+                            Compositor.copy(target.bounds, from: base, to: target)
+                            Compositor.draw(
+                                source, at: placement, opacity: opacity, into: target, base: overBase ? base : nil,
+                                clip: clip, kernel: kernel)
+                            out.append((0..<(w * h)).map { target.pixel(x: $0 % w, y: $0 / w) })
+                        }
+                        if let i = (0..<(w * h)).first(where: { out[0][$0] != out[1][$0] }) {
+                            return
+                                "\(degrees)° ×\(scale) opacity \(opacity) base \(overBase): pixel (\(i % w), \(i / w))"
+                                + " simd \(String(out[0][i], radix: 16)) scalar \(String(out[1][i], radix: 16))"
+                        }
+                    }
+                }
+            }
+        }
+        return nil
+    }
+
+    @Test func noiseImagesAreIdentical() throws {
+        for seed: UInt64 in [1, 2, 3] {
+            // Odd widths leave one to three pixels for the tail loops.
+            let source = try Self.noiseImage(width: 141 + Int(seed), height: 97 + 2 * Int(seed), seed: seed)
+            let difference = Self.compare(source, seed: seed &* 77)
+            #expect(difference == nil, "noise image \(seed): \(difference ?? "")")
+        }
+    }
+
+    @Test func flatCardIsIdentical() throws {
+        let difference = Self.compare(try Self.flatCard(), seed: 11)
+        #expect(difference == nil, "flat card: \(difference ?? "")")
+    }
+
+    /// The switch the tests above depend on: the renderer's kernel is settable and the
+    /// environment's names parse.
+    @Test func kernelsAreSelectable() {
+        let renderer = SceneRenderer(pixelWidth: 8, pixelHeight: 8, scale: 1)
+        renderer.kernel = .scalar
+        #expect(renderer.kernel == .scalar)
+        renderer.kernel = .simd
+        #expect(renderer.kernel == .simd)
+        #expect(Compositor.Kernel(rawValue: "scalar") == .scalar)
+    }
+
+    /// Whole frames of the example decks through the real renderer, a card dragged to both
+    /// sides and up (turned by the drag), in landscape and portrait (a panel turned by 90° or
+    /// 270° lays out on the swapped size): the photo deck's cards and the flat ones.
+    @Test(arguments: ["onboarding.json", "products/products.json"], ["800x480", "480x800"])
+    func deckFramesAreIdentical(_ deck: String, _ size: String) throws {
+        let file = try GoldenImageTests.example(deck)
+        let (w, h) = size == "800x480" ? (800, 480) : (480, 800)
+        let logical = Size(width: Double(w), height: Double(h))
+        for gesture in ["drag -140 40", "drag 170 -25", "drag 60 -200", "drag -20 5"] {
+            let scene = try RenderInputs.scene(deck: file, size: logical, gesture: gesture, scriptPath: nil, atMs: 0)
+            var frames: [PixelBuffer] = []
+            for kernel in [Compositor.Kernel.simd, .scalar] {
+                let images = ImageCache()
+                let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: 1, images: images)
+                renderer.kernel = kernel
+                let buffer = PixelBuffer(width: w, height: h)
+                renderer.render(scene, into: buffer)
+                images.waitUntilIdle()
+                renderer.invalidate()
+                renderer.render(scene, into: buffer)
+                frames.append(buffer)
+            }
+            let d = RenderFixtures.difference(frames[0], frames[1], threshold: 0)
+            #expect(d.maxChannel == 0 && !d.sizeMismatch, "\(deck) \(size) \(gesture): \(d.pixelsOver) pixels differ")
+        }
+    }
+
+    /// A card drawn with a shadow mask from `ShadowMasks` is byte-identical to one whose mask
+    /// was blurred for it, and a second card of the same size reuses the mask.
+    @Test func sharedShadowMaskDrawsTheSameCard() throws {
+        let masks = ShadowMasks.shared
+        masks.removeAll()
+        let painter = ElementPainter(background: .white, images: nil)
+        let size = Size(width: 161, height: 223)
+        func draw(_ card: Card) throws -> [UInt8] {
+            let e = try #require(
+                ElementSurface.render(.card(card), size: size, shadowRadius: 18, pixelsPerPoint: 1.7, painter: painter))
+            return [UInt8](UnsafeRawBufferPointer(start: e.image.data, count: e.image.byteCount))
+        }
+        let blurred = try draw(BuiltInCards.stack[1])
+        let hits = masks.hits
+        let reused = try draw(BuiltInCards.stack[1])
+        #expect(masks.hits > hits)
+        #expect(blurred == reused)
+        masks.removeAll()
+        let other = try draw(BuiltInCards.stack[0])
+        let otherReused = try draw(BuiltInCards.stack[0])
+        #expect(other == otherReused)
+        #expect(other != blurred)
+    }
+}
