@@ -163,35 +163,3 @@ import Testing
         #expect(line?.contains(":3:") == true && line?.contains("schedule.open[0].deck") == true)
     }
 }
-
-/// The uptime share leaves out-of-order time out (the maintenance log).
-@Suite struct UptimeShareTests {
-    let hour: Int64 = 3_600_000
-
-    func entry(_ h: Int64, _ state: MaintenanceLog.State, kiosk: String = "k1") -> MaintenanceLog.Entry {
-        MaintenanceLog.Entry(kioskID: kiosk, wallTimeMs: h * hour, state: state, note: "")
-    }
-
-    @Test func outOfOrderTimeCountsNeitherUpNorDown() {
-        // A 10 h day; out of order from 2 h to 5 h (a note in between changes nothing); another
-        // kiosk's entries do not count. Up (heartbeats) 0–2 h and 5–9 h: down 1 h of 7 in service.
-        let entries = [
-            entry(2, .outOfOrder), entry(3, .note), entry(4, .outOfOrder, kiosk: "k2"), entry(5, .inService),
-            entry(6, .outOfOrder, kiosk: "k2"),
-        ]
-        let period = 0..<(10 * hour)
-        #expect(
-            MaintenanceLog.inService(entries, kioskID: "k1", period: period) == [
-                0..<(2 * hour), (5 * hour)..<(10 * hour),
-            ])
-        let up = [0..<(2 * hour), (5 * hour)..<(7 * hour), (6 * hour)..<(9 * hour)]
-        let share = MaintenanceLog.uptimeShare(up: up, entries: entries, kioskID: "k1", period: period)
-        #expect(share == 6.0 / 7.0)
-        // Counting all 10 h the same kiosk would look down 4 h.
-        let naive = MaintenanceLog.uptimeShare(up: up, entries: [], kioskID: "k1", period: period)
-        #expect(naive == 0.6)
-        // Out of order the whole period: no share at all (not 0 %).
-        #expect(
-            MaintenanceLog.uptimeShare(up: [], entries: [entry(-1, .outOfOrder)], kioskID: "k1", period: period) == nil)
-    }
-}
