@@ -29,7 +29,7 @@ package final class Display {
     package var panelWidth: Int { scanout.mode.width }
     package var panelHeight: Int { scanout.mode.height }
     /// The panel's physical size in millimetres, when the connector reports it.
-    var physicalSizeMM: Size? { scanout.mode.physicalSizeMM }
+    package var physicalSizeMM: Size? { scanout.mode.physicalSizeMM }
     /// The connector's name (`HDMI-A-1`) or the fbdev path.
     package var outputName: String { scanout.outputName }
     /// The DRM driver (`virtio_gpu`) or `fbdev`.

@@ -96,7 +96,9 @@ extension FleetTests {
         let minute: Int64 = 60_000
         var beats: [String: [Int64]] = [:]
         beats[kiosks[0]] = (0..<600).map { base + Int64($0) * minute }  // 10 h, every minute
-        beats[kiosks[1]] = (0..<300).map { base + Int64($0) * minute } + (420..<600).map { base + Int64($0) * minute }
+        let morning: [Int64] = (0..<300).map { base + Int64($0) * minute }
+        let afternoon: [Int64] = (420..<600).map { base + Int64($0) * minute }
+        beats[kiosks[1]] = morning + afternoon
         beats[kiosks[2]] = (0..<60).map { base + 5 * minute + Int64($0) * 2 * minute }  // every 2 min, then silent
         try admin.execute("DELETE FROM fleet.heartbeats")
         try admin.execute("SET session_replication_role = replica")

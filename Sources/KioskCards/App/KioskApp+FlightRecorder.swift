@@ -19,6 +19,7 @@ extension KioskApp {
             input.flightRecordings(), reason: reason,
             context: FlightRecordingDump.Context(
                 dataDirectory: config.dataDirectory, kioskID: kioskID, panelWidth: display.panelWidth,
-                panelHeight: display.panelHeight, scale: surface.scale, deckPath: deckFile.path))
+                panelHeight: display.panelHeight, scale: surface.scale, deckPath: deckFile.path,
+                panelMM: display.physicalSizeMM))
     }
 }

@@ -145,6 +145,8 @@ final class KioskApp {
         Log.info(
             "kiosk: \(deckFile.summary) on \(display.outputName) (\(display.driverName)) "
                 + "\(display.pixelWidth)x\(display.pixelHeight) px, \(jsonNumber(surface.scale, decimals: 3)) px/pt, "
+                + (display.physicalSizeMM.map { "panel \(Int($0.width.rounded()))x\(Int($0.height.rounded())) mm, " }
+                    ?? "")
                 + "rotation \(display.rotation.rawValue), data in \(config.dataDirectory), kiosk id '\(kioskID)'")
         if !config.buttons && config.publicMode {
             Log.warning(

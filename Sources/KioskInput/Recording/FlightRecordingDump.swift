@@ -22,9 +22,12 @@ package enum FlightRecordingDump {
         var panelHeight: Int
         var scale: Double
         var deckPath: String
+        /// The panel's millimetres (unturned, as its EDID says), when known: `render --panel-mm`.
+        var panelMM: Size?
 
         package init(
-            dataDirectory: String, kioskID: String, panelWidth: Int, panelHeight: Int, scale: Double, deckPath: String
+            dataDirectory: String, kioskID: String, panelWidth: Int, panelHeight: Int, scale: Double, deckPath: String,
+            panelMM: Size? = nil
         ) {
             self.dataDirectory = dataDirectory
             self.kioskID = kioskID
@@ -32,6 +35,7 @@ package enum FlightRecordingDump {
             self.panelHeight = panelHeight
             self.scale = scale
             self.deckPath = deckPath
+            self.panelMM = panelMM
         }
     }
 
@@ -99,6 +103,10 @@ package enum FlightRecordingDump {
             + replayArguments(recording.mapping).joined(separator: " ")
             + "\n# Frames as the panel showed them: KioskCards render --deck \(context.deckPath) --script FILE "
             + "--size \(context.panelWidth)x\(context.panelHeight) --scale \(jsonNumber(context.scale, decimals: 6))"
+            + (context.panelMM.map {
+                " --panel-mm \(jsonNumber($0.width, decimals: 1))x\(jsonNumber($0.height, decimals: 1))"
+            }
+                ?? "")
             + (recording.mapping.rotation == .deg0 ? "" : " --rotation \(recording.mapping.rotation.rawValue)")
             + (recording.mapping.calibration.isIdentity
                 ? "" : " --touch-matrix \"\(recording.mapping.calibration.configText)\"")

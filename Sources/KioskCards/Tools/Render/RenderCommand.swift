@@ -187,7 +187,7 @@ enum RenderInputs {
     static func scene(
         deck file: DeckFile, size: Size, gesture: String?, scriptPath: String?, atMs: Double, buttons: Bool = true,
         touch: TouchReplayOptions? = nil, pointsPerMillimetre: Double = RenderScale.baselinePixelsPerInch / 25.4,
-        language: String? = nil
+        language: String? = nil, accessControl: Bool = false
     ) throws(RenderError) -> Scene {
         let metrics = ScreenMetrics(size: size, pointsPerMillimetre: pointsPerMillimetre)
         let start = Instant.seconds(1)
@@ -222,7 +222,13 @@ enum RenderInputs {
                 feed(f)
             }
         }
-        let scene = deck.scene(at: last.advanced(bySeconds: atMs / 1000))
+        var scene = deck.scene(at: last.advanced(bySeconds: atMs / 1000))
+        if accessControl {
+            // The visible accessibility control ("Aa"), closed, as a public kiosk shows it.
+            scene = AccessibilityControl(
+                screen: size, pointsPerMillimetre: pointsPerMillimetre, trailing: file.layout == .list
+            ).overlay(scene)
+        }
         guard language != nil else { return scene }
         return KioskApp.composed(
             scene, languages: languages, prominent: session.phase == .attract && file.layout == .stack,
@@ -346,7 +352,8 @@ func runRenderCommand(_ args: [String]) -> Int32 {
         touch.calibration = o.touchMatrix
         let scene = try RenderInputs.scene(
             deck: deck, size: panel.metrics.size, gesture: o.gesture, scriptPath: o.scriptPath, atMs: o.atMs,
-            touch: touch, pointsPerMillimetre: panel.metrics.pointsPerMillimetre, language: o.language)
+            touch: touch, pointsPerMillimetre: panel.metrics.pointsPerMillimetre, language: o.language,
+            accessControl: true)
         let images = ImageCache()
         let buffer = PixelBuffer(width: pw, height: ph)
         // Headless: wait for photos instead of drawing placeholders.

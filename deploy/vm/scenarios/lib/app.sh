@@ -79,6 +79,10 @@ app_geometry() {
     *) APP_PANEL_W=$APP_W APP_PANEL_H=$APP_H ;;
   esac
   APP_GEOMETRY="scale=$APP_SCALE rotation=${KIOSK_ROTATION:-0} panel=${APP_PANEL_W}x$APP_PANEL_H"
+  # The panel's millimetres as its EDID says (physical, unrotated), when the app knows them:
+  # the 9 mm targets and the text floor depend on them.
+  _mm=$(echo "$_line" | sed -n 's/.*, panel \([0-9]*x[0-9]*\) mm,.*/\1/p')
+  [ -z "$_mm" ] || APP_GEOMETRY="$APP_GEOMETRY mm=$_mm"
 }
 
 # Points to pixels (one decimal) at the app's scale.
@@ -179,6 +183,7 @@ host_app_geometry() {
   HOST_SCALE=$(echo "$1" | sed -n 's/.*scale=\([0-9.]*\).*/\1/p')
   HOST_ROTATION=$(echo "$1" | sed -n 's/.*rotation=\([0-9]*\).*/\1/p')
   HOST_PANEL=$(echo "$1" | sed -n 's/.*panel=\([0-9]*x[0-9]*\).*/\1/p')
+  HOST_MM=$(echo "$1" | sed -n 's/.*mm=\([0-9]*x[0-9]*\).*/\1/p')
   if [ -z "$HOST_SCALE" ] || [ -z "$HOST_ROTATION" ] || [ -z "$HOST_PANEL" ]; then
     echo "host_app_geometry: no scale/rotation/panel in '$1'" >&2
     return 1
@@ -202,7 +207,7 @@ host_render() {
   FONTCONFIG_FILE="$VM_DIR/guest/fonts.conf" QEMU_LD_PREFIX="${VM_SYSROOT:-}" \
     "${VM_APP:-$REPO_ROOT/.build/release/KioskCards}" render \
     --deck "$_deck" --size "$HOST_PANEL" --scale "$HOST_SCALE" --rotation "$HOST_ROTATION" \
-    --out "$VM_OUT/expected-$_name.png" "$@"
+    ${HOST_MM:+--panel-mm "$HOST_MM"} --out "$VM_OUT/expected-$_name.png" "$@"
 }
 
 # A copy of DECK with its first N cards left out, as OUT (for "after N dismissals").
