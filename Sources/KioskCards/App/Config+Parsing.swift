@@ -214,18 +214,9 @@ extension KioskConfig {
             c.scale = s
             return nil
         },
-        Option(
-            name: "public", value: "on|off",
-            help: "a kiosk the public uses: the stack's buttons cannot be switched off (default: on)"
-        ) {
-            c, v in
-            switch v.lowercased() {
-            case "on", "yes", "true", "1": c.publicMode = true
-            case "off", "no", "false", "0": c.publicMode = false
-            default: return "on or off"
-            }
-            return nil
-        },
+        Option.onOff(
+            name: "public", help: "a kiosk the public uses: the stack's buttons cannot be switched off (default: on)"
+        ) { $0.publicMode = $1 },
         Option(
             name: "speech-device", value: "PCM",
             help: "the ALSA device speech plays on, e.g. default, plughw:1,0 (default: default)"
@@ -235,30 +226,14 @@ extension KioskConfig {
             c.speechDevice = v
             return nil
         },
-        Option(
-            name: "speech-privacy", value: "on|off",
+        Option.onOff(
+            name: "speech-privacy",
             help: "switch the panel off while speech plays, for private listening (default: off)"
-        ) {
-            c, v in
-            switch v.lowercased() {
-            case "on", "yes", "true", "1": c.speechPrivacy = true
-            case "off", "no", "false", "0": c.speechPrivacy = false
-            default: return "on or off"
-            }
-            return nil
-        },
-        Option(
-            name: "buttons", value: "on|off",
+        ) { $0.speechPrivacy = $1 },
+        Option.onOff(
+            name: "buttons",
             help: "on-screen buttons for the accessible actions (default: on; always on with public = on)"
-        ) {
-            c, v in
-            switch v.lowercased() {
-            case "on", "yes", "true", "1": c.buttons = true
-            case "off", "no", "false", "0": c.buttons = false
-            default: return "on or off"
-            }
-            return nil
-        },
+        ) { $0.buttons = $1 },
         Option(
             name: "stats", value: "FILE",
             help: "write the run figures (JSON: latency, frame time, flips, RSS) here on SIGUSR2 and at exit"

@@ -294,3 +294,19 @@ package struct CommandSyntax: Sendable {
     package var positional: (name: String, help: String)?
     package var helpText: String
 }
+
+extension CommandOption {
+    /// An `on|off` option (yes/no, true/false and 1/0 are accepted too) that hands `set` the Bool.
+    package static func onOff(
+        name: String, help: String, set: @escaping @Sendable (inout Values, Bool) -> Void
+    ) -> CommandOption {
+        CommandOption(name: name, value: "on|off", help: help) { values, text in
+            switch text.lowercased() {
+            case "on", "yes", "true", "1": set(&values, true)
+            case "off", "no", "false", "0": set(&values, false)
+            default: return "on or off"
+            }
+            return nil
+        }
+    }
+}
