@@ -142,11 +142,12 @@ final class KioskApp {
         let store = store
         health.storageFailing = { store.currentStatus.failing }
         health.update { $0.deckApplied = "\(deckFile.id)@\(deckFile.version)" }
+        let millimetres: String =
+            display.physicalSizeMM.map { "panel \(Int($0.width.rounded()))x\(Int($0.height.rounded())) mm, " } ?? ""
         Log.info(
             "kiosk: \(deckFile.summary) on \(display.outputName) (\(display.driverName)) "
                 + "\(display.pixelWidth)x\(display.pixelHeight) px, \(jsonNumber(surface.scale, decimals: 3)) px/pt, "
-                + (display.physicalSizeMM.map { "panel \(Int($0.width.rounded()))x\(Int($0.height.rounded())) mm, " }
-                    ?? "")
+                + millimetres
                 + "rotation \(display.rotation.rawValue), data in \(config.dataDirectory), kiosk id '\(kioskID)'")
         if !config.buttons && config.publicMode {
             Log.warning(

@@ -98,19 +98,20 @@ package enum FlightRecordingDump {
     static func header(
         for recording: InputManager.FlightRecording, reason: String, context: Context, wallMilliseconds: Int64
     ) -> String {
-        "\(reason) at \(WallClock.iso8601(milliseconds: wallMilliseconds)), kiosk '\(context.kioskID)', "
-            + "device \(recording.path)\n# Replay as the app mapped it: KioskCards replay FILE "
-            + replayArguments(recording.mapping).joined(separator: " ")
-            + "\n# Frames as the panel showed them: KioskCards render --deck \(context.deckPath) --script FILE "
+        let mapping = recording.mapping
+        let mm = context.panelMM.map {
+            " --panel-mm \(jsonNumber($0.width, decimals: 1))x\(jsonNumber($0.height, decimals: 1))"
+        }
+        let rotation = mapping.rotation == .deg0 ? "" : " --rotation \(mapping.rotation.rawValue)"
+        let matrix = mapping.calibration.isIdentity ? "" : " --touch-matrix \"\(mapping.calibration.configText)\""
+        let replay = "KioskCards replay FILE " + replayArguments(mapping).joined(separator: " ")
+        let render =
+            "KioskCards render --deck \(context.deckPath) --script FILE "
             + "--size \(context.panelWidth)x\(context.panelHeight) --scale \(jsonNumber(context.scale, decimals: 6))"
-            + (context.panelMM.map {
-                " --panel-mm \(jsonNumber($0.width, decimals: 1))x\(jsonNumber($0.height, decimals: 1))"
-            }
-                ?? "")
-            + (recording.mapping.rotation == .deg0 ? "" : " --rotation \(recording.mapping.rotation.rawValue)")
-            + (recording.mapping.calibration.isIdentity
-                ? "" : " --touch-matrix \"\(recording.mapping.calibration.configText)\"")
-            + " --at 2000 --out frame.png"
+            + (mm ?? "") + rotation + matrix + " --at 2000 --out frame.png"
+        return "\(reason) at \(WallClock.iso8601(milliseconds: wallMilliseconds)), kiosk '\(context.kioskID)', "
+            + "device \(recording.path)\n# Replay as the app mapped it: \(replay)"
+            + "\n# Frames as the panel showed them: \(render)"
     }
 
     /// `replay` flags that map the device as `mapping` does.
