@@ -89,7 +89,8 @@ host() {
   qmp wait-serial 'first frame on screen' --timeout 120
   # The app's own scale, from its startup line ("… 800x480 px, 0.635 px/pt, …").
   line=$(tr -d '\r' <"$VM_SERIAL" | grep -m1 ' px/pt')
-  host_app_geometry "scale=$(echo "$line" | sed -n 's/.* \([0-9.]*\) px\/pt.*/\1/p') rotation=0 panel=$(echo "$line" | sed -n 's/.* \([0-9]*x[0-9]*\) px,.*/\1/p')"
+  mm=$(echo "$line" | sed -n 's/.*, panel \([0-9]*x[0-9]*\) mm,.*/\1/p')
+  host_app_geometry "scale=$(echo "$line" | sed -n 's/.* \([0-9.]*\) px\/pt.*/\1/p') rotation=0 panel=$(echo "$line" | sed -n 's/.* \([0-9]*x[0-9]*\) px,.*/\1/p')${mm:+ mm=$mm}"
   if tr -d '\r' <"$VM_SERIAL" | grep -q 'deck: /deck is on 9p, .*checking deck.json every second'; then
     echo "ok   the app saw that /deck is on 9p and polls deck.json"
   else

@@ -53,10 +53,11 @@ stack_guest() {
   kiosk_wait_host checked-first 60
 
 
-  # Lifted while still moving at 50 pt/s: the release projects a quarter second ahead
-  # (DragRecognizer.projectionTime, SwiftUI's predictedEndTranslation) to 112 pt, short of the
-  # 120 pt threshold. (At 100 pt/s, 100 pt in 1 s, the projection is 125 pt: a dismiss.)
-  app_inject "drag $(app_at 0 0) $(app_at 100 0) 2000"
+  # 100 pt slowly, then held still half a second before the lift (render's "release 100 0"):
+  # nothing is projected ahead, so the card springs back however a busy machine bunches the
+  # injector's events (a lift while still moving projects a quarter second ahead,
+  # DragRecognizer.projectionTime, and a stretched-then-hurried drag could reach 120 pt).
+  app_inject "down 0 $(app_at 0 0)" "move 0 $(app_at 100 0) 2000" "wait 500" "up 0"
   kiosk_mark stack-dragged-100
   kiosk_wait_host checked-back 30
   # A visitor is here now (no attract nudges until the idle timeout) and the card is home.
