@@ -117,7 +117,9 @@ import Testing
         let buffer = PixelBuffer(width: Self.width, height: Self.height)
         var deck = DeckScenes.manyCards(10_000)
         var peak = 0
-        for _ in 0..<40 {
+        // 40 cards worked through (20 under qemu-user, where a debug build draws slowly).
+        let rounds = DeckFixtures.underEmulation ? 20 : 40
+        for _ in 0..<rounds {
             renderer.render(DeckScenes.stack(deck, size: Self.size), into: buffer)
             renderer.render(DeckScenes.stack(deck, size: Self.size, drag: Point(x: 200, y: 0)), into: buffer)
             deck.removeFirst()
@@ -125,7 +127,7 @@ import Testing
         }
         #expect(peak <= 4 << 20)
         #expect(renderer.cachedSurfaces <= 16)
-        #expect(renderer.stats.surfaceRenders >= 40, "each new top card was drawn")
+        #expect(renderer.stats.surfaceRenders >= rounds, "each new top card was drawn")
     }
 
     @Test func anotherTargetBufferIsDrawnWhole() {
