@@ -45,9 +45,9 @@ swift test --skip-build
 echo "== report in headless Chromium (scripts/report-browser-test.sh)"
 bash scripts/report-browser-test.sh
 
-echo "== fuzz (libFuzzer, 45 s per parser; crashes in .build/fuzz/crashes/)"
+echo "== fuzz (libFuzzer, 30 s per parser; crashes in .build/fuzz/crashes/)"
 # Any crash fails the run (the crash file is under .build/fuzz/crashes/TARGET/).
-bash scripts/fuzz.sh all "${KIOSKCARDS_FUZZ_SECONDS:-45}"
+bash scripts/fuzz.sh all "${KIOSKCARDS_FUZZ_SECONDS:-30}"
 
 echo "== deploy checks (shellcheck, systemd-analyze verify/security, staged install)"
 bash deploy/check.sh
