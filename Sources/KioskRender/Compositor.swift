@@ -321,22 +321,8 @@ package enum Compositor {
             // Inside a band of identical rows (a card's gradient between its edges and text):
             // every tap is the band's colour until the samples leave the band, so fill that
             // many pixels at once. Identical to sampling them one by one.
-            let iy = v >> 24
-            let ix = u >> 24
-            let band = dv >= 0 ? runs[iy].down : runs[iy &+ 1].up
-            let inRows = dv >= 0 ? iy &+ 1 <= Int(band.end) : iy >= Int(band.end)
-            if inRows && ix >= Int(band.first) && ix &+ 1 < Int(band.last) {
-                var k = x1 &- x
-                if dv > 0 {
-                    k = min(k, ((Int(band.end) << 24) &- v &- 1) / dv &+ 1)
-                } else if dv < 0 {
-                    k = min(k, (v &- (Int(band.end) << 24)) / (-dv) &+ 1)
-                }
-                if du > 0 {
-                    k = min(k, (((Int(band.last) &- 1) << 24) &- u &- 1) / du &+ 1)
-                } else if du < 0 {
-                    k = min(k, (u &- (Int(band.first) << 24)) / (-du) &+ 1)
-                }
+            if let band = Self.bandRun(runs: runs, u: u, v: v, du: du, dv: dv, limit: x1 &- x) {
+                let k = band.count
                 if k >= 2 {
                     (out + x).update(repeating: band.color, count: k)
                     u &+= du &* k
@@ -430,22 +416,8 @@ package enum Compositor {
         var vLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: v)) &+ steps &* dvLow
         var x = x0
         while x < x1 {
-            let iy = v >> 24
-            let ix = u >> 24
-            let band = dv >= 0 ? runs[iy].down : runs[iy &+ 1].up
-            let inRows = dv >= 0 ? iy &+ 1 <= Int(band.end) : iy >= Int(band.end)
-            if inRows && ix >= Int(band.first) && ix &+ 1 < Int(band.last) {
-                var k = x1 &- x
-                if dv > 0 {
-                    k = min(k, ((Int(band.end) << 24) &- v &- 1) / dv &+ 1)
-                } else if dv < 0 {
-                    k = min(k, (v &- (Int(band.end) << 24)) / (-dv) &+ 1)
-                }
-                if du > 0 {
-                    k = min(k, (((Int(band.last) &- 1) << 24) &- u &- 1) / du &+ 1)
-                } else if du < 0 {
-                    k = min(k, (u &- (Int(band.first) << 24)) / (-du) &+ 1)
-                }
+            if let band = Self.bandRun(runs: runs, u: u, v: v, du: du, dv: dv, limit: x1 &- x) {
+                let k = band.count
                 if k >= 2 {
                     (out + x).update(repeating: band.color, count: k)
                     u &+= du &* k
@@ -623,5 +595,33 @@ struct RowRun {
             if let j = joined(own[y], up[y - 1]) { up[y] = j }
         }
         return (0..<h).map { RowRun(down: down[$0], up: up[$0]) }
+    }
+}
+
+extension Compositor {
+    /// Inside a band of identical rows (a card's gradient between its edges and text) every tap
+    /// is the band's colour until the samples leave it: how many of the next `limit` pixels,
+    /// from the fixed-point position (u, v) stepping (du, dv), and the colour; nil outside one.
+    @inline(__always)
+    static func bandRun(
+        runs: UnsafePointer<RowRun>, u: Int, v: Int, du: Int, dv: Int, limit: Int
+    ) -> (count: Int, color: UInt32)? {
+        let iy = v >> 24
+        let ix = u >> 24
+        let band = dv >= 0 ? runs[iy].down : runs[iy &+ 1].up
+        let inRows = dv >= 0 ? iy &+ 1 <= Int(band.end) : iy >= Int(band.end)
+        guard inRows && ix >= Int(band.first) && ix &+ 1 < Int(band.last) else { return nil }
+        var k = limit
+        if dv > 0 {
+            k = min(k, ((Int(band.end) << 24) &- v &- 1) / dv &+ 1)
+        } else if dv < 0 {
+            k = min(k, (v &- (Int(band.end) << 24)) / (-dv) &+ 1)
+        }
+        if du > 0 {
+            k = min(k, (((Int(band.last) &- 1) << 24) &- u &- 1) / du &+ 1)
+        } else if du < 0 {
+            k = min(k, (u &- (Int(band.first) << 24)) / (-du) &+ 1)
+        }
+        return (k, band.color)
     }
 }
