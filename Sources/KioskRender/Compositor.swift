@@ -300,20 +300,12 @@ package enum Compositor {
         _ src: UnsafePointer<UInt32>, stride sw: Int, runs: UnsafePointer<RowRun>, _ p: Placement, y: Int,
         into out: UnsafeMutablePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64?
     ) {
-        // Fixed point with 24 fraction bits; sample positions relative to pixel centres.
-        let one = Double(1 << 24)
-        let xc = Double(x0) + 0.5
-        let yc = Double(y) + 0.5
-        var u = Int(((p.a * xc + p.b * yc + p.c - 0.5) * one).rounded())
-        var v = Int(((p.d * xc + p.e * yc + p.f - 0.5) * one).rounded())
-        let du = Int((p.a * one).rounded())
-        let dv = Int((p.d * one).rounded())
-        // Both ends inside ⇒ every position between is (the span's margin makes this hold).
-        let n = x1 - x0 - 1
-        guard u >= 0, v >= 0, u + du * n >= 0, v + dv * n >= 0 else {
+        guard let start = rowStart(p, y: y, from: x0, to: x1) else {
             (out + x0).update(repeating: 0, count: x1 - x0)
             return
         }
+        var (u, v) = (start.u, start.v)
+        let (du, dv) = (start.du, start.dv)
         let base = UnsafeRawPointer(src)
         let rowBytes = sw &<< 2
         var x = x0
@@ -390,18 +382,12 @@ package enum Compositor {
         _ src: UnsafePointer<UInt32>, stride sw: Int, runs: UnsafePointer<RowRun>, _ p: Placement, y: Int,
         into out: UnsafeMutablePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64?
     ) {
-        let one = Double(1 << 24)
-        let xc = Double(x0) + 0.5
-        let yc = Double(y) + 0.5
-        var u = Int(((p.a * xc + p.b * yc + p.c - 0.5) * one).rounded())
-        var v = Int(((p.d * xc + p.e * yc + p.f - 0.5) * one).rounded())
-        let du = Int((p.a * one).rounded())
-        let dv = Int((p.d * one).rounded())
-        let n = x1 - x0 - 1
-        guard u >= 0, v >= 0, u + du * n >= 0, v + dv * n >= 0 else {
+        guard let start = rowStart(p, y: y, from: x0, to: x1) else {
             (out + x0).update(repeating: 0, count: x1 - x0)
             return
         }
+        var (u, v) = (start.u, start.v)
+        let (du, dv) = (start.du, start.dv)
         let base = UnsafeRawPointer(src)
         let rowBytes = sw &<< 2
         let full = SIMD8<UInt16>(repeating: 256)
@@ -623,5 +609,22 @@ extension Compositor {
             k = min(k, (u &- (Int(band.first) << 24)) / (-du) &+ 1)
         }
         return (k, band.color)
+    }
+
+    /// Where a row's samples start and how they step, in fixed point with 24 fraction bits
+    /// (positions relative to pixel centres); nil when an end of `x0..<x1` falls outside the
+    /// image. Both ends inside ⇒ every position between is (the span's margin makes this hold).
+    @inline(__always)
+    static func rowStart(_ p: Placement, y: Int, from x0: Int, to x1: Int) -> (u: Int, v: Int, du: Int, dv: Int)? {
+        let one = Double(1 << 24)
+        let xc = Double(x0) + 0.5
+        let yc = Double(y) + 0.5
+        let u = Int(((p.a * xc + p.b * yc + p.c - 0.5) * one).rounded())
+        let v = Int(((p.d * xc + p.e * yc + p.f - 0.5) * one).rounded())
+        let du = Int((p.a * one).rounded())
+        let dv = Int((p.d * one).rounded())
+        let n = x1 - x0 - 1
+        guard u >= 0, v >= 0, u + du * n >= 0, v + dv * n >= 0 else { return nil }
+        return (u, v, du, dv)
     }
 }
