@@ -7,8 +7,10 @@ import KioskSystem
 /// Watches the deck file's *directory* with inotify, because editors save by writing a new
 /// file and renaming it over the old one (the old inode, and a watch on it, goes away).
 /// Events for the deck's name are debounced (editors write, chmod and rename in quick
-/// succession), then the file is loaded: a valid deck that differs from the current one is
-/// handed to `onChange`; an invalid one is logged with every problem and the current deck stays.
+/// succession), then the file is loaded on a worker (reading and checking a deck and its images
+/// never stalls the loop; one load at a time, a change during a load loads again after it): a
+/// valid deck that differs from the current one is handed to `onChange` on the loop; an invalid
+/// one is logged with every problem and the current deck stays.
 ///
 /// On a network or shared-folder file system (9p — the virtual kiosk's view of the host's
 /// folder —, NFS, SMB, FUSE/virtiofs: `RemoteFileSystem`, by statfs magic and mountinfo) inotify only reports changes
@@ -23,8 +25,12 @@ package final class DeckWatcher {
     private(set) var current: DeckFile?
     /// Problems of the last invalid version, nil after a valid load.
     private(set) var lastProblems: DeckProblems?
-    /// How many times the file was loaded after a change (for tests and stats).
+    /// How many loads after a change have finished (for tests and stats).
     private(set) var loadCount = 0
+    /// The worker that reads the file; its result comes back on the loop.
+    private var loads: LoopDelivery<Result<DeckFile, DeckProblems>>?
+    /// A change came while a load was out: load again when it is back.
+    private var loadAgain = false
 
     private let loop: EventLoop
     private let onChange: (DeckFile) -> Void
@@ -103,6 +109,7 @@ package final class DeckWatcher {
         rewatchTimer = nil
         if fd >= 0 { close(fd) }
         fd = -1
+        loads = nil  // a load still out is not delivered
     }
 
     /// Watches the folder of the path as given and, when the deck is a symlink, the folder of
@@ -231,10 +238,28 @@ package final class DeckWatcher {
         }
     }
 
-    /// Loads the file now; public so the app can also reload on a signal (SIGHUP).
-    func reload() {
+    /// Reads the file on a worker; the result is taken on the loop (`loaded`). While a load is
+    /// out, another request loads once more after it, so the last edit always wins.
+    package func reload() {
+        let loads =
+            self.loads ?? LoopDelivery(loop: loop, what: "deck reload") { [weak self] in self?.loaded($0) }
+        self.loads = loads
+        guard loads.inFlight == 0 else {
+            loadAgain = true
+            return
+        }
+        let path = path
+        loads.run("deck-reload") { DeckLoader.load(path: path) }
+    }
+
+    private func loaded(_ result: Result<DeckFile, DeckProblems>) {
         loadCount += 1
-        switch DeckLoader.load(path: path) {
+        if loadAgain {
+            loadAgain = false
+            reload()
+            return
+        }
+        switch result {
         case .success(let deck):
             lastProblems = nil
             guard deck != current else { return }

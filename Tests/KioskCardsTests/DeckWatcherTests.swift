@@ -33,6 +33,33 @@ import Testing
         while !condition() && MonotonicClock.now() < deadline { loop.runOnce(maxWait: 0.02) }
     }
 
+    /// The file is read on a worker, so the loop is free meanwhile; a change that comes while a
+    /// load is out loads again, and the last version wins (not the one the first load read).
+    @Test func aChangeDuringALoadLoadsAgainAndTheLastVersionWins() throws {
+        let dir = DeckFixtures.temporaryDirectory("watch-busy")
+        defer { DeckFixtures.removeTree(dir) }
+        let path = dir + "/deck.json"
+        DeckFixtures.write(deckText(title: "Start"), to: path)
+        let loop = EventLoop()
+        var received: [String] = []
+        let watcher = try DeckWatcher(
+            path: path, current: try DeckLoader.load(path: path).get(), loop: loop, inotify: false
+        ) { received.append($0.title) }
+        defer { watcher.stop() }
+
+        saveByRename(deckText(title: "A"), to: path)
+        watcher.reload()
+        // The worker reads "A"; its result waits until the loop runs again.
+        usleep(300_000)
+        #expect(received.isEmpty && watcher.loadCount == 0)
+        saveByRename(deckText(title: "B"), to: path)
+        watcher.reload()
+        drive(loop, seconds: 5) { !received.isEmpty }
+        drive(loop, seconds: 0.3)
+        #expect(received == ["B"])
+        #expect(watcher.loadCount == 2)
+    }
+
     @Test func validEditReloadsInvalidEditKeepsTheOldDeck() throws {
         let dir = DeckFixtures.temporaryDirectory("watch")
         defer { DeckFixtures.removeTree(dir) }

@@ -78,6 +78,22 @@ extension KioskApp {
         }
     }
 
+    /// Reads the deck file the kiosk runs again, on a worker (the staff menu's reload).
+    func reloadPrimaryDeck() {
+        let loads =
+            primaryLoads
+            ?? LoopDelivery(loop: loop, what: "deck reload") { [unowned self] result in
+                switch result {
+                case .success(let file): self.deckChanged(file)
+                case .failure(let problems):
+                    Log.error("staff: the deck file has problems, kept the old one\n\(problems)")
+                }
+            }
+        primaryLoads = loads
+        let path = primaryDeck.path
+        loads.run("deck-load") { DeckLoader.load(path: path) }
+    }
+
     /// Reads the window's deck on screen again (the staff menu's reload); nothing without one.
     func reloadWindowDeck() {
         guard let path = rotation.shown, let loads = deckLoads else { return }

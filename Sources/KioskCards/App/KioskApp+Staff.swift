@@ -124,12 +124,9 @@ extension KioskApp {
             Log.info("staff: \(action.rawValue)")
             switch action {
             case .reloadDeck:
-                // The deck file the kiosk runs (its schedule rules), then a window's deck on screen.
-                switch DeckLoader.load(path: primaryDeck.path) {
-                case .success(let file): deckChanged(file)
-                case .failure(let problems):
-                    Log.error("staff: the deck file has problems, kept the old one\n\(problems)")
-                }
+                // The deck file the kiosk runs (its schedule rules), then a window's deck on
+                // screen; both are read on a worker.
+                reloadPrimaryDeck()
                 reloadWindowDeck()
             case .restartVisit:
                 collectDecisions()

@@ -36,6 +36,8 @@ final class KioskApp {
     var rotation = DeckRotation()
     /// Decks named by schedule windows are read here, off the loop.
     var deckLoads: LoopDelivery<(path: String, result: Result<DeckFile, DeckProblems>)>?
+    /// The staff menu's reload of the primary deck, read on a worker.
+    var primaryLoads: LoopDelivery<Result<DeckFile, DeckProblems>>?
     /// A window's deck read while a visitor was busy: shown when the visit ends.
     var readyDeck: DeckFile?
     /// `deckFile` in the visitor's language (what the screen shows and speech reads).
