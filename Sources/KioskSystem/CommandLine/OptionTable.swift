@@ -309,4 +309,27 @@ extension CommandOption {
             return nil
         }
     }
+
+    /// An option taking a non-empty text, handed to `set`; an empty one answers `expected`.
+    package static func text(
+        name: String, short: Character? = nil, value: String, help: String, hidden: Bool = false, expected: String,
+        set: @escaping @Sendable (inout Values, String) -> Void
+    ) -> CommandOption {
+        parsed(
+            name: name, short: short, value: value, help: help, hidden: hidden, expected: expected,
+            { $0.isEmpty ? nil : $0 }, set: set)
+    }
+
+    /// An option whose text `parse` turns into a value for `set`; nil from `parse` answers
+    /// `expected` (what is accepted: "0, 90, 180 or 270").
+    package static func parsed<Parsed>(
+        name: String, short: Character? = nil, value: String, help: String, hidden: Bool = false, expected: String,
+        _ parse: @escaping @Sendable (String) -> Parsed?, set: @escaping @Sendable (inout Values, Parsed) -> Void
+    ) -> CommandOption {
+        CommandOption(name: name, short: short, value: value, help: help, hidden: hidden) { values, text in
+            guard let parsed = parse(text) else { return expected }
+            set(&values, parsed)
+            return nil
+        }
+    }
 }

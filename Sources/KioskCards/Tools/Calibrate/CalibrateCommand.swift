@@ -47,21 +47,15 @@ enum CalibrateCommand {
                 return nil
             },
             .flag("print", help: "print the line instead of writing the config") { $0.printOnly = true },
-            CommandOption(
+            CommandOption.parsed(
                 name: "timeout", value: "S",
-                help: "give up after S seconds (default 120); Esc on a keyboard cancels too"
-            ) { o, v in
-                guard let s = seconds(v) else { return "seconds, e.g. 60" }
-                o.timeout = s
-                return nil
-            },
-            CommandOption(name: "linger", value: "S", help: "show the result for S seconds before exiting (default 4)")
-            {
-                o, v in
-                guard let s = seconds(v) else { return "seconds, e.g. 4" }
-                o.linger = s
-                return nil
-            },
+                help: "give up after S seconds (default 120); Esc on a keyboard cancels too",
+                expected: "seconds, e.g. 60", { seconds($0) }
+            ) { $0.timeout = $1 },
+            CommandOption.parsed(
+                name: "linger", value: "S", help: "show the result for S seconds before exiting (default 4)",
+                expected: "seconds, e.g. 4", { seconds($0) }
+            ) { $0.linger = $1 },
         ] + KioskConfig.runFlagOptions(\Options.runFlags))
 
     enum Parsed: Equatable {

@@ -52,20 +52,14 @@ enum DisplayTestCommand {
                 o.connector = v
                 return nil
             },
-            CommandOption(
-                name: "mode", value: "WxH[@Hz]", help: "display mode (default: the connector's preferred mode)"
-            ) { o, v in
-                guard let m = ModeRequest(v) else { return "WIDTHxHEIGHT or WIDTHxHEIGHT@HZ, e.g. 1920x1080@60" }
-                o.mode = m
-                return nil
-            },
-            CommandOption(
-                name: "rotation", value: "DEG", help: "0, 90, 180 or 270 clockwise (default: the panel orientation)"
-            ) { o, v in
-                guard let r = Rotation(optionValue: v) else { return Rotation.acceptedValues }
-                o.rotation = r
-                return nil
-            },
+            CommandOption.parsed(
+                name: "mode", value: "WxH[@Hz]", help: "display mode (default: the connector's preferred mode)",
+                expected: "WIDTHxHEIGHT or WIDTHxHEIGHT@HZ, e.g. 1920x1080@60", { ModeRequest($0) }
+            ) { $0.mode = $1 },
+            CommandOption.parsed(
+                name: "rotation", value: "DEG", help: "0, 90, 180 or 270 clockwise (default: the panel orientation)",
+                expected: Rotation.acceptedValues, { Rotation(optionValue: $0) }
+            ) { $0.rotation = $1 },
             CommandOption(
                 name: "fbdev", value: "PATH",
                 help: "draw on this framebuffer device instead of DRM (default without DRM: /dev/fb0)"

@@ -44,21 +44,15 @@ enum ExportCommand {
                 Safe to run while the kiosk is running (the database is in WAL mode).
                 """,
             options: [
-                CommandOption(
-                    name: "data", value: "DIR", help: "the kiosk's data directory (default /var/lib/kioskcards)"
-                ) { o, v in
-                    guard !v.isEmpty else { return "a directory" }
-                    o.dataDirectory = v
-                    return nil
-                },
-                CommandOption(
+                CommandOption.text(
+                    name: "data", value: "DIR", help: "the kiosk's data directory (default /var/lib/kioskcards)",
+                    expected: "a directory"
+                ) { $0.dataDirectory = $1 },
+                CommandOption.parsed(
                     name: "format", value: "csv|json",
-                    help: "csv (RFC 4180, with a header line; the default) or json (an array)"
-                ) { o, v in
-                    guard let f = Format(rawValue: v.lowercased()) else { return "csv or json" }
-                    o.format = f
-                    return nil
-                },
+                    help: "csv (RFC 4180, with a header line; the default) or json (an array)", expected: "csv or json",
+                    { Format(rawValue: $0.lowercased()) }
+                ) { $0.format = $1 },
                 CommandOption(
                     name: "since", value: "TIME",
                     help:

@@ -24,13 +24,10 @@ enum FleetAddKioskCommand {
             """,
         options: [
             FleetCommand.postgresOption(\.url),
-            CommandOption(
-                name: "credentials", value: "FILE", help: "write the password here (mode 0600) instead of into the URL"
-            ) { o, v in
-                guard !v.isEmpty else { return "a file path" }
-                o.credentials = v
-                return nil
-            },
+            CommandOption.text(
+                name: "credentials", value: "FILE", help: "write the password here (mode 0600) instead of into the URL",
+                expected: "a file path"
+            ) { $0.credentials = $1 },
             CommandOption(name: "group", value: "G", help: "the kiosk's group (for publishing decks to many)") { o, v in
                 guard !v.isEmpty, v.count <= 64 else { return "1 to 64 characters" }
                 o.group = v

@@ -34,11 +34,9 @@ enum FleetPublishCommand {
                 o.kiosk = v
                 return nil
             },
-            CommandOption(name: "group", value: "G", help: "assign to every kiosk of this group") { o, v in
-                guard !v.isEmpty else { return "a group name" }
-                o.group = v
-                return nil
-            },
+            CommandOption.text(
+                name: "group", value: "G", help: "assign to every kiosk of this group", expected: "a group name"
+            ) { $0.group = $1 },
             .flag("rollback", help: "assign the deck each kiosk had before (no DECK.json)") { $0.rollback = true },
         ],
         positional: CommandPositional(name: "DECK.json", help: "the deck file", count: .optional) { o, v in

@@ -29,12 +29,10 @@ enum FleetSyncCommand {
             failed or the assigned deck was refused (--once), 2 usage or configuration.
             """,
         options: [
-            CommandOption(name: "data", value: "DIR", help: "the data directory (default: the config's 'data')") {
-                o, v in
-                guard !v.isEmpty else { return "a directory" }
-                o.dataDirectory = v
-                return nil
-            },
+            CommandOption.text(
+                name: "data", value: "DIR", help: "the data directory (default: the config's 'data')",
+                expected: "a directory"
+            ) { $0.dataDirectory = $1 },
             CommandOption(
                 name: "config", value: "FILE", help: "kiosk.conf to read (default \(KioskConfig.defaultPath))"
             ) {
@@ -42,13 +40,10 @@ enum FleetSyncCommand {
                 o.configPath = v
                 return nil
             },
-            CommandOption(name: "fleet-url", value: "URL", help: "the fleet server (overrides the config's fleet-url)")
-            {
-                o, v in
-                guard !v.isEmpty else { return "a postgresql:// URL" }
-                o.url = v
-                return nil
-            },
+            CommandOption.text(
+                name: "fleet-url", value: "URL", help: "the fleet server (overrides the config's fleet-url)",
+                expected: "a postgresql:// URL"
+            ) { $0.url = $1 },
             CommandOption(
                 name: "fleet-credentials", value: "FILE",
                 help: "password file (overrides the config's fleet-credentials)"

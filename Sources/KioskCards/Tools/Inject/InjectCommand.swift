@@ -35,25 +35,18 @@ struct InjectOptions {
             recorded device instead and plays the recording with its timing.
             """,
         options: [
-            CommandOption(name: "screen", value: "WxH", help: "pixel size the coordinates refer to (default 800x480)") {
-                o, v in
-                guard let s = parseScreenSize(v) else { return "WIDTHxHEIGHT, e.g. 800x480" }
-                o.screen = s
-                return nil
-            },
-            CommandOption(
-                name: "settle", value: "MS", help: "wait after creating the device, so the app opens it (default 1000)"
-            ) { o, v in
-                guard let ms = milliseconds(v) else { return "milliseconds, e.g. 1000" }
-                o.settle = ms
-                return nil
-            },
-            CommandOption(name: "linger", value: "MS", help: "wait before destroying it at the end (default 300)") {
-                o, v in
-                guard let ms = milliseconds(v) else { return "milliseconds, e.g. 300" }
-                o.linger = ms
-                return nil
-            },
+            CommandOption.parsed(
+                name: "screen", value: "WxH", help: "pixel size the coordinates refer to (default 800x480)",
+                expected: "WIDTHxHEIGHT, e.g. 800x480", { parseScreenSize($0) }
+            ) { $0.screen = $1 },
+            CommandOption.parsed(
+                name: "settle", value: "MS", help: "wait after creating the device, so the app opens it (default 1000)",
+                expected: "milliseconds, e.g. 1000", { milliseconds($0) }
+            ) { $0.settle = $1 },
+            CommandOption.parsed(
+                name: "linger", value: "MS", help: "wait before destroying it at the end (default 300)",
+                expected: "milliseconds, e.g. 300", { milliseconds($0) }
+            ) { $0.linger = $1 },
             CommandOption(
                 name: "script", value: "FILE", help: "play the commands in FILE, one a line", repeatable: true
             ) { o, v in
@@ -61,12 +54,10 @@ struct InjectOptions {
                 o.items.append(.script(v))
                 return nil
             },
-            CommandOption(name: "replay", value: "RECORDING", help: "clone the recorded device, play the recording") {
-                o, v in
-                guard !v.isEmpty else { return "an evemu recording" }
-                o.replayPath = v
-                return nil
-            },
+            CommandOption.text(
+                name: "replay", value: "RECORDING", help: "clone the recorded device, play the recording",
+                expected: "an evemu recording"
+            ) { $0.replayPath = $1 },
         ],
         positional: CommandPositional(name: "COMMAND", help: "a touch command, see below", count: .zeroOrMore) {
             o, v in

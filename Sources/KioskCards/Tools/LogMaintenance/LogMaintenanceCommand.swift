@@ -20,13 +20,10 @@ enum LogMaintenanceCommand {
             --in-service; without either, the entry is a plain note. Safe while the kiosk runs.
             """,
         options: [
-            CommandOption(
-                name: "data", value: "DIR", help: "the kiosk's data directory (default /var/lib/kioskcards)"
-            ) { o, v in
-                guard !v.isEmpty else { return "a directory" }
-                o.dataDirectory = v
-                return nil
-            },
+            CommandOption.text(
+                name: "data", value: "DIR", help: "the kiosk's data directory (default /var/lib/kioskcards)",
+                expected: "a directory"
+            ) { $0.dataDirectory = $1 },
             .flag("out-of-order", help: "the kiosk is out of order from now") { o in
                 o.state = .outOfOrder
                 o.stateGiven += 1
@@ -35,11 +32,9 @@ enum LogMaintenanceCommand {
                 o.state = .inService
                 o.stateGiven += 1
             },
-            CommandOption(name: "kiosk-id", value: "ID", help: "the kiosk's id (default: the host name)") { o, v in
-                guard !v.isEmpty else { return "an id" }
-                o.kioskID = v
-                return nil
-            },
+            CommandOption.text(
+                name: "kiosk-id", value: "ID", help: "the kiosk's id (default: the host name)", expected: "an id"
+            ) { $0.kioskID = $1 },
         ],
         positional: CommandPositional(
             name: "TEXT", help: "the note, e.g. \"glass cracked, panel ordered\"", count: .one

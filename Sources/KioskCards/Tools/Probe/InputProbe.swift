@@ -119,12 +119,10 @@ struct ProbeOptions {
                 o.paths.append(v)
                 return nil
             },
-            CommandOption(name: "watch", value: "DEV", help: "print this device's touch frames as they happen") {
-                o, v in
-                guard !v.isEmpty else { return "a path such as /dev/input/event3" }
-                o.watch = v
-                return nil
-            },
+            CommandOption.text(
+                name: "watch", value: "DEV", help: "print this device's touch frames as they happen",
+                expected: "a path such as /dev/input/event3"
+            ) { $0.watch = $1 },
             CommandOption(name: "seconds", value: "N", help: "with --watch: stop after N seconds") { o, v in
                 guard let s = Double(v), s > 0, s <= maxOptionSeconds else {
                     return "a positive number of seconds (at most 2592000, 30 days)"

@@ -60,11 +60,9 @@ struct RenderOptions: Equatable {
                 (o.width, o.height) = (parts[0], parts[1])
                 return nil
             },
-            CommandOption(name: "out", value: "FILE.png", help: "where to write the PNG (required)") { o, v in
-                guard !v.isEmpty else { return "a file path" }
-                o.outPath = v
-                return nil
-            },
+            CommandOption.text(
+                name: "out", value: "FILE.png", help: "where to write the PNG (required)", expected: "a file path"
+            ) { $0.outPath = $1 },
             CommandOption(
                 name: "lang", value: "TAG",
                 help: "draw as a visitor who picked this language sees it (its texts, right to left for ar)"
@@ -116,12 +114,10 @@ struct RenderOptions: Equatable {
                 o.panelMM = Size(width: parts[0], height: parts[1])
                 return nil
             },
-            CommandOption(name: "rotation", value: "DEG", help: "panel rotation clockwise: 0, 90, 180 or 270") {
-                o, v in
-                guard let r = Rotation(optionValue: v) else { return Rotation.acceptedValues }
-                o.rotation = r
-                return nil
-            },
+            CommandOption.parsed(
+                name: "rotation", value: "DEG", help: "panel rotation clockwise: 0, 90, 180 or 270",
+                expected: Rotation.acceptedValues, { Rotation(optionValue: $0) }
+            ) { $0.rotation = $1 },
             CommandOption(
                 name: "touch-matrix", value: "\"a b c d e f\"",
                 help: "the calibration a --script recording was made with"

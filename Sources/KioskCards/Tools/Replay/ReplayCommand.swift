@@ -48,19 +48,14 @@ struct ReplayOptions {
 
     /// How device touches map onto the screen; `probe --watch` takes the same options.
     static let touchOptions: [CommandOption<TouchReplayOptions>] = [
-        CommandOption(name: "screen", value: "WxH", help: "the panel's native size in points (default 800x480)") {
-            o, v in
-            guard let size = parseScreenSize(v) else { return "WIDTHxHEIGHT in points, e.g. 800x480" }
-            o.screen = size
-            return nil
-        },
-        CommandOption(
-            name: "rotation", value: "DEG", help: "display rotation, clockwise (turns picture and touch together)"
-        ) { o, v in
-            guard let r = Rotation(optionValue: v) else { return Rotation.acceptedValues }
-            o.rotation = r
-            return nil
-        },
+        CommandOption.parsed(
+            name: "screen", value: "WxH", help: "the panel's native size in points (default 800x480)",
+            expected: "WIDTHxHEIGHT in points, e.g. 800x480", { parseScreenSize($0) }
+        ) { $0.screen = $1 },
+        CommandOption.parsed(
+            name: "rotation", value: "DEG", help: "display rotation, clockwise (turns picture and touch together)",
+            expected: Rotation.acceptedValues, { Rotation(optionValue: $0) }
+        ) { $0.rotation = $1 },
         CommandOption(
             name: "touch-matrix", value: "\"a b c d e f\"",
             help: "libinput calibration matrix, six numbers (normalised space)"

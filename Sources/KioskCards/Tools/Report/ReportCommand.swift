@@ -36,19 +36,15 @@ enum ReportCommand {
                 and days are in the time zone of TZ. Safe while the kiosk runs (WAL).
                 """,
             options: [
-                CommandOption(name: "data", value: "DIR", help: "the kiosk's data directory (or --postgres)") { o, v in
-                    guard !v.isEmpty else { return "a directory" }
-                    o.dataDirectory = v
-                    return nil
-                },
-                CommandOption(
+                CommandOption.text(
+                    name: "data", value: "DIR", help: "the kiosk's data directory (or --postgres)",
+                    expected: "a directory"
+                ) { $0.dataDirectory = $1 },
+                CommandOption.text(
                     name: "postgres", value: "URL",
-                    help: "the fleet's PostgreSQL, as an operator (postgresql://USER@HOST/DB; docs/FLEET.md)"
-                ) { o, v in
-                    guard !v.isEmpty else { return "a postgresql:// URL or key=value pairs" }
-                    o.postgresURL = v
-                    return nil
-                },
+                    help: "the fleet's PostgreSQL, as an operator (postgresql://USER@HOST/DB; docs/FLEET.md)",
+                    expected: "a postgresql:// URL or key=value pairs"
+                ) { $0.postgresURL = $1 },
                 CommandOption(name: "since", value: "TIME", help: "only rows at or after TIME: \(timeHelp)") { o, v in
                     guard let ms = WallClock.parse(v, now: now) else { return "a time: \(timeHelp)" }
                     o.sinceMs = ms
@@ -59,15 +55,11 @@ enum ReportCommand {
                     o.untilMs = ms
                     return nil
                 },
-                CommandOption(name: "kiosk", value: "ID", help: "only this kiosk") { o, v in
-                    guard !v.isEmpty else { return "a kiosk id" }
-                    o.kioskID = v
-                    return nil
+                CommandOption.text(name: "kiosk", value: "ID", help: "only this kiosk", expected: "a kiosk id") {
+                    $0.kioskID = $1
                 },
-                CommandOption(name: "deck", value: "ID", help: "only this deck id") { o, v in
-                    guard !v.isEmpty else { return "a deck id" }
-                    o.deckID = v
-                    return nil
+                CommandOption.text(name: "deck", value: "ID", help: "only this deck id", expected: "a deck id") {
+                    $0.deckID = $1
                 },
                 CommandOption(
                     name: "min-n", value: "N", help: "grey out approvals with fewer answers than N (default 20)"
@@ -83,11 +75,9 @@ enum ReportCommand {
                     o.k = n
                     return nil
                 },
-                CommandOption(name: "out", value: "FILE", help: "write the HTML page to FILE") { o, v in
-                    guard !v.isEmpty else { return "a file name" }
-                    o.outPath = v
-                    return nil
-                },
+                CommandOption.text(
+                    name: "out", value: "FILE", help: "write the HTML page to FILE", expected: "a file name"
+                ) { $0.outPath = $1 },
                 CommandOption(name: "format", value: "json|html", help: "json: every figure to stdout") { o, v in
                     switch v.lowercased() {
                     case "json": o.json = true
@@ -107,14 +97,11 @@ enum ReportCommand {
                     }
                     return nil
                 },
-                CommandOption(
+                CommandOption.text(
                     name: "chart-js", value: "FILE",
-                    help: "Chart.js to inline (default \(ReportPage.defaultChartJSPath), from libjs-chart.js)"
-                ) { o, v in
-                    guard !v.isEmpty else { return "a file" }
-                    o.chartJSPath = v
-                    return nil
-                },
+                    help: "Chart.js to inline (default \(ReportPage.defaultChartJSPath), from libjs-chart.js)",
+                    expected: "a file"
+                ) { $0.chartJSPath = $1 },
             ])
     }
 

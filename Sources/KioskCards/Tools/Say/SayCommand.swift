@@ -18,10 +18,8 @@ enum SayCommand {
             Exit status 0 on success, 1 when espeak-ng fails, 2 for a usage error.
             """,
         options: [
-            CommandOption(name: "text", value: "TEXT", help: "what to say (UTF-8)") { o, v in
-                guard !v.isEmpty else { return "a non-empty text" }
-                o.text = v
-                return nil
+            CommandOption.text(name: "text", value: "TEXT", help: "what to say (UTF-8)", expected: "a non-empty text") {
+                $0.text = $1
             },
             CommandOption(
                 name: "lang", value: "CODE", help: "an espeak-ng voice or language: de (default), en, fr, tr, ar, cmn…"
@@ -32,10 +30,8 @@ enum SayCommand {
                 o.language = v
                 return nil
             },
-            CommandOption(name: "out", value: "FILE", help: "the WAV file to write") { o, v in
-                guard !v.isEmpty else { return "a file name" }
-                o.out = v
-                return nil
+            CommandOption.text(name: "out", value: "FILE", help: "the WAV file to write", expected: "a file name") {
+                $0.out = $1
             },
         ])
 

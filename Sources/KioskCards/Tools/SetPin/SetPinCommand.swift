@@ -18,13 +18,10 @@ enum SetPinCommand {
             Restart the kiosk to use it. Exit status: 0 set, 1 the config could not be written, 2 usage.
             """,
         options: [
-            CommandOption(
-                name: "config", value: "FILE", help: "the config to update (default \(KioskConfig.defaultPath))"
-            ) { o, v in
-                guard !v.isEmpty else { return "a file" }
-                o.configPath = v
-                return nil
-            }
+            CommandOption.text(
+                name: "config", value: "FILE", help: "the config to update (default \(KioskConfig.defaultPath))",
+                expected: "a file"
+            ) { $0.configPath = $1 }
         ])
 
     static func run(arguments: [String]) -> Int32 {

@@ -33,27 +33,22 @@ enum SimulateCommand {
                 to 20:00 UTC, busier around noon and at weekends.
                 """,
             options: [
-                CommandOption(name: "deck", value: "FILE", help: "the deck file (a stack deck; required)") { o, v in
-                    guard !v.isEmpty else { return "a deck file" }
-                    o.deckPath = v
-                    return nil
-                },
-                CommandOption(name: "data", value: "DIR", help: "the data directory to store into (required)") {
-                    o, v in
-                    guard !v.isEmpty else { return "a directory" }
-                    o.dataDirectory = v
-                    return nil
-                },
+                CommandOption.text(
+                    name: "deck", value: "FILE", help: "the deck file (a stack deck; required)", expected: "a deck file"
+                ) { $0.deckPath = $1 },
+                CommandOption.text(
+                    name: "data", value: "DIR", help: "the data directory to store into (required)",
+                    expected: "a directory"
+                ) { $0.dataDirectory = $1 },
                 CommandOption(name: "visitors", value: "N", help: "how many visitors (default 200)") { o, v in
                     guard let n = Int(v), n >= 0, n <= 10_000_000 else { return "a whole number from 0 to 10000000" }
                     o.visitors = n
                     return nil
                 },
-                CommandOption(name: "seed", value: "S", help: "the random seed (default 1)") { o, v in
-                    guard let s = UInt64(v) else { return "a whole number ≥ 0" }
-                    o.seed = s
-                    return nil
-                },
+                CommandOption.parsed(
+                    name: "seed", value: "S", help: "the random seed (default 1)", expected: "a whole number ≥ 0",
+                    { UInt64($0) }
+                ) { $0.seed = $1 },
                 CommandOption(
                     name: "speed", value: "X",
                     help: "simulated seconds per real second, e.g. 60; 0 (the default): as fast as possible"
@@ -62,12 +57,10 @@ enum SimulateCommand {
                     o.speed = x
                     return nil
                 },
-                CommandOption(name: "kiosk", value: "ID", help: "the kiosk id stored with the rows (default sim-kiosk)")
-                { o, v in
-                    guard !v.isEmpty else { return "a kiosk id" }
-                    o.kioskID = v
-                    return nil
-                },
+                CommandOption.text(
+                    name: "kiosk", value: "ID", help: "the kiosk id stored with the rows (default sim-kiosk)",
+                    expected: "a kiosk id"
+                ) { $0.kioskID = $1 },
                 CommandOption(
                     name: "start", value: "TIME",
                     help:

@@ -17,20 +17,17 @@ enum StoreStressCommand {
     static let table = OptionTable<Options>(
         command: "store-stress", summary: "write decisions through a real store, printing 'stored N' per commit",
         options: [
-            CommandOption(name: "data", value: "DIR", help: "the data directory (required)") { o, v in
-                guard !v.isEmpty else { return "a directory" }
-                o.data = v
-                return nil
-            },
+            CommandOption.text(
+                name: "data", value: "DIR", help: "the data directory (required)", expected: "a directory"
+            ) { $0.data = $1 },
             CommandOption(name: "run", value: "NAME", help: "the session id of the decisions (default run)") { o, v in
                 o.runName = v
                 return nil
             },
-            CommandOption(name: "count", value: "N", help: "how many decisions (default 100000)") { o, v in
-                guard let n = Int(v) else { return "a whole number" }
-                o.count = n
-                return nil
-            },
+            CommandOption.parsed(
+                name: "count", value: "N", help: "how many decisions (default 100000)", expected: "a whole number",
+                { Int($0) }
+            ) { $0.count = $1 },
         ],
         hidden: true,
         validate: { $0.data.isEmpty ? "--data DIR is required." : nil })
