@@ -68,7 +68,7 @@ import Testing
     /// The staff menu over the stack: the PIN pad after two digits, and the menu page.
     @Test func staffMenu() throws {
         let base = try scene(Self.example("seed-stack.json"), "tap 500 300", atMs: 1000)
-        var menu = StaffMenu()
+        var menu = StaffMenu(language: "de")
         menu.open(at: .seconds(0))
         for key in ["key:4", "key:7"] {
             let frame = try #require(StaffMenu.layout(menu.page, screen: base.size).first { $0.id == key }).frame

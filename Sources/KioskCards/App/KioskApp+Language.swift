@@ -71,6 +71,7 @@ extension KioskApp {
     /// The deck made again in the current language, with `cards` (by default the visit's order).
     func rebuildDeck(cards: [Card]? = nil, at time: Instant) {
         shownDeck = deckFile.localized(to: languages.current)
+        accessControl.labels = AccessibilityControl.Labels(language: languages.current)
         let cards = (cards ?? visitOrder).map { $0.localized(to: languages.current) }
         let attract = attractShownSince
         deck = KioskApp.makeDeck(

@@ -129,6 +129,7 @@ final class KioskApp {
         accessControl = AccessibilityControl(
             screen: surface.metrics.size, pointsPerMillimetre: surface.metrics.pointsPerMillimetre,
             trailing: deckFile.layout == .list)
+        accessControl.labels = AccessibilityControl.Labels(language: languages.current)
         session = VisitorSession(policy: config.sessionPolicy(deck: deckFile), now: now, newSessionID: RandomID.uuid)
         visits = VisitRecorder(
             kioskID: kioskID, deckID: deckFile.id, deckVersion: deckFile.version, deckCardCount: deckFile.cards.count)
