@@ -188,17 +188,20 @@ final class KioskApp {
         let cards = cards ?? file.cards
         switch file.layout {
         case .stack:
-            return StackDeck(
-                cards: cards, metrics: metrics,
-                options: StackOptions(
-                    emptyText: file.emptyText, showButtons: buttons, leftLabel: file.leftLabel,
-                    rightLabel: file.rightLabel, attractText: file.attractText))
+            return StackDeck(cards: cards, metrics: metrics, options: stackOptions(file, buttons: buttons))
         case .list:
             let seed = RandomID.bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             return ListDeck(
                 cards: cards, metrics: metrics, title: file.title, attractText: file.attractText,
                 emptyText: file.emptyText, randomSeed: seed)
         }
+    }
+
+    /// The stack's words from `file` (already in the visitor's language) and whether it shows buttons.
+    static func stackOptions(_ file: DeckFile, buttons: Bool) -> StackOptions {
+        StackOptions(
+            emptyText: file.emptyText, showButtons: buttons, leftLabel: file.leftLabel, rightLabel: file.rightLabel,
+            attractText: file.attractText)
     }
 
     static func hostName() -> String {
@@ -364,7 +367,7 @@ final class KioskApp {
         }
     }
 
-    private func handleInput(_ output: InputManager.Output) {
+    func handleInput(_ output: InputManager.Output) {
         switch output {
         case .touch(let frame):
             noteTouchForHeartbeat(at: frame.time)
