@@ -73,9 +73,23 @@ package struct ElementPainter {
             Draw.setColor(cr, Draw.foreground(on: background), alpha: 0.15)
             cairo_rectangle(cr, 0, h - 0.5, w, 0.5)
             cairo_fill(cr)
-            let style = Text.Style(size: 34, weight: .bold, color: Draw.foreground(on: background), maxLines: 1)
-            let textHeight = Text.show(title, cr: cr, x: 0, y: 0, width: w - 100, style: style, draw: false)
-            Text.show(title, cr: cr, x: 20, y: h - textHeight - 8, width: w - 100, style: style)
+            // The large title sits 8 pt above the bar's foot. A script whose line is taller than
+            // the bar leaves (Noto Sans Arabic's at 34 pt) gets a smaller size whose whole line
+            // fits, so nothing is cut at the top.
+            var style = Text.Style(size: 34, weight: .bold, color: Draw.foreground(on: background), maxLines: 1)
+            var textHeight = Text.show(title, cr: cr, x: 0, y: 0, width: w - 100, style: style, draw: false)
+            while textHeight > h - 4 && style.size > 20 {
+                style.size -= 2
+                textHeight = Text.show(title, cr: cr, x: 0, y: 0, width: w - 100, style: style, draw: false)
+            }
+            Text.show(title, cr: cr, x: 20, y: max(2, h - textHeight - 8), width: w - 100, style: style)
+        case .bottomBar:
+            Draw.setColor(cr, background)
+            cairo_rectangle(cr, 0, 0, w, h)
+            cairo_fill(cr)
+            Draw.setColor(cr, Draw.foreground(on: background), alpha: 0.15)
+            cairo_rectangle(cr, 0, 0, w, 0.5)
+            cairo_fill(cr)
         case .button(let role): paintButton(role, w: w, h: h, cr: cr)
         case .wordButton(let role, let label): paintWordButton(role, label: label, w: w, h: h, cr: cr)
         case .emptyState(let text):

@@ -61,8 +61,18 @@ public struct AccessibilityControl: Hashable, Sendable {
     public init(screen: Size, pointsPerMillimetre: Double, trailing: Bool = false) {
         self.screen = screen
         self.trailing = trailing
+        side = Self.side(pointsPerMillimetre: pointsPerMillimetre)
+    }
+
+    static func side(pointsPerMillimetre: Double) -> Double {
         let mm = pointsPerMillimetre.isFinite && pointsPerMillimetre > 0 ? pointsPerMillimetre : 0
-        side = max(56, (StackLayout.minimumTargetMillimetres * mm).rounded(.up))
+        return max(56, (StackLayout.minimumTargetMillimetres * mm).rounded(.up))
+    }
+
+    /// The band along the bottom the closed control takes (its button and the margins above and
+    /// below it): what a list keeps clear of rows (`ListLayout.bottomInset`).
+    public static func bottomBand(pointsPerMillimetre: Double) -> Double {
+        side(pointsPerMillimetre: pointsPerMillimetre) + 2 * margin
     }
 
     /// The "Aa" button, in the bottom-left corner.

@@ -47,6 +47,8 @@ public indirect enum ElementKind: Hashable, Sendable {
     case deleteArea
     /// The list's title bar with its title.
     case titleBar(title: String)
+    /// The list's band along the bottom that rows scroll under (the "Aa" control's place).
+    case bottomBar
     case button(ButtonRole)
     /// A control drawn as a capsule with `label`, in the visitor's language (the accessible
     /// "Remove card").

@@ -193,7 +193,8 @@ final class KioskApp {
             let seed = RandomID.bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             return ListDeck(
                 cards: cards, metrics: metrics, title: file.title, attractText: file.attractText,
-                emptyText: file.emptyText, randomSeed: seed)
+                emptyText: file.emptyText, randomSeed: seed,
+                bottomInset: AccessibilityControl.bottomBand(pointsPerMillimetre: metrics.pointsPerMillimetre))
         }
     }
 
