@@ -110,10 +110,11 @@ package struct DeckFile: Hashable, Sendable {
         self.idleTimeoutSeconds = idleTimeoutSeconds
     }
 
-    package static let defaultLeftLabel = "Nein"
-    package static let defaultRightLabel = "Ja"
-    package static let defaultEmptyText = "Alle Karten erledigt!"
-    package static let defaultAttractText = "Tippen zum Starten"
+    // The kiosk's own words in the default deck language (a visitor's language replaces them, `localized`).
+    package static let defaultLeftLabel = UIStrings.text(.no, in: defaultLanguage)
+    package static let defaultRightLabel = UIStrings.text(.yes, in: defaultLanguage)
+    package static let defaultEmptyText = UIStrings.text(.allDone, in: defaultLanguage)
+    package static let defaultAttractText = UIStrings.text(.tapToStart, in: defaultLanguage)
     package static let defaultLanguage = "de"
 
     /// A BCP 47-ish tag: 2–3 letters, then "-" parts of 2–8 letters or digits ("de", "en-GB", "zh-Hans").

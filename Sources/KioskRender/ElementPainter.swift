@@ -73,10 +73,25 @@ package struct ElementPainter {
             Draw.setColor(cr, Draw.foreground(on: background), alpha: 0.15)
             cairo_rectangle(cr, 0, h - 0.5, w, 0.5)
             cairo_fill(cr)
-            let style = Text.Style(size: 34, weight: .bold, color: Draw.foreground(on: background), maxLines: 1)
-            let textHeight = Text.show(title, cr: cr, x: 0, y: 0, width: w - 100, style: style, draw: false)
-            Text.show(title, cr: cr, x: 20, y: h - textHeight - 8, width: w - 100, style: style)
+            // The large title sits 8 pt above the bar's foot. A script whose line is taller than
+            // the bar leaves (Noto Sans Arabic's at 34 pt) gets a smaller size whose whole line
+            // fits, so nothing is cut at the top.
+            var style = Text.Style(size: 34, weight: .bold, color: Draw.foreground(on: background), maxLines: 1)
+            var textHeight = Text.show(title, cr: cr, x: 0, y: 0, width: w - 100, style: style, draw: false)
+            while textHeight > h - 4 && style.size > 20 {
+                style.size -= 2
+                textHeight = Text.show(title, cr: cr, x: 0, y: 0, width: w - 100, style: style, draw: false)
+            }
+            Text.show(title, cr: cr, x: 20, y: max(2, h - textHeight - 8), width: w - 100, style: style)
+        case .bottomBar:
+            Draw.setColor(cr, background)
+            cairo_rectangle(cr, 0, 0, w, h)
+            cairo_fill(cr)
+            Draw.setColor(cr, Draw.foreground(on: background), alpha: 0.15)
+            cairo_rectangle(cr, 0, 0, w, 0.5)
+            cairo_fill(cr)
         case .button(let role): paintButton(role, w: w, h: h, cr: cr)
+        case .wordButton(let role, let label): paintWordButton(role, label: label, w: w, h: h, cr: cr)
         case .emptyState(let text):
             let fg = Draw.foreground(on: background)
             let icon = min(48, w * 0.5, h * 0.5)
@@ -122,7 +137,8 @@ package struct ElementPainter {
             Text.show(text, cr: cr, x: 0, y: (h - th) / 2, width: w, style: style)
         case .accessibilityButton(let isOpen, let anyOn):
             paintAccessibilityButton(isOpen: isOpen, anyOn: anyOn, w: w, h: h, cr: cr)
-        case .accessibilitySwitch(let label, let isOn): paintAccessibilitySwitch(label, isOn: isOn, w: w, h: h, cr: cr)
+        case .accessibilitySwitch(let label, let isOn, let state):
+            paintAccessibilitySwitch(label, isOn: isOn, state: state, w: w, h: h, cr: cr)
         case .countdown(let seconds, let text): paintCountdown(seconds: seconds, text: text, w: w, h: h, cr: cr)
         case .staffPanel(let lines):
             Draw.setColor(cr, Color(rgb: 0x101014), alpha: 0.94)
@@ -235,8 +251,10 @@ package struct ElementPainter {
 
     /// One switch of the accessibility control: a white rounded panel, the label in dark
     /// text, and on the right a switch whose knob sits right and filled when on, left and
-    /// hollow when off, with "Ein"/"Aus" beside it (state never by colour alone).
-    private func paintAccessibilitySwitch(_ label: String, isOn: Bool, w: Double, h: Double, cr: OpaquePointer) {
+    /// hollow when off, with `state` ("Ein"/"Aus") beside it (state never by colour alone).
+    private func paintAccessibilitySwitch(
+        _ label: String, isOn: Bool, state: String, w: Double, h: Double, cr: OpaquePointer
+    ) {
         let ink = Color(rgb: 0x1C1C1E)
         Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: 12)
         Draw.setColor(cr, .white)
@@ -257,7 +275,6 @@ package struct ElementPainter {
         cairo_arc(cr, isOn ? sx + sw - sh / 2 : sx + sh / 2, h / 2, kr, 0, 2 * Double.pi)
         Draw.setColor(cr, isOn ? .white : ink)
         cairo_fill(cr)
-        let state = isOn ? "Ein" : "Aus"
         let small = Text.Style(size: 15, weight: .semibold, color: ink, maxLines: 1)
         let stateWidth = Text.measure(state, cr: cr, width: 60, style: small).width
         let sth = Text.show(state, cr: cr, x: 0, y: 0, width: 60, style: small, draw: false)
@@ -387,14 +404,23 @@ package struct ElementPainter {
             Icon.draw(icon, cr: cr, cx: w / 2, cy: h / 2, size: s * 0.45, color: color)
             if keep { cairo_restore(cr) }
         case .remove:
-            // The accessible "Karte entfernen": a capsule with its words.
+            // Without its words (`.wordButton` carries them): a red capsule with a trash icon.
             Draw.setColor(cr, Self.destructive)
             Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: h / 2)
             cairo_fill(cr)
-            let style = Text.Style(
-                size: Text.bodySize, weight: .semibold, color: .white, maxLines: 1, alignment: PANGO_ALIGN_CENTER)
-            let th = Text.show("Karte entfernen", cr: cr, x: 0, y: 0, width: w - 16, style: style, draw: false)
-            Text.show("Karte entfernen", cr: cr, x: 8, y: (h - th) / 2, width: w - 16, style: style)
+            Icon.draw(.trash, cr: cr, cx: w / 2, cy: h / 2, size: s * 0.5, color: .white)
         }
+    }
+
+    /// A capsule with `label` (the scene's words, in the visitor's language): red for the
+    /// accessible "Remove card", the tint for any other control.
+    private func paintWordButton(_ role: ButtonRole, label: String, w: Double, h: Double, cr: OpaquePointer) {
+        Draw.setColor(cr, role == .remove ? Self.destructive : Self.tint)
+        Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: h / 2)
+        cairo_fill(cr)
+        let style = Text.Style(
+            size: Text.bodySize, weight: .semibold, color: .white, maxLines: 1, alignment: PANGO_ALIGN_CENTER)
+        let th = Text.show(label, cr: cr, x: 0, y: 0, width: w - 16, style: style, draw: false)
+        Text.show(label, cr: cr, x: 8, y: (h - th) / 2, width: w - 16, style: style)
     }
 }

@@ -35,7 +35,8 @@ import Testing
         #expect(Self.tap(c.frame(of: .reducedMotion).center, at: 5).allSatisfy { c.take($0) })
         #expect(c.modes == VisitAccessibility(highContrast: true, largeText: true, reducedMotion: true))
         #expect(c.elements.count == 4)
-        #expect(c.elements.contains { $0.kind == .accessibilitySwitch(label: "Große Schrift", isOn: true) })
+        #expect(
+            c.elements.contains { $0.kind == .accessibilitySwitch(label: "Große Schrift", isOn: true, state: "Ein") })
         // A touch outside while open closes it and decides nothing on the deck.
         #expect(Self.tap(Point(x: 500, y: 300), at: 6).allSatisfy { c.take($0) })
         #expect(!c.isOpen)

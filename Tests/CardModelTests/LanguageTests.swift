@@ -112,4 +112,34 @@ import Testing
             contacts: [TouchContact(id: 1, position: Point(x: 100, y: 50), phase: .began)])
         #expect(frame.mirrored(width: 1000).contacts[0].position == Point(x: 900, y: 50))
     }
+
+    /// A language switch mid-visit (`StackDeck.relocalize`): the cards decided so far still
+    /// undo, and come back in the new language; the words follow it too.
+    @Test func aStackSwitchedToAnotherLanguageKeepsItsUndoHistory() throws {
+        let titles = ["de": ["Eins", "Zwei", "Drei"], "en": ["One", "Two", "Three"]]
+        func cards(_ l: String) -> [Card] {
+            titles[l]!.enumerated().map { Card(id: "c\($0.offset)", title: $0.element, color: .white) }
+        }
+        var deck = StackDeck(
+            cards: cards("de"), metrics: panel7, options: StackOptions(showButtons: true, leftLabel: "Nein"))
+        deck.setAccessibility(VisitAccessibility(largeText: true), at: .seconds(0))
+        deck.perform(.dismissRight, at: .seconds(1))
+        deck.perform(.dismissLeft, at: .seconds(2))
+        #expect(deck.takeDecisions().map(\.cardID) == ["c0", "c1"])
+        deck.relocalize(cards("en"), options: StackOptions(emptyText: "Done", leftLabel: "No"), at: .seconds(3))
+        #expect(deck.remainingCards.map(\.title) == ["Three"])
+        #expect(deck.options.leftLabel == "No" && deck.options.emptyText == "Done")
+        #expect(deck.options.showButtons, "the layout's buttons stay")
+        #expect(deck.accessibility.largeText)
+        #expect(deck.canUndo)
+        deck.perform(.undo, at: .seconds(4))
+        deck.perform(.undo, at: .seconds(5))
+        #expect(deck.remainingCards.map(\.title) == ["One", "Two", "Three"])
+        #expect(!deck.canUndo)
+        // The position counts on from the visit's start, not from the switch.
+        deck.perform(.dismissRight, at: .seconds(6))
+        deck.perform(.dismissRight, at: .seconds(7))
+        let positions = deck.takeDecisions().filter { $0.action == .swipedRight }.map(\.position)
+        #expect(positions == [0, 1])
+    }
 }

@@ -131,8 +131,55 @@ import Testing
         return m.tap(at: frame.center, screen: screen, time: .seconds(t))
     }
 
+    /// Every word the menu draws (panel lines and keys) on each page, in `language`.
+    func drawnWords(_ m: StaffMenu) -> [String] {
+        m.elements(info: [], screen: screen).flatMap { e -> [String] in
+            switch e.kind {
+            case .staffPanel(let lines): lines
+            case .staffKey(let label): [label]
+            default: []
+            }
+        }
+    }
+
+    @Test(arguments: ["en", "fr", "tr", "ar", "zh"])
+    func theMenuSpeaksTheKiosksLanguageOnEveryPage(language: String) {
+        var m = StaffMenu(language: language)
+        m.open(at: .seconds(0))
+        var seen = drawnWords(m)
+        _ = press(&m, "key:1", at: 1)
+        _ = press(&m, "key:OK", at: 1)
+        seen += drawnWords(m)  // checking
+        _ = m.pinChecked(correct: false, at: .seconds(1))
+        seen += drawnWords(m)  // wrong, 2 left
+        _ = press(&m, "key:1", at: 2)
+        _ = press(&m, "key:OK", at: 2)
+        _ = m.pinChecked(correct: true, at: .seconds(2))
+        seen += drawnWords(m)  // the menu's actions
+        _ = press(&m, "action:touchTest", at: 3)
+        seen += drawnWords(m)
+        _ = press(&m, "key:done", at: 4)
+        _ = press(&m, "action:calibrate", at: 5)
+        seen += drawnWords(m)
+        let expected: [UIString] = [
+            .staffTitle, .enterPIN, .checking, .reloadDeck, .restartVisit, .blankScreen, .screenshot, .touchTest,
+            .calibrate, .close, .done, .cancel, .calibrateWait,
+        ]
+        for key in expected {
+            #expect(seen.contains(UIStrings.text(key, in: language)), "\(key) not drawn in \(language)")
+        }
+        #expect(seen.contains(UIStrings.text(.wrongPINLeft, in: language, "2")))
+        #expect(seen.contains(UIStrings.text(.touchTestLine, in: language, "0", "0")))
+        // Nothing German is left on any page (the table's German words are not these languages').
+        let german = Set(UIString.allCases.map { UIStrings.text($0, in: "de") })
+        let mine = Set(UIString.allCases.map { UIStrings.text($0, in: language) })
+        for word in seen where word.count > 1 && !word.allSatisfy({ $0 == "●" }) {
+            #expect(!german.contains(word) || mine.contains(word), "German \"\(word)\" on the \(language) menu")
+        }
+    }
+
     @Test func wrongPINsLockThenTheRightOneOpensTheMenu() {
-        var m = StaffMenu()
+        var m = StaffMenu(language: "de")
         m.open(at: .seconds(0))
         for k in ["key:1", "key:2", "key:3", "key:5", "key:⌫", "key:4"] { #expect(press(&m, k, at: 1) == nil) }
         #expect(press(&m, "key:OK", at: 2) == .checkPIN("1234"))
@@ -152,14 +199,14 @@ import Testing
         #expect(press(&m, "key:OK", at: 67) == .checkPIN("1"))
         #expect(m.pinChecked(correct: true, at: .seconds(67)) == .accepted)
         #expect(m.page == .menu)
-        #expect(press(&m, "action:Screenshot", at: 68) == .perform(.screenshot))
+        #expect(press(&m, "action:screenshot", at: 68) == .perform(.screenshot))
         #expect(m.isOpen)
-        #expect(press(&m, "action:Schließen", at: 69) == .perform(.exit))
+        #expect(press(&m, "action:exit", at: 69) == .perform(.exit))
         #expect(!m.isOpen)
     }
 
     @Test func closesItselfAfterSixtySecondsIdle() {
-        var m = StaffMenu()
+        var m = StaffMenu(language: "de")
         m.open(at: .seconds(10))
         _ = press(&m, "key:1", at: 20)
         #expect(m.nextDeadline == .seconds(80))
@@ -170,16 +217,16 @@ import Testing
     }
 
     @Test func whileThePINIsCheckedThePadSaysSoAndTakesNoKeys() {
-        var m = StaffMenu()
+        var m = StaffMenu(language: "de")
         m.open(at: .seconds(0))
         _ = press(&m, "key:4", at: 1)
         #expect(press(&m, "key:OK", at: 1) == .checkPIN("4"))
         #expect(m.isChecking)
-        #expect(m.page == .pin(entered: "4", message: StaffMenu.checkingText))
+        #expect(m.page == .pin(entered: "4", message: m.checkingText))
         // Keys and a second OK while the worker checks do nothing: no second check goes out.
         #expect(press(&m, "key:7", at: 1.01) == nil)
         #expect(press(&m, "key:OK", at: 1.02) == nil)
-        #expect(m.page == .pin(entered: "4", message: StaffMenu.checkingText))
+        #expect(m.page == .pin(entered: "4", message: m.checkingText))
         #expect(m.pinChecked(correct: false, at: .seconds(1.05)) == .wrong(left: 2))
         #expect(!m.isChecking)
         // An answer with no check out is dropped and counts for nothing.
@@ -194,12 +241,12 @@ import Testing
     }
 
     @Test func theTouchTestDrawsEveryFingerAndFertigGoesBack() throws {
-        var m = StaffMenu()
+        var m = StaffMenu(language: "de")
         m.open(at: .seconds(0))
         _ = press(&m, "key:1", at: 0)
         _ = press(&m, "key:OK", at: 0)
         _ = m.pinChecked(correct: true, at: .seconds(0.1))
-        #expect(press(&m, "action:Touch-Test", at: 1) == .perform(.touchTest))
+        #expect(press(&m, "action:touchTest", at: 1) == .perform(.touchTest))
         #expect(m.page == .touchTest && m.isOpen)
         func frame(_ t: Double, _ contacts: [TouchContact]) -> TouchFrame {
             TouchFrame(time: .seconds(t), contacts: contacts)
@@ -229,19 +276,19 @@ import Testing
         // A touch elsewhere stays in the test; "Fertig" goes back to the menu.
         #expect(m.tap(at: Point(x: 400, y: 400), screen: screen, time: .seconds(3)) == nil)
         #expect(m.page == .touchTest)
-        #expect(press(&m, "key:Fertig", at: 4) == nil)
+        #expect(press(&m, "key:done", at: 4) == nil)
         #expect(m.page == .menu)
         // The idle close counts from the touch test's last touch.
         #expect(m.nextDeadline == .seconds(64))
     }
 
     @Test func theCalibrationPageShowsTheAppsTargetAndAbbrechenGoesBack() {
-        var m = StaffMenu()
+        var m = StaffMenu(language: "de")
         m.open(at: .seconds(0))
         _ = press(&m, "key:1", at: 0)
         _ = press(&m, "key:OK", at: 0)
         _ = m.pinChecked(correct: true, at: .seconds(0.1))
-        #expect(press(&m, "action:Kalibrieren", at: 1) == .perform(.calibrate))
+        #expect(press(&m, "action:calibrate", at: 1) == .perform(.calibrate))
         #expect(m.page == .calibrate)
         m.showCalibration(
             target: Point(x: 100, y: 60), lines: ["Kalibrieren", "Ziel 1 von 4 antippen"], at: .seconds(2))
@@ -251,10 +298,10 @@ import Testing
         // A tap on the target is the sequence's (raw frames), not the menu's.
         #expect(m.tap(at: Point(x: 100, y: 60), screen: screen, time: .seconds(3)) == nil)
         #expect(m.page == .calibrate)
-        #expect(press(&m, "key:Abbrechen", at: 4) == .calibrationCancelled)
+        #expect(press(&m, "key:cancel", at: 4) == .calibrationCancelled)
         #expect(m.page == .menu)
         // Finished: back to the menu; a late update to a page no longer shown changes nothing.
-        _ = press(&m, "action:Kalibrieren", at: 5)
+        _ = press(&m, "action:calibrate", at: 5)
         m.endCalibration()
         #expect(m.page == .menu)
         m.showCalibration(target: Point(x: 1, y: 1), lines: ["x"], at: .seconds(6))

@@ -119,7 +119,8 @@ import Testing
             Issue.record("a second tap on the first target was taken")
             return
         }
-        #expect(why.contains("target 1") && why.contains("target 2"))
+        #expect(why == .sameSpot(earlier: 1, target: 2))
+        #expect(why.description.contains("target 1") && why.description.contains("target 2"))
         // The right place, but 100 ms after the last accepted tap ended: a bounce.
         var bounced = CalibrationSequence(mapping: m)
         feed(tap(first, at: 1), to: &bounced)

@@ -68,7 +68,7 @@ import Testing
     /// The staff menu over the stack: the PIN pad after two digits, and the menu page.
     @Test func staffMenu() throws {
         let base = try scene(Self.example("seed-stack.json"), "tap 500 300", atMs: 1000)
-        var menu = StaffMenu()
+        var menu = StaffMenu(language: "de")
         menu.open(at: .seconds(0))
         for key in ["key:4", "key:7"] {
             let frame = try #require(StaffMenu.layout(menu.page, screen: base.size).first { $0.id == key }).frame
@@ -91,6 +91,31 @@ import Testing
         #expect(menu.tap(at: ok.center, screen: base.size, time: .seconds(2)) == .checkPIN("47"))
         #expect(menu.pinChecked(correct: true, at: .seconds(2)) == .accepted)
         check(overlay(), "staff-menu")
+    }
+
+    /// The staff menu of a kiosk configured for Arabic (`language = ar`): every word from
+    /// `UIStrings`, the status lines as `staffInfo` builds them.
+    @Test func staffMenuArabic() throws {
+        let base = try scene(Self.example("seed-stack.json"), "tap 500 300", atMs: 1000)
+        let language = "ar"
+        var menu = StaffMenu(language: language)
+        menu.open(at: .seconds(0))
+        for key in ["key:4", "key:OK"] {
+            let frame = try #require(StaffMenu.layout(menu.page, screen: base.size).first { $0.id == key }).frame
+            _ = menu.tap(at: frame.center, screen: base.size, time: .seconds(1))
+        }
+        #expect(menu.pinChecked(correct: true, at: .seconds(2)) == .accepted)
+        let info = [
+            UIStrings.text(.infoKiosk, in: language, "lobby-1"),
+            UIStrings.text(.infoIP, in: language, "192.0.2.10 (eth0)"),
+            UIStrings.text(.infoDeck, in: language, "seed", "1"),
+            UIStrings.text(.infoDecisions, in: language, "12", "0"),
+            UIStrings.text(.infoFleetOff, in: language),
+        ]
+        let scene = Scene(
+            size: base.size, background: base.background,
+            elements: base.elements + menu.elements(info: info, screen: base.size), isAnimating: false)
+        check(scene, "staff-menu-\(language)")
     }
 
     /// Every card swiped away (by the ✓ key), the departures gone: the empty state.

@@ -12,13 +12,21 @@ public struct AccessibilityControl: Hashable, Sendable {
         case largeText, highContrast, reducedMotion
     }
 
-    /// The switches' words (German, the kiosk's default UI language; the language control may
-    /// replace them).
+    /// The switches' words and the words for on and off, in the visitor's language
+    /// (`UIStrings`; German without one, the kiosk's default UI language).
     public struct Labels: Hashable, Sendable {
-        public var largeText = "Große Schrift"
-        public var highContrast = "Hoher Kontrast"
-        public var reducedMotion = "Wenig Bewegung"
-        public init() {}
+        public var largeText: String
+        public var highContrast: String
+        public var reducedMotion: String
+        public var on: String
+        public var off: String
+        public init(language: String? = "de") {
+            largeText = UIStrings.text(.largeText, in: language)
+            highContrast = UIStrings.text(.highContrast, in: language)
+            reducedMotion = UIStrings.text(.reducedMotion, in: language)
+            on = UIStrings.text(.switchOn, in: language)
+            off = UIStrings.text(.switchOff, in: language)
+        }
         func text(_ item: Item) -> String {
             switch item {
             case .largeText: largeText
@@ -53,8 +61,18 @@ public struct AccessibilityControl: Hashable, Sendable {
     public init(screen: Size, pointsPerMillimetre: Double, trailing: Bool = false) {
         self.screen = screen
         self.trailing = trailing
+        side = Self.side(pointsPerMillimetre: pointsPerMillimetre)
+    }
+
+    static func side(pointsPerMillimetre: Double) -> Double {
         let mm = pointsPerMillimetre.isFinite && pointsPerMillimetre > 0 ? pointsPerMillimetre : 0
-        side = max(56, (StackLayout.minimumTargetMillimetres * mm).rounded(.up))
+        return max(56, (StackLayout.minimumTargetMillimetres * mm).rounded(.up))
+    }
+
+    /// The band along the bottom the closed control takes (its button and the margins above and
+    /// below it): what a list keeps clear of rows (`ListLayout.bottomInset`).
+    public static func bottomBand(pointsPerMillimetre: Double) -> Double {
+        side(pointsPerMillimetre: pointsPerMillimetre) + 2 * margin
     }
 
     /// The "Aa" button, in the bottom-left corner.
@@ -158,7 +176,9 @@ public struct AccessibilityControl: Hashable, Sendable {
             out.append(
                 SceneElement(
                     id: "a11y:" + item.rawValue,
-                    kind: .accessibilitySwitch(label: labels.text(item), isOn: isOn(item)), frame: frame(of: item),
+                    kind: .accessibilitySwitch(
+                        label: labels.text(item), isOn: isOn(item), state: isOn(item) ? labels.on : labels.off),
+                    frame: frame(of: item),
                     zIndex: 1501))
         }
         return out

@@ -2,7 +2,7 @@
 public enum DecisionAction: String, Hashable, Sendable, CaseIterable {
     case swipedLeft
     case swipedRight
-    /// Taken off the stack without a side (the accessible "Karte entfernen").
+    /// Taken off the stack without a side (the accessible "Remove card").
     case removed
     /// A list row deleted by a left swipe.
     case deleted

@@ -35,6 +35,14 @@ public enum UIString: String, CaseIterable, Hashable, Sendable {
     case blankScreen
     case screenshot
     case close
+    // The staff menu's pad, pages and status lines, and the accessibility control's words
+    // (their table: UIStrings+Staff.swift). Templates take `{1}`, `{2}`….
+    case checking, wrongPINOneLeft, wrongPINLeft, touchTest, calibrate, done, cancel
+    case calibrateWait, calibrateTarget, calibrateTwoFingers, calibrateTooQuick, calibrateSameSpot, calibrateNoFit
+    case touchTestLine, touchTestFinger
+    case infoKiosk, infoIP, infoNone, infoDeck, infoDecisions, infoStorageOK, infoStorageFailing, infoUptime
+    case infoFleetOff, infoFleet, infoTemperature
+    case largeText, highContrast, reducedMotion, switchOn, switchOff
 }
 
 /// The string table (pure Swift, no gettext): `UIStrings.text(.yes, in: "fr")` → "Oui".
@@ -44,14 +52,19 @@ public enum UIStrings {
 
     /// `key` in `language` ("de-AT" finds "de"); English when the language or the word is not in the table.
     public static func text(_ key: UIString, in language: String?) -> String {
-        if let tag = LocalizedText.match(language, in: table.keys), let t = table[tag]?[key] { return t }
-        return table["en"]![key]!
+        if let tag = LocalizedText.match(language, in: table.keys), let t = word(key, tag) { return t }
+        return word(key, "en")!
+    }
+
+    /// `key` in the table for exactly `tag`, from whichever table holds it.
+    static func word(_ key: UIString, _ tag: String) -> String? {
+        table[tag]?[key] ?? staffTable[tag]?[key]
     }
 
     /// Whether `language` has its own word for every key (else some fall back to English).
     public static func isComplete(_ language: String) -> Bool {
-        guard let tag = LocalizedText.match(language, in: table.keys), let t = table[tag] else { return false }
-        return UIString.allCases.allSatisfy { t[$0] != nil }
+        guard let tag = LocalizedText.match(language, in: table.keys) else { return false }
+        return UIString.allCases.allSatisfy { word($0, tag) != nil }
     }
 
     static let table: [String: [UIString: String]] = [

@@ -86,13 +86,13 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
     /// (or a replay) sees the same themes again.
     public init(
         cards: [Card], metrics: ScreenMetrics, title: String = "Color Cards", attractText: String = "",
-        emptyText: String = "", randomSeed: UInt64
+        emptyText: String = "", randomSeed: UInt64, bottomInset: Double = 0
     ) {
         self.metrics = metrics
         self.title = title
         self.attractText = attractText
         self.emptyText = emptyText
-        layout = ListLayout(screen: metrics.safeSize)
+        layout = ListLayout(screen: metrics.safeSize, bottomInset: bottomInset)
         intake = GestureIntake(slop: metrics.touchSlop)
         random = SplitMix64(seed: randomSeed)
         rows = uniquingIDs(cards).map { Row(card: $0) }
@@ -516,6 +516,9 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
             SceneElement(id: "titlebar", kind: .titleBar(title: title), frame: layout.titleBar, zIndex: 300),
             SceneElement(id: "button:add", kind: .button(.add), frame: layout.addButton, zIndex: 301),
         ]
+        if let band = layout.bottomBar {
+            out.append(SceneElement(id: "bottombar", kind: .bottomBar, frame: band, zIndex: 300))
+        }
         let viewport = layout.viewport
         if rows.isEmpty && departing.isEmpty && !emptyText.isEmpty {
             out.append(

@@ -13,12 +13,25 @@ public struct ListLayout: Hashable, Sendable {
     public static var slotHeight: Double { rowHeight + 2 * insetVertical }
 
     public let screen: Size
+    /// A band along the bottom kept clear of rows (the accessibility control's "Aa" sits in it):
+    /// the rows scroll above it, and the last one can scroll fully clear of it.
+    public let bottomInset: Double
 
-    public init(screen: Size) { self.screen = screen }
+    public init(screen: Size, bottomInset: Double = 0) {
+        self.screen = screen
+        self.bottomInset = max(0, min(bottomInset, screen.height - Self.titleBarHeight))
+    }
 
-    /// Where rows scroll: below the title bar.
+    /// Where rows scroll: below the title bar, above the bottom band.
     public var viewport: Rect {
-        Rect(x: 0, y: Self.titleBarHeight, width: screen.width, height: max(0, screen.height - Self.titleBarHeight))
+        Rect(
+            x: 0, y: Self.titleBarHeight, width: screen.width,
+            height: max(0, screen.height - Self.titleBarHeight - bottomInset))
+    }
+
+    /// The bottom band (nil without one), drawn over rows that scroll into it.
+    public var bottomBar: Rect? {
+        bottomInset > 0 ? Rect(x: 0, y: screen.height - bottomInset, width: screen.width, height: bottomInset) : nil
     }
 
     public var titleBar: Rect { Rect(x: 0, y: 0, width: screen.width, height: Self.titleBarHeight) }

@@ -33,7 +33,7 @@ public enum ButtonRole: String, Hashable, Sendable {
     case dismissLeft
     case dismissRight
     case undo
-    /// The accessible "Karte entfernen".
+    /// The accessible "remove card" (drawn as `.wordButton` with its words).
     case remove
 }
 
@@ -47,7 +47,12 @@ public indirect enum ElementKind: Hashable, Sendable {
     case deleteArea
     /// The list's title bar with its title.
     case titleBar(title: String)
+    /// The list's band along the bottom that rows scroll under (the "Aa" control's place).
+    case bottomBar
     case button(ButtonRole)
+    /// A control drawn as a capsule with `label`, in the visitor's language (the accessible
+    /// "Remove card").
+    case wordButton(ButtonRole, label: String)
     /// A check-seal icon and the text under it, when the stack is empty.
     case emptyState(text: String)
     /// A row's detail page as in the seed: the card's colour and a "‹ `backTitle`" back
@@ -79,9 +84,9 @@ public indirect enum ElementKind: Hashable, Sendable {
     /// The per-visit accessibility control's round "Aa" button (`AccessibilityControl`);
     /// `anyOn` adds a check badge, so a mode left on is visible without colour.
     case accessibilityButton(isOpen: Bool, anyOn: Bool)
-    /// One of its switches: the label and an on/off switch whose knob position (and the word
-    /// "Ein"/"Aus") shows the state.
-    case accessibilitySwitch(label: String, isOn: Bool)
+    /// One of its switches: the label and an on/off switch whose knob position (and `state`,
+    /// the word for on or off in the visitor's language) shows the state.
+    case accessibilitySwitch(label: String, isOn: Bool, state: String)
 }
 
 /// One thing to draw.

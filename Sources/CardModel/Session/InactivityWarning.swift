@@ -2,7 +2,7 @@
 /// seconds left and "tap to continue" (the touch that continues is swallowed by the session).
 public enum InactivityWarning {
     /// The line under the number, unless the deck's `warningText` says otherwise.
-    public static let defaultText = "Noch da? Tippen zum Fortfahren"
+    public static let defaultText = UIStrings.text(.stillThere, in: "de")
 
     /// The element to draw over a `screen`-sized scene for `warning`, above everything else.
     public static func element(_ warning: VisitorSession.Warning, text: String, screen: Size) -> SceneElement {

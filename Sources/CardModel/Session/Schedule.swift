@@ -147,7 +147,7 @@ public struct Schedule: Hashable, Sendable {
     /// A touch while closed and blanked lights the panel (the closed screen, until idle).
     public var wakeOnTouch: Bool
 
-    public static let defaultClosedText = "Geschlossen"
+    public static let defaultClosedText = UIStrings.text(.closed, in: "de")
 
     public init(
         windows: [Window], closedDates: Set<CivilDate> = [], closedText: String = Schedule.defaultClosedText,

@@ -1,14 +1,22 @@
 /// The staff menu over the deck: the PIN pad, then the menu with the kiosk's state and its
 /// actions. Pure: taps (screen points) and time in, what to do and the elements to draw out.
 public struct StaffMenu: Sendable {
+    /// The menu's actions; the raw value is the action's id (its key is "action:<raw value>"),
+    /// `word` what the button says.
     public enum Action: String, Hashable, Sendable, CaseIterable {
-        case reloadDeck = "Deck neu laden"
-        case restartVisit = "Besuch neu starten"
-        case blankScreen = "Bildschirm aus"
-        case screenshot = "Screenshot"
-        case touchTest = "Touch-Test"
-        case calibrate = "Kalibrieren"
-        case exit = "Schließen"
+        case reloadDeck, restartVisit, blankScreen, screenshot, touchTest, calibrate, exit
+
+        public var word: UIString {
+            switch self {
+            case .reloadDeck: .reloadDeck
+            case .restartVisit: .restartVisit
+            case .blankScreen: .blankScreen
+            case .screenshot: .screenshot
+            case .touchTest: .touchTest
+            case .calibrate: .calibrate
+            case .exit: .close
+            }
+        }
     }
 
     public enum Output: Hashable, Sendable {
@@ -17,7 +25,7 @@ public struct StaffMenu: Sendable {
         case perform(Action)
         /// Closed by 60 s without a touch.
         case closedIdle
-        /// "Abbrechen" on the calibration page: nothing changes.
+        /// "Cancel" on the calibration page: nothing changes.
         case calibrationCancelled
     }
 
@@ -25,10 +33,10 @@ public struct StaffMenu: Sendable {
         case closed
         case pin(entered: String, message: String)
         case menu
-        /// Every finger drawn where the panel reports it, with its position; "Fertig" goes back.
+        /// Every finger drawn where the panel reports it, with its position; "Done" goes back.
         case touchTest
         /// The calibration's targets, one at a time (the app runs the tap sequence on raw
-        /// device frames and says what to show with `showCalibration`); "Abbrechen" goes back.
+        /// device frames and says what to show with `showCalibration`); "Cancel" goes back.
         case calibrate
     }
 
@@ -45,20 +53,32 @@ public struct StaffMenu: Sendable {
     public private(set) var calibrationLines: [String] = []
     public private(set) var lock = PinLock()
     public var idleSeconds = 60.0
+    /// The language of every word the menu shows: the kiosk's configured language (staff are
+    /// not visitors, so the visitor's pick does not change it); English for one without a table.
+    public var language: String?
     private var lastActivity = Instant.zero
 
-    public init() {}
+    public init(language: String? = nil) {
+        self.language = language
+    }
+
+    func word(_ key: UIString, _ values: String...) -> String {
+        UIStrings.text(key, in: language, filling: values)
+    }
+
+    var enterPINText: String { word(.enterPIN) }
+    var lockedText: String { word(.locked) }
+    /// What the pad says while the PIN is checked.
+    public var checkingText: String { word(.checking) }
 
     public var isOpen: Bool { page != .closed }
 
     public mutating func open(at time: Instant) {
         isChecking = false
-        page = .pin(entered: "", message: lock.isLocked(at: time) ? Self.lockedText : "PIN eingeben")
+        page = .pin(entered: "", message: lock.isLocked(at: time) ? lockedText : enterPINText)
         lastActivity = time
     }
 
-    static let lockedText = "Gesperrt — bitte 1 Minute warten"
-    public static let checkingText = "Prüfe …"
     static let keys = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"]
 
     /// The PIN pad's keys and the menu's actions, laid out on a `screen`.
@@ -74,11 +94,11 @@ public struct StaffMenu: Sendable {
                 return ("key:\(k)", Rect(x: left + c * (key + 12), y: 130 + r * (key + 12), width: key, height: key))
             }
         case .touchTest:
-            return [("key:Fertig", Rect(x: screen.width - 160, y: 20, width: 140, height: 52))]
+            return [("key:done", Rect(x: screen.width - 160, y: 20, width: 140, height: 52))]
         case .calibrate:
             // In the middle: the targets sit near the corners.
             return [
-                ("key:Abbrechen", Rect(x: screen.width / 2 - 80, y: screen.height / 2 + 40, width: 160, height: 52))
+                ("key:cancel", Rect(x: screen.width / 2 - 80, y: screen.height / 2 + 40, width: 160, height: 52))
             ]
         case .menu:
             let w = min(300, screen.width / 2 - 40)
@@ -86,6 +106,15 @@ public struct StaffMenu: Sendable {
                 ("action:\(a.rawValue)", Rect(x: screen.width - w - 30, y: 30 + Double(i) * 64, width: w, height: 52))
             }
         }
+    }
+
+    /// What the key or action `id` (from `layout`) says: the digits, ⌫ and OK as they are,
+    /// everything else in `language`.
+    func label(of id: String) -> String {
+        if id == "key:done" { return word(.done) }
+        if id == "key:cancel" { return word(.cancel) }
+        if id.hasPrefix("action:"), let a = Action(rawValue: String(id.dropFirst(7))) { return word(a.word) }
+        return String(id.dropFirst(4))
     }
 
     /// A touch landing at `p` while open.
@@ -98,26 +127,26 @@ public struct StaffMenu: Sendable {
             let k = String(hit.dropFirst(4))
             if isChecking { return nil }
             if lock.isLocked(at: time) {
-                page = .pin(entered: "", message: Self.lockedText)
+                page = .pin(entered: "", message: lockedText)
                 return nil
             }
             switch k {
-            case "⌫": page = .pin(entered: String(entered.dropLast()), message: "PIN eingeben")
+            case "⌫": page = .pin(entered: String(entered.dropLast()), message: enterPINText)
             case "OK":
                 guard !entered.isEmpty else { return nil }
                 isChecking = true
-                page = .pin(entered: entered, message: Self.checkingText)
+                page = .pin(entered: entered, message: checkingText)
                 return .checkPIN(entered)
             default:
-                if entered.count < 12 { page = .pin(entered: entered + k, message: "PIN eingeben") }
+                if entered.count < 12 { page = .pin(entered: entered + k, message: enterPINText) }
             }
             return nil
         case .touchTest:
-            page = .menu  // "Fertig"
+            page = .menu  // "Done"
             testContacts = [:]
             return nil
         case .calibrate:
-            page = .menu  // "Abbrechen"
+            page = .menu  // "Cancel"
             calibrationTarget = nil
             return .calibrationCancelled
         case .menu:
@@ -131,7 +160,7 @@ public struct StaffMenu: Sendable {
             if a == .calibrate {
                 page = .calibrate
                 calibrationTarget = nil
-                calibrationLines = ["Kalibrieren: bitte warten …"]
+                calibrationLines = [word(.calibrateWait)]
             }
             return .perform(a)
         }
@@ -180,8 +209,8 @@ public struct StaffMenu: Sendable {
         switch outcome {
         case .accepted: page = .menu
         case .wrong(let left):
-            page = .pin(entered: "", message: "Falsche PIN — noch \(left) Versuch\(left == 1 ? "" : "e")")
-        case .locked: page = .pin(entered: "", message: Self.lockedText)
+            page = .pin(entered: "", message: left == 1 ? word(.wrongPINOneLeft) : word(.wrongPINLeft, "\(left)"))
+        case .locked: page = .pin(entered: "", message: lockedText)
         }
         lastActivity = time
         return outcome
@@ -206,14 +235,15 @@ public struct StaffMenu: Sendable {
         switch page {
         case .closed: return []
         case .pin(let entered, let message):
-            lines = ["Personal", message, String(repeating: "●", count: entered.count)]
+            lines = [word(.staffTitle), message, String(repeating: "●", count: entered.count)]
         case .menu: lines = info
         case .touchTest:
             lines =
-                ["Touch-Test: \(testContacts.count) Finger, \(testTouches) Berührungen"]
+                [word(.touchTestLine, "\(testContacts.count)", "\(testTouches)")]
                 + testContacts.keys.sorted().map { id in
                     let p = testContacts[id]!
-                    return "Finger \(testNumbers[id] ?? 0): \(Int(p.x.rounded())), \(Int(p.y.rounded()))"
+                    return word(
+                        .touchTestFinger, "\(testNumbers[id] ?? 0)", "\(Int(p.x.rounded()))", "\(Int(p.y.rounded()))")
                 }
         case .calibrate: lines = calibrationLines
         }
@@ -223,7 +253,7 @@ public struct StaffMenu: Sendable {
                 zIndex: 3000)
         ]
         for (id, frame) in Self.layout(page, screen: screen) {
-            let label = id.hasPrefix("key:") ? String(id.dropFirst(4)) : String(id.dropFirst(7))
+            let label = self.label(of: id)
             out.append(SceneElement(id: "staff:\(id)", kind: .staffKey(label: label), frame: frame, zIndex: 3001))
         }
         if page == .calibrate, let t = calibrationTarget {

@@ -115,6 +115,25 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
         checkInvariants()
     }
 
+    /// The same visit in another language: each card — in the stack, flying out, in the undo
+    /// history — takes the texts of the card with its id in `visitCards` (the visit's cards in
+    /// their order, translated), shown through the visit's modes; the swipe labels and the
+    /// empty and attract texts come from `options` (its `showButtons` is the deck's own).
+    /// Positions, springs, the undo history and decisions not yet taken are kept.
+    public mutating func relocalize(_ visitCards: [Card], options newOptions: StackOptions, at time: Instant) {
+        note(time)
+        for card in uniquingIDs(visitCards) where originals[card.id] != nil { originals[card.id] = card }
+        let modes = accessibility
+        func restyle(_ c: Card) -> Card { modes.card(originals[c.id] ?? c, backdrop: Self.background) }
+        for i in cards.indices { cards[i].card = restyle(cards[i].card) }
+        for i in departures.indices { departures[i].entry.card = restyle(departures[i].entry.card) }
+        for i in history.indices { history[i].card = restyle(history[i].card) }
+        var kept = newOptions
+        kept.showButtons = options.showButtons
+        options = kept
+        checkInvariants()
+    }
+
     private static func entries(_ cards: [Card]) -> [Entry] {
         uniquingIDs(cards).enumerated().map { Entry(card: $0.element, depth: $0.offset) }
     }

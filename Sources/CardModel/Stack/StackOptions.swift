@@ -1,6 +1,6 @@
 /// How the stack looks beyond the SwiftUI design: texts, buttons and drag hints.
 public struct StackOptions: Hashable, Sendable {
-    public var emptyText: String = "Alle Karten erledigt!"
+    public var emptyText: String = UIStrings.text(.allDone, in: "de")
     /// ✗ / ✓ / undo buttons next to the stack, hit-tested by taps in the model.
     public var showButtons: Bool = false
     /// A hint shown on the card while it is dragged left, e.g. "Nein".
@@ -11,7 +11,7 @@ public struct StackOptions: Hashable, Sendable {
     public var attractText: String = ""
 
     public init(
-        emptyText: String = "Alle Karten erledigt!", showButtons: Bool = false, leftLabel: String? = nil,
+        emptyText: String = UIStrings.text(.allDone, in: "de"), showButtons: Bool = false, leftLabel: String? = nil,
         rightLabel: String? = nil, attractText: String = ""
     ) {
         self.emptyText = emptyText

@@ -59,18 +59,30 @@ extension KioskApp {
     }
 
     /// The visitor picked `language`: the deck's texts, the kiosk's words and the layout change
-    /// at once; the cards not yet decided stay.
+    /// at once. The stack keeps its state (the cards not yet decided, the undo history, the
+    /// positions); the list keeps the rows not deleted.
     func selectLanguage(_ language: String, at time: Instant) {
         guard language != languages.current, languages.select(language) else { return }
         Log.info("language: visitor chose \(language) (\(UIStrings.name(of: language)))")
         collectDecisions()
-        let remaining = (deck as? StackDeck)?.remainingCards ?? (deck as? ListDeck)?.cards ?? visitOrder
+        if var stack = deck as? StackDeck {
+            shownDeck = deckFile.localized(to: languages.current)
+            accessControl.labels = AccessibilityControl.Labels(language: languages.current)
+            stack.relocalize(
+                visitOrder.map { $0.localized(to: languages.current) },
+                options: Self.stackOptions(shownDeck, buttons: config.showsButtons), at: time)
+            deck = stack
+            redrawAll()
+            return
+        }
+        let remaining = (deck as? ListDeck)?.cards ?? visitOrder
         rebuildDeck(cards: remaining, at: time)
     }
 
     /// The deck made again in the current language, with `cards` (by default the visit's order).
     func rebuildDeck(cards: [Card]? = nil, at time: Instant) {
         shownDeck = deckFile.localized(to: languages.current)
+        accessControl.labels = AccessibilityControl.Labels(language: languages.current)
         let cards = (cards ?? visitOrder).map { $0.localized(to: languages.current) }
         let attract = attractShownSince
         deck = KioskApp.makeDeck(

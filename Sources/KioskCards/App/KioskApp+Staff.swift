@@ -82,9 +82,16 @@ extension KioskApp {
             redrawAll()
         }
         deck.cancelTouches(at: time)
-        staffMenu.open(at: time)
+        openStaffMenu(at: time)
         rescheduleStaff()
         display.requestFrame()
+    }
+
+    /// The PIN pad, in the kiosk's configured language (or the deck's): staff are not visitors,
+    /// so the language a visitor picked does not change the menu (docs/LANGUAGES.md).
+    func openStaffMenu(at time: Instant) {
+        staffMenu.language = languages.startLanguage
+        staffMenu.open(at: time)
     }
 
     func rescheduleStaff() {
@@ -97,7 +104,7 @@ extension KioskApp {
             if self.staffEntry.advance(to: now) {
                 Log.info("staff: hidden gesture made, showing the PIN pad")
                 self.deck.cancelTouches(at: now)
-                self.staffMenu.open(at: now)
+                self.openStaffMenu(at: now)
                 self.display.requestFrame()
             }
             if let output = self.staffMenu.advance(to: now) { self.staffApply(output, at: now) }
@@ -121,7 +128,7 @@ extension KioskApp {
             Log.info("staff: calibration cancelled; the touch mapping is unchanged")
             stopCalibration()
         case .perform(let action):
-            Log.info("staff: \(action.rawValue)")
+            Log.info("staff: \(UIStrings.text(action.word, in: "en"))")
             switch action {
             case .reloadDeck:
                 // The deck file the kiosk runs (its schedule rules), then a window's deck on
@@ -157,17 +164,22 @@ extension KioskApp {
     func staffInfo() -> [String] {
         let s = store.currentStatus
         let up = Int(MonotonicClock.now().seconds(since: stats.processStart))
+        let l = staffMenu.language
         var lines = [
-            "Kiosk: \(kioskID)",
-            "IP: " + (Self.ipAddresses().joined(separator: ", ").nonEmpty ?? "keine"),
+            UIStrings.text(.infoKiosk, in: l, kioskID),
+            UIStrings.text(
+                .infoIP, in: l, Self.ipAddresses().joined(separator: ", ").nonEmpty ?? UIStrings.text(.infoNone, in: l)),
             "KioskCards \(kioskCardsVersion)",
-            "Deck: \(deckFile.id) v\(deckFile.version)",
-            "Entscheidungen: \(s.stored) gespeichert, \(s.pending) ungesendet",
-            "Speicher: " + (s.failing ? "FEHLER — \(s.lastError ?? "")" : "ok"),
-            "Laufzeit: \(up / 3600) h \(up / 60 % 60) min",
-            Self.fleetLine(fleet.map { ($0.currentState, $0.sent) }),
+            UIStrings.text(.infoDeck, in: l, deckFile.id, "\(deckFile.version)"),
+            UIStrings.text(.infoDecisions, in: l, "\(s.stored)", "\(s.pending)"),
+            s.failing
+                ? UIStrings.text(.infoStorageFailing, in: l, s.lastError ?? "") : UIStrings.text(.infoStorageOK, in: l),
+            UIStrings.text(.infoUptime, in: l, "\(up / 3600)", "\(up / 60 % 60)"),
+            Self.fleetLine(fleet.map { ($0.currentState, $0.sent) }, language: l),
         ]
-        if let t = Self.cpuTemperature() { lines.append("Temperatur: \(jsonNumber(t, decimals: 1)) °C") }
+        if let t = Self.cpuTemperature() {
+            lines.append(UIStrings.text(.infoTemperature, in: l, jsonNumber(t, decimals: 1)))
+        }
         return lines
     }
 
@@ -179,7 +191,7 @@ extension KioskApp {
         // The sequence's targets are these (the panel's logical size), so the first shows at once.
         let targets = TouchCalibration.targets(for: surface.metrics.size)
         staffMenu.showCalibration(
-            target: targets.first, lines: ["Kalibrieren", "Ziel 1 von \(targets.count) antippen"], at: time)
+            target: targets.first, lines: calibrationLines(step: 0, of: targets.count), at: time)
         Log.info("staff: calibration started, target 1 at \(CalibrateCommand.pointText(targets[0])) pt")
         input?.onDeviceFrame = { [unowned self] raw, mapping in self.calibrationFrame(raw, mapping: mapping) }
     }
@@ -199,15 +211,16 @@ extension KioskApp {
         calibration = sequence
         let n = sequence.targets.count
         let target = sequence.currentTarget.map { sequence.targets[$0] }
-        let step = sequence.currentTarget.map { "Ziel \($0 + 1) von \(n) antippen" } ?? ""
+        let lines = calibrationLines(step: sequence.currentTarget, of: n)
         switch outcome {
         case .nothing, .pressed: break
         case .accepted(let i):
             Log.info("staff: calibration target \(i + 1) of \(n) tapped")
-            staffMenu.showCalibration(target: target, lines: ["Kalibrieren", step], at: raw.time)
+            staffMenu.showCalibration(target: target, lines: lines, at: raw.time)
         case .refused(let why), .restarted(let why):
             Log.warning("staff: calibration: \(why)")
-            staffMenu.showCalibration(target: target, lines: ["Kalibrieren", step, why], at: raw.time)
+            staffMenu.showCalibration(
+                target: target, lines: lines + [why.text(in: staffMenu.language)], at: raw.time)
         case .finished(let result):
             Log.info(
                 "staff: calibrated, touch-matrix = \(ConfigEdit.matrixValue(result.matrix)), worst error "
@@ -218,6 +231,14 @@ extension KioskApp {
             saveCalibration(result.matrix)
         }
         display.requestFrame()
+    }
+
+    /// The calibration page's lines: its title and which target to tap (none when finished).
+    func calibrationLines(step: Int?, of count: Int) -> [String] {
+        let l = staffMenu.language
+        let title = UIStrings.text(.calibrate, in: l)
+        guard let step else { return [title] }
+        return [title, UIStrings.text(.calibrateTarget, in: l, "\(step + 1)", "\(count)")]
     }
 
     /// Writes `touch-matrix` into the config file in the background (the file may be on a slow card).
@@ -236,9 +257,9 @@ extension KioskApp {
     }
 
     /// The fleet sync's state for the menu: off, or its state and what it sent this run.
-    static func fleetLine(_ fleet: (state: FleetSyncWorker.State, sent: Int)?) -> String {
-        guard let fleet else { return "Flotte: aus (keine fleet-url)" }
-        return "Flotte: \(fleet.state), \(fleet.sent) gesendet seit dem Start"
+    static func fleetLine(_ fleet: (state: FleetSyncWorker.State, sent: Int)?, language: String?) -> String {
+        guard let fleet else { return UIStrings.text(.infoFleetOff, in: language) }
+        return UIStrings.text(.infoFleet, in: language, "\(fleet.state)", "\(fleet.sent)")
     }
 
     /// A key while the staff menu is open is the menu's: Escape closes it, others do nothing

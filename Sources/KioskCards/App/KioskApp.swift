@@ -131,6 +131,7 @@ final class KioskApp {
         accessControl = AccessibilityControl(
             screen: surface.metrics.size, pointsPerMillimetre: surface.metrics.pointsPerMillimetre,
             trailing: deckFile.layout == .list)
+        accessControl.labels = AccessibilityControl.Labels(language: languages.current)
         session = VisitorSession(policy: config.sessionPolicy(deck: deckFile), now: now, newSessionID: RandomID.uuid)
         visits = VisitRecorder(
             kioskID: kioskID, deckID: deckFile.id, deckVersion: deckFile.version, deckCardCount: deckFile.cards.count)
@@ -189,17 +190,21 @@ final class KioskApp {
         let cards = cards ?? file.cards
         switch file.layout {
         case .stack:
-            return StackDeck(
-                cards: cards, metrics: metrics,
-                options: StackOptions(
-                    emptyText: file.emptyText, showButtons: buttons, leftLabel: file.leftLabel,
-                    rightLabel: file.rightLabel, attractText: file.attractText))
+            return StackDeck(cards: cards, metrics: metrics, options: stackOptions(file, buttons: buttons))
         case .list:
             let seed = RandomID.bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             return ListDeck(
                 cards: cards, metrics: metrics, title: file.title, attractText: file.attractText,
-                emptyText: file.emptyText, randomSeed: seed)
+                emptyText: file.emptyText, randomSeed: seed,
+                bottomInset: AccessibilityControl.bottomBand(pointsPerMillimetre: metrics.pointsPerMillimetre))
         }
+    }
+
+    /// The stack's words from `file` (already in the visitor's language) and whether it shows buttons.
+    static func stackOptions(_ file: DeckFile, buttons: Bool) -> StackOptions {
+        StackOptions(
+            emptyText: file.emptyText, showButtons: buttons, leftLabel: file.leftLabel, rightLabel: file.rightLabel,
+            attractText: file.attractText)
     }
 
     static func hostName() -> String {
@@ -365,7 +370,7 @@ final class KioskApp {
         }
     }
 
-    private func handleInput(_ output: InputManager.Output) {
+    func handleInput(_ output: InputManager.Output) {
         switch output {
         case .touch(let frame):
             noteTouchForHeartbeat(at: frame.time)

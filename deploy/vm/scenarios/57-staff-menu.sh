@@ -26,7 +26,7 @@ guest() {
   app_wait_log 'staff: PIN accepted, menu open' 1 40
   kiosk_mark staff-menu
   kiosk_wait_host checked-menu 30
-  app_wait_log 'staff: Touch-Test' 1 30
+  app_wait_log 'staff: Touch test' 1 30
   app_wait_log 'staff: touch test, finger' 1 30
   kiosk_mark staff-touch-test
   kiosk_wait_host checked-touch-test 30

@@ -223,7 +223,7 @@ struct CalibrationPage {
         guard sequence!.mapping.x == mapping.x && sequence!.mapping.y == mapping.y else { return .nothing }
         let outcome = sequence!.handle(frame)
         switch outcome {
-        case .refused(let why), .restarted(let why): message = why
+        case .refused(let why), .restarted(let why): message = why.description
         case .accepted, .finished: message = nil
         case .pressed, .nothing: break
         }

@@ -19,6 +19,36 @@ struct CalibrationSequence {
         case finished(TouchCalibration.Result)
     }
 
+    /// Why a tap did not count, in English for the log and `calibrate`'s screen (`description`)
+    /// and in a language for the staff menu (`text(in:)`).
+    enum Problem: Hashable, Sendable, CustomStringConvertible {
+        case twoFingers
+        case tooQuick
+        /// The tap hit where target `earlier` (1-based) was tapped, not target `target`.
+        case sameSpot(earlier: Int, target: Int)
+        /// The taps do not give a matrix (e.g. all on one line).
+        case noFit
+
+        func text(in language: String?) -> String {
+            switch self {
+            case .twoFingers: UIStrings.text(.calibrateTwoFingers, in: language)
+            case .tooQuick: UIStrings.text(.calibrateTooQuick, in: language)
+            case .sameSpot(let earlier, let target):
+                UIStrings.text(.calibrateSameSpot, in: language, "\(earlier)", "\(target)")
+            case .noFit: UIStrings.text(.calibrateNoFit, in: language)
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .twoFingers: "two fingers: tap with one finger only"
+            case .tooQuick: "too quick after the last tap: tap the new target"
+            case .sameSpot(let earlier, let target): "that tap is where target \(earlier)'s was: tap target \(target)"
+            case .noFit: "the taps do not give a calibration (are they on one line?): start again"
+            }
+        }
+    }
+
     /// What a frame did, for the screen and the log.
     enum Outcome: Hashable {
         case nothing
@@ -26,10 +56,10 @@ struct CalibrationSequence {
         case pressed
         /// The tap for target `i` was taken; the next target shows (or the result).
         case accepted(Int)
-        /// A press did not count; the message says why. The same target stays.
-        case refused(String)
+        /// A press did not count; the problem says why. The same target stays.
+        case refused(Problem)
         /// The taps could not give a matrix; the sequence starts again at the first target.
-        case restarted(String)
+        case restarted(Problem)
         case finished(TouchCalibration.Result)
     }
 
@@ -83,7 +113,7 @@ struct CalibrationSequence {
                 } else if !spoiled {
                     spoiled = true
                     press = nil
-                    outcome = .refused("two fingers: tap with one finger only")
+                    outcome = .refused(.twoFingers)
                 }
             case .moved:
                 if let current = press, current.id == contact.id {
@@ -109,10 +139,10 @@ struct CalibrationSequence {
 
     private mutating func take(_ tap: Point, at time: Instant, index: Int) -> Outcome {
         if let lastAccepted, time.seconds(since: lastAccepted) < Self.minimumInterval {
-            return .refused("too quick after the last tap: tap the new target")
+            return .refused(.tooQuick)
         }
         if let near = taps.firstIndex(where: { ($0 - tap).length < Self.minimumSeparation }) {
-            return .refused("that tap is where target \(near + 1)'s was: tap target \(index + 1)")
+            return .refused(.sameSpot(earlier: near + 1, target: index + 1))
         }
         taps.append(tap)
         lastAccepted = time
@@ -123,7 +153,7 @@ struct CalibrationSequence {
         guard let result = TouchCalibration.solve(targets: targets, taps: taps, mapping: mapping) else {
             taps = []
             phase = .target(0)
-            return .restarted("the taps do not give a calibration (are they on one line?): start again")
+            return .restarted(.noFit)
         }
         phase = .finished(result)
         return .finished(result)
