@@ -228,4 +228,48 @@ import Testing
         #expect(alpha(0, 0) == 0 && alpha(l.width - 1, l.height - 1) == 0)
         #expect(alpha(l.originX - 4, l.originY - 4) < alpha(l.originX - 4, l.originY + 70))
     }
+
+    /// The row extents an element image keeps (drawn span, longest opaque run) as a plain scan
+    /// of every pixel finds them: on a card with its shadow, on noise with opaque runs of every
+    /// length, on an empty image.
+    @Test func rowExtentsAreThoseOfAPlainScan() throws {
+        func plain(_ image: CairoImage) -> [RowExtent] {
+            (0..<image.height).map { y in
+                var (first, last, best, runStart) = (-1, -1, (0, 0), -1)
+                for x in 0..<image.width {
+                    let p = image.data.load(fromByteOffset: y * image.stride + 4 * x, as: UInt32.self)
+                    if p != 0 {
+                        if first < 0 { first = x }
+                        last = x
+                    }
+                    if p >> 24 == 255 {
+                        if runStart < 0 { runStart = x }
+                        if x + 1 - runStart > best.1 - best.0 { best = (runStart, x + 1) }
+                    } else {
+                        runStart = -1
+                    }
+                }
+                guard first >= 0 else { return .empty }
+                return RowExtent(
+                    first: Int32(first), end: Int32(last + 1), opaqueFirst: Int32(best.0), opaqueEnd: Int32(best.1))
+            }
+        }
+        let card = try #require(
+            ElementSurface.render(
+                .card(BuiltInCards.stack[2]), size: Size(width: 80, height: 110), shadowRadius: 8, pixelsPerPoint: 1,
+                painter: ElementPainter(background: .white)))
+        let noise = try RenderSIMDTests.noiseImage(width: 61, height: 40, seed: 7)
+        let empty = try #require(CairoImage(width: 9, height: 3))
+        for image in [card.image, noise.image, empty] {
+            let got = RowExtent.measure(image)
+            let expected = plain(image)
+            #expect(got.count == expected.count)
+            for (y, (a, b)) in zip(got, expected).enumerated() {
+                #expect(
+                    a.first == b.first && a.end == b.end && a.opaqueFirst == b.opaqueFirst
+                        && a.opaqueEnd == b.opaqueEnd,
+                    "row \(y): \(a) != \(b)")
+            }
+        }
+    }
 }
