@@ -185,7 +185,7 @@ import Testing
     @Test func cardShadowsMatchTheOldShadow() throws {
         let card = BuiltInCards.stack[1]
         let size = StackLayout.cardSize
-        let scales: [Double] = DeckFixtures.underEmulation ? [0.8, 0.704] : [0.8, 0.768, 0.736, 0.704]
+        let scales: [Double] = DeckFixtures.underEmulation ? [0.704] : [0.8, 0.768, 0.736, 0.704]
         var cases: [(k: Double, radius: Double)] = []
         for k in scales {
             cases.append((k, 8))
