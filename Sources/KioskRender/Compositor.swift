@@ -499,32 +499,29 @@ struct RowExtent {
 
     static let empty = RowExtent(first: 0, end: 0, opaqueFirst: 0, opaqueEnd: 0)
 
-    /// The extents of every row of an ARGB32 image.
+    /// The extents of every row of an ARGB32 image: the first and last drawn pixel found from
+    /// each end, the longest opaque run (the first of equal ones) looked for only between them.
     static func measure(_ image: CairoImage) -> [RowExtent] {
         let src = UnsafePointer(image.data.assumingMemoryBound(to: UInt32.self))
         let sw = image.stride / 4
+        let w = image.width
         return (0..<image.height).map { y in
             let row = src + y * sw
-            var first = -1
-            var last = -1
+            var first = 0
+            while first < w && row[first] == 0 { first += 1 }
+            guard first < w else { return .empty }
+            var end = w
+            while row[end - 1] == 0 { end -= 1 }
             var best = (0, 0)
-            var runStart = -1
-            for x in 0..<image.width {
-                let p = row[x]
-                if p != 0 {
-                    if first < 0 { first = x }
-                    last = x
-                }
-                if p >> 24 == 255 {
-                    if runStart < 0 { runStart = x }
-                    if x + 1 - runStart > best.1 - best.0 { best = (runStart, x + 1) }
-                } else {
-                    runStart = -1
-                }
+            var x = first
+            while x < end {
+                while x < end && row[x] < 0xFF00_0000 { x += 1 }
+                let start = x
+                while x < end && row[x] >= 0xFF00_0000 { x += 1 }
+                if x - start > best.1 - best.0 { best = (start, x) }
             }
-            guard first >= 0 else { return .empty }
             return RowExtent(
-                first: Int32(first), end: Int32(last + 1), opaqueFirst: Int32(best.0), opaqueEnd: Int32(best.1))
+                first: Int32(first), end: Int32(end), opaqueFirst: Int32(best.0), opaqueEnd: Int32(best.1))
         }
     }
 }

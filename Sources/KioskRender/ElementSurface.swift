@@ -47,11 +47,8 @@ package enum ElementSurface {
     ) -> ElementImage? {
         let l = layout(for: size, shadowRadius: shadowRadius, pixelsPerPoint: k)
         guard let image = CairoImage(width: l.width, height: l.height) else { return nil }
-        if shadowRadius > 0, let mask = shadowMask(kind, size: size, radius: shadowRadius, k: k, layout: l) {
-            image.draw { cr in
-                cairo_set_source_rgba(cr, 0, 0, 0, shadowOpacity)
-                cairo_mask_surface(cr, mask.surface, 0, shadowOffset(radius: shadowRadius) * k)
-            }
+        if shadowRadius > 0, let mask = shadowAlpha(kind, size: size, radius: shadowRadius, k: k, layout: l) {
+            paintShadow(mask, into: image)
         }
         image.draw { cr in
             cairo_translate(cr, Double(l.originX), Double(l.originY))
@@ -61,18 +58,19 @@ package enum ElementSurface {
         return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY)
     }
 
-    /// The element's outline as alpha, blurred, aligned with the element's image. Cards of
-    /// one size share one mask (`ShadowMasks`): the blur is most of a card's drawing time.
-    package static func shadowMask(_ kind: ElementKind, size: Size, radius: Double, k: Double, layout l: Layout)
-        -> CairoImage?
-    {
+    /// The shadow's alpha over the element's image (`layout`'s size, one byte a pixel, rows
+    /// `l.width` apart): the outline moved down by the shadow's offset, blurred. Cards of one
+    /// size share one (`ShadowMasks`): the blur is a large part of a card's drawing time.
+    static func shadowAlpha(_ kind: ElementKind, size: Size, radius: Double, k: Double, layout l: Layout) -> [UInt8]? {
         let key = ShadowMasks.Key(
             width: l.width, height: l.height, originX: l.originX, originY: l.originY, size: size, radius: radius, k: k,
             corner: ElementPainter.cornerRadius(kind))
-        if let cached = ShadowMasks.shared.copy(key) { return cached }
+        if let cached = ShadowMasks.shared.mask(key) { return cached }
         guard let mask = CairoImage(width: l.width, height: l.height, format: CAIRO_FORMAT_A8) else { return nil }
+        // The offset goes into the outline before the blur, so the blurred mask lands on whole
+        // pixels (a bilinear shift of the blurred mask, as cairo did, costs more than the blur).
         mask.draw { cr in
-            cairo_translate(cr, Double(l.originX), Double(l.originY))
+            cairo_translate(cr, Double(l.originX), Double(l.originY) + shadowOffset(radius: radius) * k)
             cairo_scale(cr, k, k)
             Draw.roundedRect(
                 cr, x: 0, y: 0, width: size.width, height: size.height, radius: ElementPainter.cornerRadius(kind))
@@ -81,17 +79,62 @@ package enum ElementSurface {
         }
         let data = mask.data.assumingMemoryBound(to: UInt8.self)
         BoxBlur.gaussian(data, width: l.width, height: l.height, stride: mask.stride, sigma: radius / 2 * k)
+        var bytes = [UInt8](repeating: 0, count: l.width * l.height)
+        bytes.withUnsafeMutableBufferPointer { out in
+            for y in 0..<l.height {
+                (out.baseAddress! + y * l.width).update(from: data + y * mask.stride, count: l.width)
+            }
+        }
+        ShadowMasks.shared.store(key, bytes)
+        return bytes
+    }
+
+    /// `shadowAlpha` as an A8 cairo image (the bench's cairo baselines composite it at 0, 0).
+    package static func shadowMask(_ kind: ElementKind, size: Size, radius: Double, k: Double, layout l: Layout)
+        -> CairoImage?
+    {
+        guard let alpha = shadowAlpha(kind, size: size, radius: radius, k: k, layout: l),
+            let mask = CairoImage(width: l.width, height: l.height, format: CAIRO_FORMAT_A8)
+        else { return nil }
+        let data = mask.data.assumingMemoryBound(to: UInt8.self)
+        alpha.withUnsafeBufferPointer { a in
+            for y in 0..<l.height {
+                (data + y * mask.stride).update(from: a.baseAddress! + y * l.width, count: l.width)
+            }
+        }
         mask.markDirty()
-        ShadowMasks.shared.store(key, mask)
         return mask
+    }
+
+    /// Writes the shadow into a cleared image: black at `shadowOpacity` times the mask, as
+    /// pixman composites a solid source through an A8 mask (the colour's 16-bit alpha cut to
+    /// 8 bits, 84, times the mask byte, rounded: `(t + t >> 8) >> 8` with `t = a·m + 128`).
+    static func paintShadow(_ alpha: [UInt8], into image: CairoImage) {
+        let a8 = UInt32((shadowOpacity * 65535).rounded()) >> 8
+        var pixels = [UInt32](repeating: 0, count: 256)
+        for m in 0..<256 {
+            let t = a8 * UInt32(m) + 128
+            pixels[m] = ((t + (t >> 8)) >> 8) << 24
+        }
+        let (w, h, stride) = (image.width, image.height, image.stride)
+        let data = image.data
+        pixels.withUnsafeBufferPointer { lut in
+            alpha.withUnsafeBufferPointer { a in
+                for y in 0..<h {
+                    let row = (data + y * stride).assumingMemoryBound(to: UInt32.self)
+                    let m = a.baseAddress! + y * w
+                    for x in 0..<w { row[x] = lut[Int(m[x])] }
+                }
+            }
+        }
+        image.markDirty()
     }
 }
 
 /// The last few blurred shadow masks, by everything that shapes one (image layout, element
 /// size, corner radius, blur radius, scale), so the cards of a deck — one size — blur once.
-/// Each caller gets its own copy of the bytes (a memcpy, far cheaper than the blur), so no
-/// cairo surface is shared between the frame loop and the preparation thread. At most
-/// `capacity` masks (A8, about 0.7 MB each for a 1080p card) are kept.
+/// A mask is an immutable array once stored, so the frame loop and the preparation thread may
+/// read the same one. At most `capacity` masks (about 0.6 MB each for a 1080p card) are kept.
 final class ShadowMasks: @unchecked Sendable {
     struct Key: Equatable {
         var width: Int, height: Int, originX: Int, originY: Int
@@ -104,37 +147,29 @@ final class ShadowMasks: @unchecked Sendable {
     let capacity: Int
     private let lock = Condition()
     /// Most recently used last; `lock` guards it.
-    private var entries: [(key: Key, stride: Int, bytes: [UInt8])] = []
-    /// Masks blurred and masks copied, for tests.
+    private var entries: [(key: Key, bytes: [UInt8])] = []
+    /// Masks blurred and masks reused, for tests.
     private(set) var blurs = 0
     private(set) var hits = 0
 
     init(capacity: Int) { self.capacity = capacity }
 
-    /// A fresh A8 image holding the mask stored for `key`; nil when there is none.
-    func copy(_ key: Key) -> CairoImage? {
-        let found: (stride: Int, bytes: [UInt8])? = lock.withLock {
+    /// The mask stored for `key`; nil when there is none.
+    func mask(_ key: Key) -> [UInt8]? {
+        lock.withLock {
             guard let i = entries.firstIndex(where: { $0.key == key }) else { return nil }
             let entry = entries.remove(at: i)
             entries.append(entry)
             hits += 1
-            return (entry.stride, entry.bytes)
+            return entry.bytes
         }
-        guard let found, let image = CairoImage(width: key.width, height: key.height, format: CAIRO_FORMAT_A8),
-            image.stride == found.stride
-        else { return nil }
-        found.bytes.withUnsafeBytes { image.data.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        image.markDirty()
-        return image
     }
 
-    func store(_ key: Key, _ mask: CairoImage) {
-        let bytes = [UInt8](UnsafeRawBufferPointer(start: mask.data, count: mask.byteCount))
-        let stride = mask.stride
+    func store(_ key: Key, _ bytes: [UInt8]) {
         lock.withLock {
             blurs += 1
             entries.removeAll { $0.key == key }
-            entries.append((key, stride, bytes))
+            entries.append((key, bytes))
             if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
         }
     }
@@ -144,63 +179,6 @@ final class ShadowMasks: @unchecked Sendable {
 
     /// Bytes held now.
     var bytes: Int { lock.withLock { entries.reduce(0) { $0 + $1.bytes.count } } }
-}
-
-/// A Gaussian blur approximated by three box blurs per axis (W. Jarosz, "Fast image
-/// convolutions"), linear in the pixel count whatever the radius; edges read as transparent.
-enum BoxBlur {
-    /// Box radii whose three passes approximate a Gaussian of `sigma` pixels.
-    static func radii(sigma: Double) -> [Int] {
-        guard sigma > 0.5 else { return [] }
-        let n = 3.0
-        let ideal = (12 * sigma * sigma / n + 1).squareRoot()
-        var wl = Int(ideal.rounded(.down))
-        if wl % 2 == 0 { wl -= 1 }
-        let wu = wl + 2
-        let mIdeal = (12 * sigma * sigma - n * Double(wl * wl) - 4 * n * Double(wl) - 3 * n) / (-4 * Double(wl) - 4)
-        let m = Int(mIdeal.rounded())
-        return (0..<3).map { i in ((i < m ? wl : wu) - 1) / 2 }
-    }
-
-    /// Blurs an 8-bit alpha image in place.
-    static func gaussian(_ data: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int, sigma: Double) {
-        let rs = radii(sigma: sigma)
-        guard !rs.isEmpty else { return }
-        let n = max(width, height)
-        let line = UnsafeMutablePointer<UInt8>.allocate(capacity: n)
-        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: n)
-        defer {
-            line.deallocate()
-            out.deallocate()
-        }
-        for y in 0..<height {
-            let row = data + y * stride
-            for r in rs { boxPass(row, step: 1, count: width, radius: r, line: line, out: out) }
-        }
-        for x in 0..<width {
-            for r in rs { boxPass(data + x, step: stride, count: height, radius: r, line: line, out: out) }
-        }
-    }
-
-    /// One box pass along a line of `count` samples `step` bytes apart.
-    private static func boxPass(
-        _ p: UnsafeMutablePointer<UInt8>, step: Int, count: Int, radius r: Int,
-        line: UnsafeMutablePointer<UInt8>, out: UnsafeMutablePointer<UInt8>
-    ) {
-        guard r > 0 else { return }
-        for i in 0..<count { line[i] = p[i * step] }
-        let width = 2 * r + 1
-        var sum = 0
-        for i in 0...min(r, count - 1) { sum += Int(line[i]) }
-        for i in 0..<count {
-            out[i] = UInt8((sum + width / 2) / width)
-            let add = i + r + 1
-            if add < count { sum += Int(line[add]) }
-            let sub = i - r
-            if sub >= 0 { sum -= Int(line[sub]) }
-        }
-        for i in 0..<count { p[i * step] = out[i] }
-    }
 }
 
 /// An element's cached image, the image point that goes where the element's centre is, and

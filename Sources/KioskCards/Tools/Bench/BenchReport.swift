@@ -72,7 +72,9 @@ enum BenchReport {
             let value = { (key: String) in memory.extra.first { $0.0 == key }?.1 ?? 0 }
             Swift.print(
                 """
-                  start → first composed frame, 1080p, 50 cards:           \(String(format2: value("first_frame_ms"))) ms
+                  start → first composed frame, 1080p, 50 cards:           \(String(format2: value("first_frame_ms"))) ms \
+                (CPU time: process \(String(format2: value("first_frame_process_cpu_ms"))) ms, \
+                drawing thread \(String(format2: value("first_frame_thread_cpu_ms"))) ms)
                   peak RSS, same:                                          \(String(format2: value("peak_rss_mb"))) MB \
                 (\(String(format2: value("rss_before_drawing_mb"))) MB before drawing, \
                 \(String(format2: value("frame_and_layer_mb"))) MB frame + still layer, \

@@ -63,7 +63,8 @@ final class CairoCachedRenderer {
         {
             image.draw { cr in
                 cairo_set_source_rgba(cr, 0, 0, 0, ElementSurface.shadowOpacity)
-                cairo_mask_surface(cr, mask.surface, 0, ElementSurface.shadowOffset(radius: radius) * scale)
+                // The mask holds the shadow at its offset already.
+                cairo_mask_surface(cr, mask.surface, 0, 0)
             }
         }
         let painter = ElementPainter(background: background, images: images)

@@ -72,8 +72,8 @@ final class NaiveRenderer {
             let l = ElementSurface.layout(for: size, shadowRadius: radius, pixelsPerPoint: scale)
             if let mask = shadowMask(element.kind, size: size, radius: radius, layout: l) {
                 cairo_set_source_rgba(cr, 0, 0, 0, ElementSurface.shadowOpacity)
-                cairo_mask_surface(
-                    cr, mask.surface, -l.anchorX, -l.anchorY + ElementSurface.shadowOffset(radius: radius) * scale)
+                // The mask holds the shadow at its offset already.
+                cairo_mask_surface(cr, mask.surface, -l.anchorX, -l.anchorY)
             }
         }
         cairo_scale(cr, scale, scale)
