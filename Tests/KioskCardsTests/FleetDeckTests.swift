@@ -317,10 +317,8 @@ extension FleetTests {
         let old = try writeDeck("before", version: 1, title: "Vorher")
         try publish([old, "--kiosk", kiosk], database: name)
         #expect(try syncOnce(config).status == 0)
-        // About 3 MB of noise PNG: the download, hashing and staging take a while (0.75 MB under
-        // qemu-user, where the debug build's hashing alone is many times slower).
-        let big = try writeDeck(
-            "after", version: 2, title: "Nachher", imageSide: DeckFixtures.underEmulation ? 500 : 1000)
+        // About 3 MB of noise PNG: the download, hashing and staging take a while.
+        let big = try writeDeck("after", version: 2, title: "Nachher", imageSide: 1000)
         try publish([big, "--kiosk", kiosk], database: name)
 
         // 1. Killed while the download is held inside its transaction by a lock on the blobs.
@@ -353,6 +351,7 @@ extension FleetTests {
         var generator = SplitMix64(seed: 21)
         var stagingSeen = 0
         var newAfterKill = 0
+        // Under qemu-user 4 (each a whole emulated download and its hashing).
         let kills = DeckFixtures.underEmulation ? 4 : 8
         for _ in 0..<kills {
             if decks.current()?.deckID == "after" {
