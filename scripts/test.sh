@@ -13,13 +13,34 @@ case ${1:-} in
   "") ;;
   *) echo "test: unknown argument $1 (--arm64-only, --no-arm64)" >&2 && exit 2 ;;
 esac
+t_all=$SECONDS
 bash scripts/setup.sh
 if [ "$arm64" = only ]; then
   echo "== arm64 (scripts/test-arm64.sh)"
   exec scripts/test-arm64.sh
 fi
 
-echo "== swift format lint"
+# Each step's seconds, printed as one table when the amd64 half is done (and on a failure),
+# so a CI log says where its time went.
+timings=()
+t_step=$t_all step_label="setup"
+# Starts timing the step NAME (the table's word for it), prints its header ("== HEADER",
+# default NAME); the previous step's time is noted.
+step() {
+  timings+=("$(printf '%-20s %5d s' "$step_label" $((SECONDS - t_step)))")
+  t_step=$SECONDS step_label=$1
+  echo "== ${2:-$1}"
+}
+print_timings() {
+  local rc=$?
+  timings+=("$(printf '%-20s %5d s%s' "$step_label" $((SECONDS - t_step)) "$( ((rc == 0)) || echo '  FAILED')")")
+  echo "== timings (amd64 half)"
+  printf '   %s\n' "${timings[@]}"
+  printf '   %-20s %5d s\n' "total (amd64 half)" $((SECONDS - t_all))
+}
+trap print_timings EXIT
+
+step lint "swift format lint"
 swift format lint --strict -r Sources Tests Fuzz Package.swift
 # No Foundation in Sources: CardModel stays pure, and a static release binary stays ~20 MB
 # (Foundation and its ICU data linked statically add ~60 MB to the .deb's binary).
@@ -28,7 +49,7 @@ if grep -rln '^import Foundation' Sources; then
   exit 1
 fi
 
-echo "== build (warnings are errors; a target may import only what Package.swift lists for it)"
+step build "build (warnings are errors; a target may import only what Package.swift lists for it)"
 log=$(mktemp)
 swift build --build-tests --explicit-target-dependency-import-check error 2>&1 | tee "$log" | grep -vE '^\[[0-9]+/[0-9]+\]' || true
 # SwiftPM's own pkg-config filter warns about glib's '-pthread' (a known SwiftPM quirk,
@@ -39,29 +60,38 @@ if grep -E 'warning:' "$log" | grep -v "prohibited flag(s): -pthread" | grep -q 
 fi
 grep -q 'error:' "$log" && exit 1
 
-echo "== unit tests"
+step "unit tests"
 swift test --skip-build
 
-echo "== report in headless Chromium (scripts/report-browser-test.sh)"
+step Chromium "report in headless Chromium (scripts/report-browser-test.sh)"
 bash scripts/report-browser-test.sh
 
-echo "== fuzz (libFuzzer, 30 s per parser; crashes in .build/fuzz/crashes/)"
+step fuzz "fuzz (libFuzzer, ${KIOSKCARDS_FUZZ_SECONDS:-30} s per parser; crashes in .build/fuzz/crashes/)"
 # Any crash fails the run (the crash file is under .build/fuzz/crashes/TARGET/).
 bash scripts/fuzz.sh all "${KIOSKCARDS_FUZZ_SECONDS:-30}"
 
-echo "== deploy checks (shellcheck, systemd-analyze verify/security, staged install)"
+step "deploy checks" "deploy checks (shellcheck, systemd-analyze verify/security, staged install)"
 bash deploy/check.sh
 
-echo "== shellcheck (virtual kiosk)"
+step shellcheck "shellcheck (virtual kiosk)"
 shellcheck .ci/run deploy/vm/*.sh deploy/vm/guest/*.sh deploy/vm/scenarios/*.sh deploy/vm/scenarios/lib/*.sh \
   scripts/*.sh deploy/debian/postinst deploy/debian/prerm deploy/debian/postrm
 
 if [ -x deploy/vm/e2e.sh ]; then
-  echo "== end to end (virtual kiosk)"
+  step e2e "end to end (virtual kiosk)"
   deploy/vm/e2e.sh
 fi
 
+# The amd64 half's table now; the arm64 lane prints its own, then the grand total.
+trap - EXIT
+print_timings
 if [ "$arm64" = 1 ]; then
   echo "== arm64 (scripts/test-arm64.sh)"
-  scripts/test-arm64.sh
+  t_arm=$SECONDS
+  rc=0
+  scripts/test-arm64.sh || rc=$?
+  echo "== timings (all)"
+  printf '   %-20s %5d s\n' "amd64 half" $((t_arm - t_all)) "arm64 lane" $((SECONDS - t_arm)) \
+    "total" $((SECONDS - t_all))
+  exit "$rc"
 fi

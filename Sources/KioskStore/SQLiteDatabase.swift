@@ -83,6 +83,11 @@ struct SQLiteDatabase: ~Copyable {
             throw SQLiteError(call: "sqlite3_open_v2", code: code, message: message, path: path, systemErrno: system)
         }
         sqlite3_extended_result_codes(db, 1)
+        // Every connection waits out another's brief lock instead of failing at once with
+        // "database is locked": in WAL mode readers do not wait for writers, but they do for
+        // a connection that is the last to close (it checkpoints and removes the WAL under an
+        // exclusive lock) or that recovers the WAL index. The sync opens one per round.
+        sqlite3_busy_timeout(db, Self.defaultBusyMilliseconds)
         handle = db
         self.path = path
         self.heldLock = heldLock
@@ -118,6 +123,9 @@ struct SQLiteDatabase: ~Copyable {
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw error("sqlite3_exec", rc) }
     }
+
+    /// What every connection waits for another's lock before SQLITE_BUSY, unless set otherwise.
+    static let defaultBusyMilliseconds: Int32 = 5000
 
     /// Milliseconds to wait for another connection's lock before SQLITE_BUSY.
     func setBusyTimeout(milliseconds: Int32) {

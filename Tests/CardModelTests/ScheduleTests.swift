@@ -95,6 +95,31 @@ import Testing
         #expect(s.state(at: t(2026, 10, 25, 8, 0)) == .open(window: 1))
     }
 
+    /// A wall clock set forward (NTP's first step after boot on a Pi without RTC, `date -s`)
+    /// is judged by the new time alone: nothing is remembered from before the step, a boundary
+    /// stepped over is not waited for, and the next change is counted from the new second.
+    @Test func aClockSetForwardIsJudgedByTheNewTimeAlone() {
+        let s = Schedule(windows: [.init(days: weekdays, from: 8 * 60, to: 18 * 60)])
+        var before = t(2026, 12, 1, 7, 59)  // Tuesday, closed, opening in 3 s
+        before.second = 57
+        #expect(s.state(at: before) == .closed)
+        #expect(s.nextChange(after: before) == t(2026, 12, 1, 8, 0))
+        // Stepped into the window: open, closing at 18:00.
+        #expect(s.state(at: t(2026, 12, 1, 9, 30)) == .open(window: 0))
+        #expect(s.nextChange(after: t(2026, 12, 1, 9, 30)) == t(2026, 12, 1, 18, 0))
+        // Stepped over the whole window: closed, and the next change is Wednesday's opening.
+        #expect(s.state(at: t(2026, 12, 1, 19, 0)) == .closed)
+        #expect(s.nextChange(after: t(2026, 12, 1, 19, 0)) == t(2026, 12, 2, 8, 0))
+        // A boot at the last shutdown's time (Friday night) stepped to Monday noon by NTP.
+        #expect(s.state(at: t(2026, 12, 4, 23, 0)) == .closed)
+        #expect(s.state(at: t(2026, 12, 7, 12, 0)) == .open(window: 0))
+        // The hours follow what the new time says: closed and dark, then open at once.
+        var h = OpeningHours(blankWhenClosed: true, wakeOnTouch: false)
+        #expect(h.update(open: false, visitActive: false, at: .seconds(0)) == [.close(blank: true)])
+        #expect(h.update(open: true, visitActive: false, at: .seconds(0.001)) == [.open])
+        #expect(!h.isClosed && !h.isDark)
+    }
+
     @Test func overlapsAreFoundWithTheirDays() {
         let s = Schedule(windows: [
             .init(days: weekdays, from: 8 * 60, to: 18 * 60),

@@ -9,6 +9,23 @@ extension KioskApp {
     /// The longest wait between two looks at the clock: the wall clock can be set or jump.
     static let scheduleRecheckSeconds = 600.0
 
+    /// A set wall clock (NTP's first step after boot, `date -s`, a resume) moves the schedule's
+    /// boundaries against the monotonic timer that waits for the next one: look again at once.
+    /// Without the watch a step is noticed at the next look, within `scheduleRecheckSeconds`.
+    func watchClockSteps() {
+        guard clockSteps == nil else { return }
+        do {
+            clockSteps = try WallClockSteps(loop: loop) { [unowned self] step in
+                Log.info(
+                    "clock: the wall clock was set (\(WallClockSteps.describe(step))); looking at the schedule again")
+                self.checkSchedule()
+            }
+        } catch {
+            Log.warning(
+                "clock: \(error); a wall-clock step reaches the schedule within \(Int(Self.scheduleRecheckSeconds)) s")
+        }
+    }
+
     /// Looks at the schedule now and applies what changed; schedules the next look.
     func checkSchedule() {
         if let scheduleTimer { loop.cancelTimer(scheduleTimer) }

@@ -76,6 +76,8 @@ final class KioskApp {
     /// The deck's opening hours applied (nil: no schedule, always open); see KioskApp+Schedule.
     var hours: OpeningHours?
     var scheduleTimer: Int?
+    /// Wall-clock steps (NTP after boot, `date -s`) make the schedule look again at once.
+    var clockSteps: WallClockSteps?
     /// The staff menu (KioskApp+Staff): its hidden entry, the menu, its timer.
     var staffEntry = StaffEntry()
     var staffMenu = StaffMenu()
@@ -290,6 +292,7 @@ final class KioskApp {
         syncAttract(at: MonotonicClock.now())
         display.requestFrame()
         rescheduleSession()
+        watchClockSteps()
         checkSchedule()
         _ = notifier.ready(status: deckFile.summary)
     }

@@ -1,31 +1,29 @@
 # shellcheck shell=sh disable=SC2034,SC2317,SC1091  # VM_* read by e2e.sh; functions run indirectly; lib/ is in /share
 # A deck per schedule window on a real kernel: the deck's schedule names evening.json from
-# the next minute on. A visitor taps through that boundary (injected touches every 2 s); the
-# kiosk waits for the visit to end (idle reset 8 s after the last tap) and only then shows
-# the evening deck. The guest's zone is UTC.
+# 18:00 on. A visitor taps through that boundary (injected touches every 2 s); the kiosk waits
+# for the visit to end (idle reset 8 s after the last tap) and only then shows the evening
+# deck. The guest's zone is UTC. No real minute is waited for: the guest's wall clock starts at
+# 17:57:00 and, once the kiosk is up, is set forward to 17:59:53 (`date -s`, a step as NTP's
+# first one after boot), which the kiosk must notice at once.
 VM_DISPLAY=virtio
-VM_TIMEOUT=200
+VM_TIMEOUT=90
 
-hhmm() { printf '%02d:%02d' $(($1 / 60)) $(($1 % 60)); }
+# Sets the guest's wall clock to TIME (hh:mm:ss, UTC) today.
+set_clock() { date -u -s "$(date -u +%Y-%m-%d) $1" >/dev/null; }
 # Seconds since midnight, UTC.
 now_s() { date -u +'%H %M %S' | awk '{ print $1 * 3600 + $2 * 60 + $3 }'; }
 
 guest() {
   . /share/lib/app.sh
-  s=$(now_s)
-  # The boundary: the next minute, or the one after when this one is half gone (the app
-  # must be up with time to spare).
-  b=$((s / 60 + 1))
-  [ $((s % 60)) -lt 30 ] || b=$((b + 1))
-  [ "$b" -lt 1440 ] || { echo "too close to midnight for this scenario"; exit 77; }
-  at=$(hhmm "$b")
+  set_clock 17:57:00
+  b=$((18 * 3600))
   cat >/tmp/evening.json <<'DECK'
 {"id": "evening", "version": 1, "title": "Abend", "layout": "stack",
  "cards": [{"id": "e", "title": "Guten Abend", "theme": "sky"}]}
 DECK
-  cat >/tmp/deck.json <<DECK
+  cat >/tmp/deck.json <<'DECK'
 {"id": "lobby", "version": 1, "title": "Lobby", "layout": "stack",
- "schedule": {"open": [{"from": "00:00", "to": "$at"}, {"from": "$at", "to": "24:00", "deck": "evening.json"}]},
+ "schedule": {"open": [{"from": "00:00", "to": "18:00"}, {"from": "18:00", "to": "24:00", "deck": "evening.json"}]},
  "cards": [{"id": "a", "title": "A", "theme": "sky"}]}
 DECK
   KioskCards check-deck /tmp/deck.json
@@ -33,18 +31,19 @@ DECK
   app_wait_log 'first frame on screen' 1 60
   app_geometry
   kiosk_check "the lobby deck first" grep -q "kiosk: deck 'lobby'" "$APP_LOG"
-  left=$((b * 60 - $(now_s)))
-  [ "$left" -gt 8 ] || { echo "the app came up too close to the boundary ($left s)"; exit 77; }
-  sleep $((left - 6))
-  # Taps on the empty corner from 6 s before the boundary to about 10 s after it.
+  set_clock 17:59:53
+  app_wait_log 'clock: the wall clock was set' 1 30
+  kiosk_check "the kiosk saw the clock set forward: $(grep -m1 'clock: the wall clock' "$APP_LOG")" \
+    grep -q 'clock: the wall clock was set (+' "$APP_LOG"
+  # Taps on the empty corner from ~6 s before the boundary to about 10 s after it.
   set --
   for _ in 1 2 3 4 5 6 7 8 9; do set -- "$@" "tap $(app_pt 20 20)" "wait 2000"; done
   app_inject "$@"
   app_wait_log 'waiting for the visitor to finish' 1 30
-  kiosk_check "at $at the switch waits for the visit" grep -q \
+  kiosk_check "at 18:00 the switch waits for the visit" grep -q \
     "schedule: next window shows /tmp/evening.json; waiting for the visitor to finish" "$APP_LOG"
   app_wait_log "schedule: switching to deck 'evening'" 1 40
-  late=$(($(now_s) - b * 60))
+  late=$(($(now_s) - b))
   kiosk_check "the switch came after the visit ($late s after the boundary, the taps went on ~10 s)" \
     test "$late" -ge 10
   reset=$(grep -n 'session: idle, resetting' "$APP_LOG" | head -1 | cut -d: -f1)
