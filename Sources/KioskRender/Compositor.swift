@@ -294,7 +294,9 @@ package enum Compositor {
         if let o = p.offset { return PixelRect(x: o.x, y: o.y, width: w, height: h) }
         // Invert u = a·x + b·y + c, v = d·x + e·y + f at the image's corners.
         let det = p.a * p.e - p.b * p.d
-        guard det.isFinite, abs(det) > 1e-12 else { return PixelRect(x: -(1 << 20), y: -(1 << 20), width: 1 << 21, height: 1 << 21) }
+        guard det.isFinite, abs(det) > 1e-12 else {
+            return PixelRect(x: -(1 << 20), y: -(1 << 20), width: 1 << 21, height: 1 << 21)
+        }
         var (minX, minY, maxX, maxY) = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
         for (u, v) in [(0.0, 0.0), (Double(w), 0), (0, Double(h)), (Double(w), Double(h))] {
             let x = (p.e * (u - p.c) - p.b * (v - p.f)) / det

@@ -209,8 +209,7 @@ package final class SceneRenderer {
 
     /// Copies `rect` from `layer`, skipping on each row the opaque runs of the unturned,
     /// fully opaque `covers`, which will be drawn over it anyway.
-    private func restore(_ rect: PixelRect, from layer: StillLayer, into target: PixelBuffer, except covers: [Moving])
-    {
+    private func restore(_ rect: PixelRect, from layer: StillLayer, into target: PixelBuffer, except covers: [Moving]) {
         // Plain values for the row loop: (x, y, height, row extents).
         let spans: [(x: Int, y: Int, height: Int, rows: UnsafePointer<RowExtent>)] = covers.compactMap { c in
             guard c.opacity >= 1, let o = c.placement.offset else { return nil }
@@ -274,7 +273,8 @@ package final class SceneRenderer {
         if let rows = layer.rows {
             for s in still {
                 Compositor.draw(
-                    s.image, at: s.placement, opacity: s.opacity, into: rows, base: nil, clip: layer.box, kernel: kernel)
+                    s.image, at: s.placement, opacity: s.opacity, into: rows, base: nil, clip: layer.box, kernel: kernel
+                )
             }
         }
         layerElements = Array(scene.elements[..<count])

@@ -46,7 +46,7 @@ struct SurfaceCache {
     ///   drag shadow: `card · (2 + Σᵢ sᵢ² + 2·s_deepest²)`, 7.7 cards' bytes.
     /// - A list: a screenful of rows and a detail page, two frames' bytes.
     ///
-    /// The larger of the two: at 1920×1080 (1.8 px/pt) 18.2 MB, at 800×480 3.6 MB.
+    /// The larger of the two: at 1920×1080 (1.8 px/pt) 17.8 MB, at 800×480 (0.8 px/pt) 3.5 MB.
     static func budget(pixelWidth: Int, pixelHeight: Int, scale: Double) -> Int {
         let l = ElementSurface.layout(
             for: StackLayout.cardSize, shadowRadius: StackLayout.dragShadow, pixelsPerPoint: scale)

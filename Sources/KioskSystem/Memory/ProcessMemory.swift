@@ -25,16 +25,19 @@ package enum ProcessMemory {
     /// The resident set now, by kind; nil when /proc/self/smaps cannot be read.
     package static func resident() -> Resident? {
         guard let text = try? FileIO.readAll("/proc/self/smaps", limit: 16 << 20) else { return nil }
-        return parse(String(decoding: text, as: UTF8.self))
+        var path = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &path, path.count - 1)
+        let executable = n > 0 ? String(decoding: path[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
+        return parse(String(decoding: text, as: UTF8.self), executable: executable)
     }
 
-    /// `smaps` text into kinds (pure: tests feed it text).
-    package static func parse(_ smaps: String) -> Resident {
+    /// `smaps` text into kinds (pure: tests feed it text); `executable` counts as a library.
+    package static func parse(_ smaps: String, executable: String? = nil) -> Resident {
         var r = Resident()
         var kind = Kind.anonymous
         for line in smaps.split(separator: "\n", omittingEmptySubsequences: true) {
             if let first = line.first, first.isHexDigit, line.contains("-"), !line.hasSuffix(" kB") {
-                kind = Kind(mappingLine: line)
+                kind = Kind(mappingLine: line, executable: executable)
                 continue
             }
             if line.hasPrefix("Rss:") {
@@ -57,11 +60,13 @@ package enum ProcessMemory {
     private enum Kind {
         case library, font, file, anonymous, stack, none
 
-        init(mappingLine line: Substring) {
+        init(mappingLine line: Substring, executable: String?) {
             // address perms offset dev inode [path]
             let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
             let path = fields.count > 5 ? fields[5].drop { $0 == " " } : ""
-            if path.isEmpty || path.hasPrefix("[anon") || path == "[heap]" {
+            if let executable, path == executable {
+                self = .library
+            } else if path.isEmpty || path.hasPrefix("[anon") || path == "[heap]" {
                 self = .anonymous
             } else if path == "[stack]" {
                 self = .stack

@@ -35,7 +35,7 @@ extension Bench {
     /// private memory by owner, the rest of the heap last.
     static let memoryParts: [(key: String, what: String)] = [
         ("libraries_mb", "the executable's and shared libraries' pages"),
-        ("fonts_mb", "font files and fontconfig's cache, mapped"),
+        ("fonts_mb", "font files, fontconfig's cache and other mapped files"),
         ("frame_mb", "the frame drawn into"),
         ("still_layer_mb", "the still layer (the box of still elements, one background row)"),
         ("element_cache_mb", "cached card images"),

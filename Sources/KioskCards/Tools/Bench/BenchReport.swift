@@ -71,7 +71,8 @@ enum BenchReport {
         if let memory {
             let value = { (key: String) in memory.extra.first { $0.0 == key }?.1 ?? 0 }
             Swift.print(
-                "  start → first composed frame, 1080p, 50 cards:           \(String(format2: value("first_frame_ms"))) ms")
+                "  start → first composed frame, 1080p, 50 cards:           \(String(format2: value("first_frame_ms"))) ms"
+            )
             Swift.print(
                 "  peak RSS, same:                                          \(String(format2: value("peak_rss_mb"))) MB "
                     + "(\(String(format2: value("rss_before_drawing_mb"))) MB before drawing; "
