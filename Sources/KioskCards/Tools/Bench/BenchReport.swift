@@ -81,8 +81,9 @@ enum BenchReport {
                 var detail = ""
                 switch part.key {
                 case "libraries_mb":
+                    let before = value("libraries_before_drawing_mb")
                     detail =
-                        " (\(String(format2: value("libraries_before_drawing_mb"))) MB before drawing; "
+                        " (" + (before > 0 ? "\(String(format2: before)) MB before drawing; " : "")
                         + "\(String(format2: value("libraries_written_mb"))) MB written: relocations, data)"
                 case "element_cache_mb":
                     detail =
