@@ -81,6 +81,12 @@ package enum Compositor {
         }
     }
 
+    /// Fills `rect` (inside `target.bounds`) with 0x00RRGGBB `value`.
+    static func fill(_ rect: PixelRect, with value: UInt32, in target: Rows) {
+        guard !rect.isEmpty else { return }
+        for y in rect.y..<rect.maxY { (target.row(y) + rect.x).update(repeating: value, count: rect.width) }
+    }
+
     @inline(__always) static func expand(_ p: UInt32) -> UInt64 {
         let v = UInt64(p)
         return (v & 0x00FF_00FF) | ((v & 0xFF00_FF00) << 24)
@@ -99,6 +105,89 @@ package enum Compositor {
         return pack(s &+ (((expand(d) &* (256 &- alpha)) >> 8) & laneMask))
     }
 
+    /// Pixel rows in screen coordinates: pixel (x, y) at address `origin + 4·(y·pitch + x)`,
+    /// read or written only inside `bounds`. A whole `PixelBuffer`, or a window of the screen
+    /// kept in an allocation of the window's size (the still layer's box, `StillLayer`).
+    struct Rows {
+        /// The address pixel (0, 0) would have; outside the allocation for a window.
+        var origin: Int
+        /// Pixels from one row to the next.
+        var pitch: Int
+        var bounds: PixelRect
+
+        init(_ buffer: PixelBuffer) {
+            origin = Int(bitPattern: buffer.pixels)
+            pitch = buffer.stride / 4
+            bounds = buffer.bounds
+        }
+
+        /// `bounds` held in `window` (its top-left pixel first), `pitch` pixels a row.
+        init(window: UnsafeMutableRawPointer, pitch: Int, bounds: PixelRect) {
+            origin = Int(bitPattern: window) - 4 * (bounds.y * pitch + bounds.x)
+            self.pitch = pitch
+            self.bounds = bounds
+        }
+
+        /// Row `y`, indexed by screen x (valid inside `bounds` only).
+        @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<UInt32> {
+            UnsafeMutablePointer(bitPattern: origin &+ 4 &* y &* pitch)!
+        }
+    }
+
+    /// What a frame restores under its first moving element: `rows` inside their bounds and,
+    /// when `outside` is set, that one row (indexed by screen x) everywhere else: the still
+    /// layer outside its box is the flat background colour.
+    struct Base {
+        var rows: Rows
+        var outside: UnsafePointer<UInt32>?
+
+        init(_ buffer: PixelBuffer) { (rows, outside) = (Rows(buffer), nil) }
+        init(rows: Rows, outside: UnsafePointer<UInt32>?) { (self.rows, self.outside) = (rows, outside) }
+    }
+
+    /// Row `y` of a base: `inside` for x in `x0..<x1`, `outside` elsewhere (the same pointer
+    /// when the base is one buffer).
+    struct Under {
+        var inside: UnsafePointer<UInt32>
+        var outside: UnsafePointer<UInt32>
+        var x0: Int
+        var x1: Int
+
+        @inline(__always) init(_ base: Base?, y: Int, dst: UnsafeMutablePointer<UInt32>) {
+            guard let base else {
+                (inside, outside, x0, x1) = (UnsafePointer(dst), UnsafePointer(dst), 0, 0)
+                return
+            }
+            let b = base.rows.bounds
+            let row = UnsafePointer(base.rows.row(y))
+            guard let o = base.outside else {
+                (inside, outside, x0, x1) = (row, row, 0, 0)
+                return
+            }
+            if y >= b.y && y < b.maxY {
+                (inside, outside, x0, x1) = (row, o, b.x, b.maxX)
+            } else {
+                (inside, outside, x0, x1) = (o, o, 0, 0)
+            }
+        }
+
+        /// Calls `body` for the parts of `a..<b` with the row each reads from. Pixel loops are
+        /// per pixel (a vector step computes what four single steps do), so a split changes
+        /// no pixel.
+        @inline(__always) func split(_ a: Int, _ b: Int, _ body: (Int, Int, UnsafePointer<UInt32>) -> Void) {
+            guard b > a else { return }
+            if inside == outside || (a >= x0 && b <= x1) {
+                body(a, b, inside)
+                return
+            }
+            let m0 = min(max(a, x0), b)
+            let m1 = max(min(b, x1), m0)
+            if m0 > a { body(a, m0, outside) }
+            if m1 > m0 { body(m0, m1, inside) }
+            if b > m1 { body(m1, b, outside) }
+        }
+    }
+
     /// Draws `source` at `placement` with `opacity` (0…1) over the screen inside `clip`.
     ///
     /// With `base`, every pixel of `clip` is written: where the image covers, `base` under
@@ -109,6 +198,17 @@ package enum Compositor {
         _ source: ElementImage, at placement: Placement, opacity: Double, into target: PixelBuffer,
         base: PixelBuffer?, clip: PixelRect, kernel: Kernel = .standard
     ) {
+        draw(
+            source, at: placement, opacity: opacity, into: Rows(target), base: base.map(Base.init), clip: clip,
+            kernel: kernel)
+    }
+
+    /// `draw` into rows in screen coordinates (a whole buffer or a window of the screen) over
+    /// a base that may be a window plus a flat colour.
+    static func draw(
+        _ source: ElementImage, at placement: Placement, opacity: Double, into target: Rows, base: Base?,
+        clip: PixelRect, kernel: Kernel = .standard
+    ) {
         let simd = kernel == .simd
         let clip = clip.intersection(target.bounds)
         guard !clip.isEmpty else { return }
@@ -118,14 +218,13 @@ package enum Compositor {
         let op = UInt64(max(0, min(256, (opacity * 256).rounded())))
         let w = image.width
         let h = image.height
+        let copying = base != nil
         // One row of sampled source pixels for turned placements.
         let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: placement.offset == nil ? clip.width : 0)
         defer { scratch.deallocate() }
         for y in clip.y..<clip.maxY {
-            let dst = (target.pixels + y * target.stride).assumingMemoryBound(to: UInt32.self)
-            let under: UnsafePointer<UInt32> =
-                base.map { UnsafePointer(($0.pixels + y * $0.stride).assumingMemoryBound(to: UInt32.self)) }
-                ?? UnsafePointer(dst)
+            let dst = target.row(y)
+            let under = Under(base, y: y, dst: dst)
             // The span of this row where the image has anything to draw.
             var x0 = clip.x
             var x1 = clip.maxX
@@ -145,12 +244,12 @@ package enum Compositor {
                 x1 = min(x1, span.upperBound)
             }
             if x1 <= x0 {
-                if base != nil { (dst + clip.x).update(from: under + clip.x, count: clip.width) }
+                if copying { under.split(clip.x, clip.maxX) { a, b, u in (dst + a).update(from: u + a, count: b - a) } }
                 continue
             }
-            if base != nil {
-                (dst + clip.x).update(from: under + clip.x, count: x0 - clip.x)
-                (dst + x1).update(from: under + x1, count: clip.maxX - x1)
+            if copying {
+                under.split(clip.x, x0) { a, b, u in (dst + a).update(from: u + a, count: b - a) }
+                under.split(x1, clip.maxX) { a, b, u in (dst + a).update(from: u + a, count: b - a) }
             }
             if let o = placement.offset {
                 let row = src + (y - o.y) * sw - o.x
@@ -158,13 +257,15 @@ package enum Compositor {
                     // Fully opaque run: a plain copy; the rest blends.
                     let a = min(max(x0, o.x + Int(extent.opaqueFirst)), x1)
                     let b = max(min(x1, o.x + Int(extent.opaqueEnd)), a)
-                    blendRow(row, dst: dst, under: under, from: x0, to: a, simd: simd)
+                    under.split(x0, a) { p, q, u in blendRow(row, dst: dst, under: u, from: p, to: q, simd: simd) }
                     (dst + a).update(from: row + a, count: b - a)
-                    blendRow(row, dst: dst, under: under, from: b, to: x1, simd: simd)
+                    under.split(b, x1) { p, q, u in blendRow(row, dst: dst, under: u, from: p, to: q, simd: simd) }
                 } else if simd {
-                    fadeRowSIMD(row, dst: dst, under: under, from: x0, to: x1, opacity: op)
+                    under.split(x0, x1) { p, q, u in
+                        fadeRowSIMD(row, dst: dst, under: u, from: p, to: q, opacity: op)
+                    }
                 } else {
-                    fadeRow(row, dst: dst, under: under, from: x0, to: x1, opacity: op)
+                    under.split(x0, x1) { p, q, u in fadeRow(row, dst: dst, under: u, from: p, to: q, opacity: op) }
                 }
             } else {
                 let sampled = scratch - x0
@@ -178,9 +279,37 @@ package enum Compositor {
                         src, stride: sw, runs: source.runs, placement, y: y, into: sampled, from: x0, to: x1,
                         opacity: fade)
                 }
-                blendRow(UnsafePointer(sampled), dst: dst, under: under, from: x0, to: x1, simd: simd)
+                under.split(x0, x1) { p, q, u in
+                    blendRow(UnsafePointer(sampled), dst: dst, under: u, from: p, to: q, simd: simd)
+                }
             }
         }
+    }
+
+    /// The screen pixels `draw` may write for `source` at `placement`: the image's rectangle
+    /// for an offset, the bounding box of its turned corners (two pixels wider) otherwise.
+    static func footprint(_ source: ElementImage, at p: Placement) -> PixelRect {
+        let w = source.image.width
+        let h = source.image.height
+        if let o = p.offset { return PixelRect(x: o.x, y: o.y, width: w, height: h) }
+        // Invert u = a·x + b·y + c, v = d·x + e·y + f at the image's corners.
+        let det = p.a * p.e - p.b * p.d
+        guard det.isFinite, abs(det) > 1e-12 else {
+            return PixelRect(x: -(1 << 20), y: -(1 << 20), width: 1 << 21, height: 1 << 21)
+        }
+        var (minX, minY, maxX, maxY) = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
+        for (u, v) in [(0.0, 0.0), (Double(w), 0), (0, Double(h)), (Double(w), Double(h))] {
+            let x = (p.e * (u - p.c) - p.b * (v - p.f)) / det
+            let y = (-p.d * (u - p.c) + p.a * (v - p.f)) / det
+            (minX, minY, maxX, maxY) = (min(minX, x), min(minY, y), max(maxX, x), max(maxY, y))
+        }
+        guard minX.isFinite, minY.isFinite, maxX.isFinite, maxY.isFinite, maxX - minX < 1e7, maxY - minY < 1e7 else {
+            return PixelRect(x: -(1 << 20), y: -(1 << 20), width: 1 << 21, height: 1 << 21)
+        }
+        let x0 = Int(minX.rounded(.down)) - 2
+        let y0 = Int(minY.rounded(.down)) - 2
+        return PixelRect(
+            x: x0, y: y0, width: Int(maxX.rounded(.up)) + 2 - x0, height: Int(maxY.rounded(.up)) + 2 - y0)
     }
 
     // Computed, not stored: a stored static is reached through swift_once on every use.

@@ -39,12 +39,15 @@ package final class SceneRenderer {
     package private(set) var stats = Stats()
     /// The compositor's pixel loops (SIMD or scalar: identical pixels; tests compare them).
     package var kernel = Compositor.Kernel.standard
+    /// Keep the still layer as a whole screen, as before it held only the box of still
+    /// elements (the same pixels; tests compare the two).
+    var wholeScreenLayer = false
     /// Images the preparation thread is drawing for which a frame showed a stand-in.
     private var standInsShown: Set<SurfaceCache.Key> = []
     private var frameUsedStandIn = false
 
     private var surfaces: SurfaceCache
-    private let layer: PixelBuffer
+    private let layer: StillLayer
     /// The elements (bottom of the z-order) baked into `layer` on `layerBackground`; nil: none.
     private var layerElements: [SceneElement]?
     private var layerBackground: Color?
@@ -56,12 +59,13 @@ package final class SceneRenderer {
     ///   - pixelWidth, pixelHeight: the buffer size frames are drawn into.
     ///   - scale: pixels per point (see `RenderScale`).
     ///   - images: where card photos come from; nil draws placeholders.
-    ///   - cacheBytes: bound on the element images kept (the LRU evicts beyond it).
+    ///   - cacheBytes: bound on the element images kept (the LRU evicts beyond it); nil: what
+    ///     the panel can show at once (`SurfaceCache.budget`).
     ///   - preparer: draws cards and detail pages off this thread; a frame that needs one not
     ///     yet drawn shows a stand-in (the same card at another shadow or scale, else its
     ///     colour without text) and the frame after the image arrives shows it. nil: drawn here.
     package init(
-        pixelWidth: Int, pixelHeight: Int, scale: Double, images: ImageCache? = nil, cacheBytes: Int = 24 << 20,
+        pixelWidth: Int, pixelHeight: Int, scale: Double, images: ImageCache? = nil, cacheBytes: Int? = nil,
         preparer: ElementPreparer? = nil
     ) {
         self.pixelWidth = pixelWidth
@@ -69,12 +73,22 @@ package final class SceneRenderer {
         self.scale = scale
         self.images = images
         self.preparer = preparer
-        self.surfaces = SurfaceCache(maxBytes: cacheBytes, maxCount: 16)
-        self.layer = PixelBuffer(width: pixelWidth, height: pixelHeight)
+        self.surfaces = SurfaceCache(
+            maxBytes: cacheBytes ?? SurfaceCache.budget(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale),
+            maxCount: 16)
+        self.layer = StillLayer(width: pixelWidth, height: pixelHeight)
     }
 
+    /// The bound on `cachedBytes`.
+    package var cacheBudget: Int { surfaces.maxBytes }
     /// Bytes held by cached element images now.
     package var cachedBytes: Int { surfaces.bytes }
+    /// The most bytes cached element images ever held at once.
+    package var cachedBytesPeak: Int { surfaces.peakBytes }
+    /// Bytes of the still layer's pixels (its box of still elements and one background row).
+    package var layerBytes: Int { layer.bytes }
+    /// Bytes of the blurred shadow masks kept for reuse (shared by every renderer).
+    package static var shadowMaskBytes: Int { ShadowMasks.shared.bytes }
     var cachedSurfaces: Int { surfaces.count }
 
     /// Draws `element`'s image into the cache now, if it is not there, so a later frame that
@@ -161,14 +175,14 @@ package final class SceneRenderer {
             moving.append(Moving(image: image, placement: placement, opacity: element.opacity, box: box))
         }
         guard let lowest = moving.first else {
-            Compositor.copy(damage, from: layer, to: target)
+            layer.copy(damage, to: target)
             return damage
         }
         if lowest.placement.offset == nil {
             // A turned card (a drag): restore the layer and draw it in one pass.
             Compositor.draw(
-                lowest.image, at: lowest.placement, opacity: lowest.opacity, into: target, base: layer, clip: damage,
-                kernel: kernel)
+                lowest.image, at: lowest.placement, opacity: lowest.opacity, into: Compositor.Rows(target),
+                base: layer.base, clip: damage, kernel: kernel)
             for m in moving.dropFirst() {
                 Compositor.draw(
                     m.image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box, kernel: kernel)
@@ -195,8 +209,7 @@ package final class SceneRenderer {
 
     /// Copies `rect` from `layer`, skipping on each row the opaque runs of the unturned,
     /// fully opaque `covers`, which will be drawn over it anyway.
-    private func restore(_ rect: PixelRect, from layer: PixelBuffer, into target: PixelBuffer, except covers: [Moving])
-    {
+    private func restore(_ rect: PixelRect, from layer: StillLayer, into target: PixelBuffer, except covers: [Moving]) {
         // Plain values for the row loop: (x, y, height, row extents).
         let spans: [(x: Int, y: Int, height: Int, rows: UnsafePointer<RowExtent>)] = covers.compactMap { c in
             guard c.opacity >= 1, let o = c.placement.offset else { return nil }
@@ -214,14 +227,13 @@ package final class SceneRenderer {
             var x = rect.x
             for (a, b) in runs {
                 if a > x {
-                    Compositor.copy(
-                        PixelRect(x: x, y: y, width: min(a, rect.maxX) - x, height: 1), from: layer, to: target)
+                    layer.copy(PixelRect(x: x, y: y, width: min(a, rect.maxX) - x, height: 1), to: target)
                 }
                 x = max(x, b)
                 if x >= rect.maxX { break }
             }
             if x < rect.maxX {
-                Compositor.copy(PixelRect(x: x, y: y, width: rect.maxX - x, height: 1), from: layer, to: target)
+                layer.copy(PixelRect(x: x, y: y, width: rect.maxX - x, height: 1), to: target)
             }
         }
         withExtendedLifetime(covers) {}
@@ -248,12 +260,22 @@ package final class SceneRenderer {
 
     private func rebuildLayer(_ scene: Scene, count: Int, frameStart: Int) {
         stats.layerRebuilds += 1
-        Compositor.fill(layer.bounds, with: Self.xrgb(scene.background), in: layer)
+        // Pixels only where still elements can draw (each within its image's footprint).
+        var still: [(image: ElementImage, placement: Placement, opacity: Double)] = []
+        var box = PixelRect.empty
         for element in scene.elements[..<count] where element.opacity > 0 {
             guard let (image, placement) = placed(element, frameStart: frameStart) else { continue }
-            Compositor.draw(
-                image, at: placement, opacity: element.opacity, into: layer, base: nil, clip: layer.bounds,
-                kernel: kernel)
+            still.append((image, placement, element.opacity))
+            box = box.union(Compositor.footprint(image, at: placement))
+        }
+        if wholeScreenLayer { box = layer.bounds }
+        layer.reset(box: box, colour: Self.xrgb(scene.background))
+        if let rows = layer.rows {
+            for s in still {
+                Compositor.draw(
+                    s.image, at: s.placement, opacity: s.opacity, into: rows, base: nil, clip: layer.box, kernel: kernel
+                )
+            }
         }
         layerElements = Array(scene.elements[..<count])
         layerBackground = scene.background

@@ -26,6 +26,8 @@ struct SurfaceCache {
     let maxCount: Int
     private(set) var entries: [Key: Entry] = [:]
     private(set) var bytes = 0
+    /// The most `bytes` ever held (between an insert and its evictions included).
+    private(set) var peakBytes = 0
     private var clock = 0
 
     init(maxBytes: Int, maxCount: Int) {
@@ -34,6 +36,27 @@ struct SurfaceCache {
     }
 
     var count: Int { entries.count }
+
+    /// The byte bound for a panel of `pixelWidth`×`pixelHeight` at `scale` pixels per point:
+    /// what the screen can need at once, and no more.
+    ///
+    /// - A stack: the cards it shows (`StackLayout.visibleDepth` + 1, card i scaled by
+    ///   1 − 0.04·i), the top card once more as dragged, the next two cards (drawn at the
+    ///   deepest level) and the card under a returning undo, each a 320×440 pt card with the
+    ///   drag shadow: `card · (2 + Σᵢ sᵢ² + 2·s_deepest²)`, 7.7 cards' bytes.
+    /// - A list: a screenful of rows and a detail page, two frames' bytes.
+    ///
+    /// The larger of the two: at 1920×1080 (1.8 px/pt) 17.8 MB, at 800×480 (0.8 px/pt) 3.5 MB.
+    static func budget(pixelWidth: Int, pixelHeight: Int, scale: Double) -> Int {
+        let l = ElementSurface.layout(
+            for: StackLayout.cardSize, shadowRadius: StackLayout.dragShadow, pixelsPerPoint: scale)
+        let card = Double(l.width * l.height * 4)
+        let depths = (0...StackLayout.visibleDepth).map { 1 - StackLayout.depthScale * Double($0) }
+        let deepest = depths.last ?? 1
+        let stack = card * (2 + depths.reduce(0) { $0 + $1 * $1 } + 2 * deepest * deepest)
+        let list = Double(2 * pixelWidth * pixelHeight * 4)
+        return Int(max(stack, list).rounded(.up))
+    }
 
     mutating func lookup(_ key: Key) -> ElementImage? {
         guard var e = entries[key] else { return nil }
@@ -55,22 +78,26 @@ struct SurfaceCache {
         return (near, image)
     }
 
-    /// Adds an image, then evicts least recently used ones over the bounds — but none used
-    /// since `protectedSince` (the current frame's), which the frame still needs.
+    /// Adds an image, first evicting least recently used ones until it fits the bounds — but
+    /// none used since `protectedSince` (the current frame's), which the frame still needs; so
+    /// the cache exceeds its bounds only when one frame needs more.
     mutating func insert(_ image: ElementImage, for key: Key, imagePending: String?, protectedSince: Int) {
         clock += 1
-        if let old = entries[key] { bytes -= old.image.image.byteCount }
+        if let old = entries.removeValue(forKey: key) { bytes -= old.image.image.byteCount }
+        let adding = image.image.byteCount
+        if bytes + adding > maxBytes || entries.count + 1 > maxCount {
+            let candidates = entries.filter { $0.value.lastUse <= protectedSince }.sorted {
+                $0.value.lastUse < $1.value.lastUse
+            }
+            for (k, e) in candidates {
+                guard bytes + adding > maxBytes || entries.count + 1 > maxCount else { break }
+                entries[k] = nil
+                bytes -= e.image.image.byteCount
+            }
+        }
         entries[key] = Entry(image: image, lastUse: clock, imagePending: imagePending)
-        bytes += image.image.byteCount
-        guard bytes > maxBytes || entries.count > maxCount else { return }
-        let candidates = entries.filter { $0.value.lastUse <= protectedSince }.sorted {
-            $0.value.lastUse < $1.value.lastUse
-        }
-        for (k, e) in candidates {
-            guard bytes > maxBytes || entries.count > maxCount else { break }
-            entries[k] = nil
-            bytes -= e.image.image.byteCount
-        }
+        bytes += adding
+        peakBytes = max(peakBytes, bytes)
     }
 
     /// The current use counter: entries used after this moment belong to the frame in progress.

@@ -71,17 +71,34 @@ enum BenchReport {
         if let memory {
             let value = { (key: String) in memory.extra.first { $0.0 == key }?.1 ?? 0 }
             Swift.print(
-                """
-                  start → first composed frame, 1080p, 50 cards:           \(String(format2: value("first_frame_ms"))) ms \
-                (CPU time: process \(String(format2: value("first_frame_process_cpu_ms"))) ms, \
-                drawing thread \(String(format2: value("first_frame_thread_cpu_ms"))) ms)
-                  peak RSS, same:                                          \(String(format2: value("peak_rss_mb"))) MB \
-                (\(String(format2: value("rss_before_drawing_mb"))) MB before drawing, \
-                \(String(format2: value("frame_and_layer_mb"))) MB frame + still layer, \
-                \(String(format2: value("element_cache_mb"))) MB cached card images, \
-                \(String(format2: value("other_mb"))) MB other (fonts, pango and fontconfig caches, the deck); \
-                private at the end \(String(format2: value("private_rss_at_end_mb"))) MB)
-                """)
+                "  start → first composed frame, 1080p, 50 cards:           \(String(format2: value("first_frame_ms"))) ms "
+                    + "(CPU time: process \(String(format2: value("first_frame_process_cpu_ms"))) ms, "
+                    + "drawing thread \(String(format2: value("first_frame_thread_cpu_ms"))) ms)"
+            )
+            Swift.print(
+                "  peak RSS, same:                                          \(String(format2: value("peak_rss_mb"))) MB "
+                    + "(\(String(format2: value("rss_before_drawing_mb"))) MB before drawing; "
+                    + "private at the end \(String(format2: value("private_rss_at_end_mb"))) MB), of which:")
+            for part in Bench.memoryParts where memory.extra.contains(where: { $0.0 == part.key }) {
+                var detail = ""
+                switch part.key {
+                case "libraries_mb":
+                    let before = value("libraries_before_drawing_mb")
+                    detail =
+                        " (" + (before > 0 ? "\(String(format2: before)) MB before drawing; " : "")
+                        + "\(String(format2: value("libraries_written_mb"))) MB written: relocations, data)"
+                case "element_cache_mb":
+                    detail =
+                        " (peak \(String(format2: value("element_cache_peak_mb"))) MB; "
+                        + "budget \(String(format2: value("element_cache_budget_mb"))) MB)"
+                case "heap_other_mb": detail = " (\(String(format2: value("malloc_free_mb"))) MB free in malloc)"
+                default: break
+                }
+                Swift.print("    \(f(value(part.key), 6)) MB  \(part.what)\(detail)")
+            }
+            Swift.print(
+                "    \(f(value("end_rss_mb"), 6)) MB  in all at the end of the drag "
+                    + "(the peak is \(String(format2: value("peak_rss_mb"))) MB)")
         }
         let clockName = Bench.clock == CLOCK_THREAD_CPUTIME_ID ? "thread CPU time" : "wall time"
         Swift.print("(times in ms of \(clockName); drags \(options.frames) frames; warm-up 30 frames per pipeline)")
