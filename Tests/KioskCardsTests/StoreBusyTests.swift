@@ -61,12 +61,12 @@ import Testing
         try #require(byte == 1, "the holder could not take its lock")
         // The lock is real: a reader told not to wait fails with SQLITE_BUSY.
         var busy: Int32 = -1
-        do {
+        do throws(SQLiteError) {
             let impatient = try SQLiteDatabase(path: path, readOnly: true, create: false)
             impatient.setBusyTimeout(milliseconds: 0)
             _ = try impatient.scalarText("SELECT count(*) FROM t")
             busy = SQLITE_OK
-        } catch let error as SQLiteError {
+        } catch {
             busy = error.code & 0xff
         }
         #expect(busy == SQLITE_BUSY)
