@@ -110,8 +110,13 @@ extension KioskApp {
 
     /// `scene` with the scan's focus ring on the highlighted choice, while a switch key is set.
     func scanned(_ scene: Scene, at time: Instant) -> Scene {
-        guard config.switchKey != nil, let accessible = deck as? any AccessibleDeck,
-            let ring = accessible.scanHighlight(scanner, at: time)
+        guard config.switchKey != nil else { return scene }
+        return Self.scanned(scene, deck: deck, scanner: scanner, at: time)
+    }
+
+    /// `scene` of `deck` with `scanner`'s focus ring (the golden `stack-switch-scan` draws it so too).
+    static func scanned(_ scene: Scene, deck: any CardDeck, scanner: SwitchScanner, at time: Instant) -> Scene {
+        guard let accessible = deck as? any AccessibleDeck, let ring = accessible.scanHighlight(scanner, at: time)
         else { return scene }
         return Scene(
             size: scene.size, background: scene.background, elements: scene.elements + [ring],
