@@ -56,8 +56,11 @@ extension KioskApp {
             guard deliver, let accessible = deck as? any AccessibleDeck else { return }
             if let chosen = scanner.press(at: time, choices: accessible.scanChoices) { selectScanned(chosen, at: time) }
         } else if let accessible = deck as? any AccessibleDeck {
+            let before = scanner.index
             if let chosen = scanner.release(at: time, choices: accessible.scanChoices) {
                 selectScanned(chosen, at: time)
+            } else if scanner.index != before, let ringed = scanner.highlighted(in: accessible.scanChoices) {
+                Log.info("switch: ring on \(Self.name(of: ringed))")
             }
         }
         rescheduleScan()

@@ -34,13 +34,16 @@ guest() {
   echo "speech: $(wc -c </tmp/speech.wav) bytes"
   kiosk_check "no audio warning" test -z "$(grep 'no audio output' /tmp/app.log)"
 
-  # One switch: a short press steps (✗ → ✓), a 1.3 s hold selects at 0.8 s.
+  # One switch: a short press steps (✗ → ✓), a 1.3 s hold selects at 0.8 s. evemu-play waits
+  # between events only once it has seen a non-zero time stamp, so the hold starts at 1 s.
   key 57 >/tmp/step.evemu
-  printf 'E: 0.000000 0001 0039 1\nE: 0.000000 0000 0000 0\nE: 1.300000 0001 0039 0\nE: 1.300000 0000 0000 0\n' >/tmp/hold.evemu
+  printf 'E: 1.000000 0001 0039 1\nE: 1.000000 0000 0000 0\nE: 2.300000 0001 0039 0\nE: 2.300000 0000 0000 0\n' >/tmp/hold.evemu
   kiosk_check "the switch key is set" grep -q 'switch: space steps through the choices' /tmp/app.log
   evemu-play "$dev" </tmp/step.evemu
   sleep 0.4
   evemu-play "$dev" </tmp/hold.evemu
+  grep -E '^switch' /tmp/app.log || true
+  kiosk_check "a short press moved the ring to ✓" grep -q 'switch: ring on dismissRight' /tmp/app.log
   kiosk_check "a long press selected the ringed ✓" kiosk_wait_until 10 grep -q 'switch: dismissRight selected' /tmp/app.log
   kiosk_wait_until 10 decisions 1
 
