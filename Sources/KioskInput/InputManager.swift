@@ -15,6 +15,8 @@ package final class InputManager {
     package enum Output: Sendable {
         case touch(TouchFrame)
         case key(KeyAction, Instant)
+        /// The one-switch key (`Configuration.switchKey`) went down (true) or up (false).
+        case switchKey(pressed: Bool, Instant)
     }
 
     package struct Configuration: Sendable {
@@ -32,6 +34,9 @@ package final class InputManager {
         /// A key combination on any keyboard that calls `onChord` instead of reaching the deck
         /// (kiosk.conf `staff-keys`); nil: none.
         package var chord: KeyChord?
+        /// The one-switch scanning key (kiosk.conf `switch-key`): its presses and releases come
+        /// as `.switchKey` and never as a `KeyAction`; nil: none.
+        package var switchKey: SwitchKey?
         /// Seconds of every touch device's raw events kept for `flightRecordings()`; nil: none
         /// kept. At most `recorderCapacity` events per device.
         package var recorderWindow: Double?
@@ -358,6 +363,12 @@ package final class InputManager {
                                 return
                             }
                         }
+                    }
+                    if let scan = configuration.switchKey, scan.codes.contains(event.code) {
+                        if let pressed = scan.edge(keyCode: event.code, value: event.value) {
+                            output(.switchKey(pressed: pressed, event.time))
+                        }
+                        return
                     }
                     if let action = KeyAction(keyCode: event.code, value: event.value) {
                         output(.key(action, event.time))

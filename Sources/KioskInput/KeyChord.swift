@@ -79,7 +79,7 @@ package struct KeyChord: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension String {
-    fileprivate var trimmingSpaces: String {
+    var trimmingSpaces: String {
         String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 }

@@ -29,9 +29,9 @@ package struct ElementPainter {
     }
 
     /// The SwiftUI design's systemBlue, for plain controls.
-    static let tint = Color(rgb: 0x007AFF)
+    static let tint = ControlColors.tint
     /// The SwiftUI design's systemRed, behind a row being deleted.
-    static let destructive = Color(rgb: 0xFF3B30)
+    static let destructive = ControlColors.destructive
 
     package func paint(_ kind: ElementKind, size: Size, cr: OpaquePointer) {
         let w = size.width
@@ -120,14 +120,14 @@ package struct ElementPainter {
                 backTitle, cr: cr, x: back.minX + 24, y: back.center.y - th / 2, width: back.width - 28, style: style)
         case .stamp(let text, let color, let side): paintStamp(text, color: color, side: side, w: w, h: h, cr: cr)
         case .focusRing:
-            // WCAG 2.4.7 / 2.4.13: a 4 pt ring in the system tint with a 2 pt white line inside it,
-            // so it reads on any row or card colour.
+            // WCAG 2.4.7 / 2.4.13 / 1.4.11: a 4 pt dark band with a 2 pt white line inside it, so
+            // one of the two reaches 3:1 on any row, card or background colour.
             Draw.roundedRect(cr, x: 2, y: 2, width: w - 4, height: h - 4, radius: 9)
-            Draw.setColor(cr, Self.tint)
+            Draw.setColor(cr, ControlColors.focusOuter)
             cairo_set_line_width(cr, 4)
             cairo_stroke(cr)
             Draw.roundedRect(cr, x: 5, y: 5, width: w - 10, height: h - 10, radius: 6)
-            Draw.setColor(cr, .white)
+            Draw.setColor(cr, ControlColors.focusInner)
             cairo_set_line_width(cr, 2)
             cairo_stroke(cr)
         case .label(let text, let color):
@@ -179,7 +179,7 @@ package struct ElementPainter {
         Draw.setColor(cr, .white)
         Draw.roundedRect(cr, x: x, y: y, width: pw, height: ph, radius: 22)
         cairo_fill(cr)
-        let ink = Color(rgb: 0x1C1C1E)
+        let ink = ControlColors.ink
         let number = Text.Style(size: 72, weight: .bold, color: ink, maxLines: 1, alignment: PANGO_ALIGN_CENTER)
         let line = Text.Style(size: 22, weight: .semibold, color: ink, maxLines: 2, alignment: PANGO_ALIGN_CENTER)
         let nh = Text.show(String(seconds), cr: cr, x: x, y: 0, width: pw, style: number, draw: false)
@@ -229,7 +229,7 @@ package struct ElementPainter {
     /// white, 15:1), filled dark with white "Aa" while open; a check badge when a mode is on.
     private func paintAccessibilityButton(isOpen: Bool, anyOn: Bool, w: Double, h: Double, cr: OpaquePointer) {
         let s = min(w, h)
-        let ink = Color(rgb: 0x1C1C1E)
+        let ink = ControlColors.ink
         cairo_arc(cr, w / 2, h / 2, s / 2 - 1.5, 0, 2 * Double.pi)
         Draw.setColor(cr, isOpen ? ink : .white)
         cairo_fill_preserve(cr)
@@ -243,7 +243,7 @@ package struct ElementPainter {
         if anyOn {
             let r = s * 0.2
             cairo_arc(cr, w - r, r, r, 0, 2 * Double.pi)
-            Draw.setColor(cr, Color(rgb: 0x1A7F37))
+            Draw.setColor(cr, ControlColors.confirm)
             cairo_fill(cr)
             Icon.draw(.checkmark, cr: cr, cx: w - r, cy: r, size: r * 1.1, color: .white)
         }
@@ -255,7 +255,7 @@ package struct ElementPainter {
     private func paintAccessibilitySwitch(
         _ label: String, isOn: Bool, state: String, w: Double, h: Double, cr: OpaquePointer
     ) {
-        let ink = Color(rgb: 0x1C1C1E)
+        let ink = ControlColors.ink
         Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: 12)
         Draw.setColor(cr, .white)
         cairo_fill_preserve(cr)
@@ -267,7 +267,7 @@ package struct ElementPainter {
         let sx = w - sw - 12
         let sy = (h - sh) / 2
         Draw.roundedRect(cr, x: sx, y: sy, width: sw, height: sh, radius: sh / 2)
-        Draw.setColor(cr, isOn ? Color(rgb: 0x1A7F37) : .white)
+        Draw.setColor(cr, isOn ? ControlColors.confirm : .white)
         cairo_fill_preserve(cr)
         Draw.setColor(cr, ink)
         cairo_stroke(cr)
@@ -391,8 +391,8 @@ package struct ElementPainter {
             let (icon, color): (Icon, Color) =
                 switch role {
                 case .dismissLeft: (.xmark, Self.destructive)
-                case .dismissRight: (.checkmark, Color(rgb: 0x34C759))
-                default: (.undo, Color(rgb: 0x8E8E93))
+                case .dismissRight: (.checkmark, ControlColors.confirm)
+                default: (.undo, ControlColors.neutral)
                 }
             // ✓ and ✗ read the same in every language; undo's arrow turns with the layout.
             let keep = role != .undo && Text.isMirrored(cr)

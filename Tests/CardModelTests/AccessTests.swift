@@ -319,4 +319,66 @@ import Testing
         #expect(Self.outcomes(r.decisions) == Self.outcomes(touch))
         #expect(r.decisions.allSatisfy { $0.method == .switchAccess })
     }
+
+    // MARK: Scan coverage and its ring
+
+    /// Every action a touch reaches has a scan choice, and every choice's ring is on screen
+    /// around its target: the stack's three buttons and the card; the list's rows, "+" and,
+    /// on a detail page, the back button.
+    @Test func everyTouchActionHasAScanChoiceWithARingOnScreen() throws {
+        var stack = stack()
+        let screen = Rect(origin: .zero, size: stack.layout.screen)
+        let touchStack = Set(stack.layout.buttons.map { ScanChoice.action(Self.action(of: $0.role)) })
+        #expect(touchStack == [.action(.dismissLeft), .action(.dismissRight), .action(.undo)])
+        #expect(touchStack.isSubset(of: Set(stack.scanChoices)))
+        var scanner = SwitchScanner()
+        for (k, choice) in stack.scanChoices.enumerated() {
+            #expect(scanner.highlighted(in: stack.scanChoices) == choice)
+            let ring = try #require(stack.scanHighlight(scanner, at: .seconds(1)))
+            #expect(ring.kind == .focusRing && ring.zIndex > 100)
+            #expect(screen.insetBy(-8).contains(ring.frame.origin) && ring.frame.maxY <= screen.maxY + 8)
+            if case .action(let a) = choice, let target = stack.layout.frame(of: Self.role(a)) {
+                #expect(ring.frame.contains(target.center), "\(choice)")
+            } else {
+                #expect(ring.frame.contains(stack.layout.cardFrame.center), "\(choice) rings the card")
+            }
+            _ = scanner.press(at: .seconds(1 + Double(k)), choices: stack.scanChoices)
+            _ = scanner.release(at: .seconds(1.1 + Double(k)), choices: stack.scanChoices)
+        }
+        _ = stack.scene(at: .seconds(9))
+
+        // List: the touch path opens (tap), deletes (swipe or its Delete button), adds ("+") and goes back.
+        var list = list()
+        let touchList: Set<ScanChoice> = [.action(.open), .action(.remove), .action(.add)]
+        #expect(touchList.isSubset(of: Set(list.scanChoices)))
+        var listScanner = SwitchScanner()
+        _ = listScanner.press(at: .seconds(1), choices: list.scanChoices)
+        _ = listScanner.release(at: .seconds(1.1), choices: list.scanChoices)
+        _ = listScanner.press(at: .seconds(1.2), choices: list.scanChoices)
+        _ = listScanner.release(at: .seconds(1.3), choices: list.scanChoices)
+        _ = listScanner.press(at: .seconds(1.4), choices: list.scanChoices)
+        _ = listScanner.release(at: .seconds(1.5), choices: list.scanChoices)
+        #expect(listScanner.highlighted(in: list.scanChoices) == .action(.add))
+        let addRing = try #require(list.scanHighlight(listScanner, at: .seconds(2)))
+        #expect(addRing.frame.contains(list.layout.addButton.center))
+        list.perform(.focusNext, at: .seconds(2))
+        listScanner.reset()
+        let rowRing = try #require(list.scanHighlight(listScanner, at: .seconds(3)))
+        #expect(rowRing.frame.contains(rowCentre(0)), "next row rings the focused row")
+        list.perform(.open, at: .seconds(3))
+        #expect(list.scanChoices.contains(.action(.back)))
+        let backRing = try #require(list.scanHighlight(listScanner, at: .seconds(4)))
+        #expect(backRing.frame.contains(list.layout.backButton.center))
+    }
+
+    static func action(of role: ButtonRole) -> DeckAction {
+        switch role {
+        case .dismissLeft: .dismissLeft
+        case .dismissRight: .dismissRight
+        case .undo: .undo
+        case .remove: .remove
+        case .add: .add
+        case .back: .back
+        }
+    }
 }

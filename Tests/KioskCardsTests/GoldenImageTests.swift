@@ -187,6 +187,23 @@ import Testing
         check(s, "list-focus-ring")
     }
 
+    /// One-switch scanning (`switch-key`) on the stack: one short press moved the ring from ✗ to ✓.
+    @Test func stackSwitchScan() throws {
+        let file = try Self.example("onboarding.json")
+        let metrics = ScreenMetrics(size: Self.size, pointsPerMillimetre: 1000 / 154.08)
+        let start = Instant.seconds(1)
+        var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: true, at: start)
+        let choices = try #require(deck as? any AccessibleDeck).scanChoices
+        var scanner = SwitchScanner()
+        _ = scanner.press(at: start, choices: choices)
+        _ = scanner.release(at: start.advanced(bySeconds: 0.1), choices: choices)
+        #expect(scanner.highlighted(in: choices) == .action(.dismissRight))
+        let t = start.advanced(bySeconds: 1)
+        let s = KioskApp.scanned(deck.scene(at: t), deck: deck, scanner: scanner, at: t)
+        #expect(s.elements.contains { $0.id == "scan" && $0.kind == .focusRing })
+        check(s, "stack-switch-scan")
+    }
+
     /// A visitor tapped the title bar: the list at rest.
     @Test func list() throws {
         check(try scene(Self.example("seed-list.json"), "tap 300 20", atMs: 500), "list")

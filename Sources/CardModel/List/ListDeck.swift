@@ -112,6 +112,13 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         checkInvariants()
     }
 
+    /// Reduced motion (WCAG 2.3.3): every spring is critically damped and starts from standstill,
+    /// so a released swipe, a row closing up and the scroll's end never overshoot or bounce.
+    var calm: Bool { accessibility.reducedMotion }
+    var spring: Spring { calm ? VisitAccessibility.calmSpring : .default }
+    /// The finger's velocity handed to a spring, or none with reduced motion (nil: keep the current one).
+    func carried(_ v: Double?) -> Double? { calm ? 0 : v }
+
     /// The cards in the list, top to bottom.
     public var cards: [Card] { rows.map(\.card) }
 
@@ -201,13 +208,13 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
             case .scrolling:
                 let offset = scrollOffset(at: t)
                 grab = .none
-                scroll = ListScroll.released(at: offset, velocity: 0, maxOffset: maxOffset, time: t)
+                scroll = ListScroll.released(at: offset, velocity: 0, maxOffset: maxOffset, time: t, calm: calm)
             case .swiping(let id, _, _):
                 let x = swipeX(at: t)
                 grab = .none
                 if let i = rows.firstIndex(where: { $0.card.id == id }) {
                     rows[i].swipe.set(x)
-                    rows[i].swipe.animate(to: 0, at: t, velocity: 0)
+                    rows[i].swipe.animate(to: 0, at: t, spring: spring, velocity: 0)
                 }
             default:
                 grab = .none
@@ -232,7 +239,7 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         grab = .none
         // A touch may have caught the list while it was rubber-banding; let go, it springs back.
         if case .rest(let offset) = scroll, offset < 0 || offset > maxOffset {
-            scroll = ListScroll.released(at: offset, velocity: 0, maxOffset: maxOffset, time: t)
+            scroll = ListScroll.released(at: offset, velocity: 0, maxOffset: maxOffset, time: t, calm: calm)
         }
         switch held {
         case .pending(let rowID, let caught):
@@ -252,7 +259,8 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         case .scrolling(let rawStart, let dyAtStart):
             let raw = rawStart - (recognizer.shownTranslation(at: t).y - dyAtStart)
             let offset = RubberBand.clamp(raw, lower: 0, upper: maxOffset, dimension: layout.viewport.height)
-            scroll = ListScroll.released(at: offset, velocity: -end.velocity.y, maxOffset: maxOffset, time: t)
+            scroll = ListScroll.released(
+                at: offset, velocity: -end.velocity.y, maxOffset: maxOffset, time: t, calm: calm)
         case .swiping(let id, let base, let dxAtStart):
             guard let i = rows.firstIndex(where: { $0.card.id == id }) else { return }
             let shownX = swipeX(base: base, dxAtStart: dxAtStart, at: t)
@@ -264,10 +272,11 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
                 delete(i, at: t, velocity: min(0, end.velocity.x))
                 performMethod = nil
             } else if x < -ListLayout.revealThreshold && predicted < -ListLayout.revealThreshold {
-                rows[i].swipe.animate(to: -ListLayout.deleteButtonWidth, at: t, velocity: end.velocity.x)
+                rows[i].swipe.animate(
+                    to: -ListLayout.deleteButtonWidth, at: t, spring: spring, velocity: carried(end.velocity.x))
                 openRowID = id
             } else {
-                rows[i].swipe.animate(to: 0, at: t, velocity: end.velocity.x)
+                rows[i].swipe.animate(to: 0, at: t, spring: spring, velocity: carried(end.velocity.x))
                 if openRowID == id { openRowID = nil }
             }
         case .deleteButton(let id):
@@ -295,7 +304,9 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
     private mutating func close(at t: Instant) {
         guard let id = openRowID else { return }
         openRowID = nil
-        if let i = rows.firstIndex(where: { $0.card.id == id }) { rows[i].swipe.animate(to: 0, at: t) }
+        if let i = rows.firstIndex(where: { $0.card.id == id }) {
+            rows[i].swipe.animate(to: 0, at: t, spring: spring, velocity: carried(nil))
+        }
     }
 
     // MARK: Actions
@@ -308,7 +319,7 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         case .back:
             if var d = detail, !d.closing {
                 d.closing = true
-                d.slide.animate(to: layout.screen.width, at: time)
+                d.slide.animate(to: layout.screen.width, at: time, spring: spring, velocity: carried(nil))
                 detail = d
             }
         case .open:
@@ -332,12 +343,13 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
     private mutating func releaseGrab(at t: Instant) {
         switch grab {
         case .scrolling:
-            scroll = ListScroll.released(at: scrollOffset(at: t), velocity: 0, maxOffset: maxOffset, time: t)
+            scroll = ListScroll.released(
+                at: scrollOffset(at: t), velocity: 0, maxOffset: maxOffset, time: t, calm: calm)
         case .swiping(let id, _, _):
             let x = swipeX(at: t)
             if let i = rows.firstIndex(where: { $0.card.id == id }) {
                 rows[i].swipe.set(x)
-                rows[i].swipe.animate(to: 0, at: t)
+                rows[i].swipe.animate(to: 0, at: t, spring: spring, velocity: carried(nil))
             }
         default:
             break
@@ -371,7 +383,7 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         if top < offset { target = top }
         if top + ListLayout.slotHeight > offset + v.height { target = top + ListLayout.slotHeight - v.height }
         target = min(maxOffset, max(0, target))
-        if target != offset { scroll = scroll.springing(to: target, at: t) }
+        if target != offset { scroll = scroll.springing(to: target, at: t, calm: calm) }
     }
 
     /// The first row entirely inside the viewport (the keyboard's target).
@@ -387,7 +399,7 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
     private mutating func open(_ i: Int, at t: Instant) {
         close(at: t)
         var slide = AnimatedValue(layout.screen.width, restDistance: 0.05)
-        slide.animate(to: 0, at: t)
+        slide.animate(to: 0, at: t, spring: spring, velocity: carried(nil))
         detail = Detail(card: rows[i].card, slide: slide)
         decisions.append(
             Decision(
@@ -399,18 +411,22 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         let row = rows.remove(at: i)
         if openRowID == row.card.id { openRowID = nil }
         var swipe = row.swipe
-        swipe.animate(to: -(layout.screen.width + 10), at: t, velocity: velocity)
+        swipe.animate(to: -(layout.screen.width + 10), at: t, spring: spring, velocity: carried(velocity))
         departing.append(
             DepartingRow(
                 card: row.card, contentY: Double(i) * ListLayout.slotHeight + row.shift.value(at: t), swipe: swipe))
-        for k in i..<rows.count { rows[k].shift.displace(by: ListLayout.slotHeight, at: t) }
+        for k in i..<rows.count {
+            rows[k].shift.displace(by: ListLayout.slotHeight, at: t)
+            // Reduced motion: the rows below glide up from standstill, critically damped.
+            if calm { rows[k].shift.animate(to: 0, at: t, spring: spring, velocity: 0) }
+        }
         decisions.append(
             Decision(
                 cardID: row.card.id, action: .deleted, time: t, dwellSeconds: dwell(row, t), position: i,
                 method: performMethod))
         if case .scrolling = grab { return }
         let offset = scroll.offset(at: t)
-        if offset > maxOffset { scroll = scroll.springing(to: maxOffset, at: t) }
+        if offset > maxOffset { scroll = scroll.springing(to: maxOffset, at: t, calm: calm) }
     }
 
     private mutating func add(at t: Instant) {
@@ -427,14 +443,14 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         originals[id] = card
         var row = Row(card: accessibility.card(card, backdrop: Self.background), since: t)
         row.opacity.set(0)
-        row.opacity.animate(to: 1, at: t)
+        row.opacity.animate(to: 1, at: t, spring: spring, velocity: carried(nil))
         rows.append(row)
         decisions.append(
             Decision(
                 cardID: id, action: .added, time: t, dwellSeconds: 0, position: rows.count - 1, method: performMethod))
         if case .scrolling = grab { return }
         let target = layout.offsetShowingLast(rows: rows.count)
-        if scroll.offset(at: t) < target { scroll = scroll.springing(to: target, at: t) }
+        if scroll.offset(at: t) < target { scroll = scroll.springing(to: target, at: t, calm: calm) }
     }
 
     private func dwell(_ row: Row, _ t: Instant) -> Double { max(0, t.seconds(since: row.since ?? t)) }

@@ -43,11 +43,15 @@ enum ListScroll: Hashable, Sendable {
 
     /// Released at `offset` with content velocity `velocity` (points/s, positive = towards the
     /// end): beyond an end it springs back; inside it coasts and bounces off the end it reaches.
-    static func released(at offset: Double, velocity: Double, maxOffset: Double, time: Instant) -> ListScroll {
+    /// `calm` (reduced motion): it springs back from standstill and a coast stops at the end it
+    /// reaches, so nothing passes an end.
+    static func released(
+        at offset: Double, velocity: Double, maxOffset: Double, time: Instant, calm: Bool = false
+    ) -> ListScroll {
         let v = min(max(velocity, -8000), 8000)
         if offset < 0 || offset > maxOffset {
             var a = AnimatedValue(offset, restDistance: 0.1)
-            a.animate(to: offset < 0 ? 0 : maxOffset, at: time, spring: bounceSpring, velocity: v)
+            a.animate(to: offset < 0 ? 0 : maxOffset, at: time, spring: bounceSpring, velocity: calm ? 0 : v)
             return .spring(a)
         }
         let f = Fling(from: offset, velocity: v, at: time)
@@ -55,14 +59,17 @@ enum ListScroll: Hashable, Sendable {
         let end = v > 0 ? maxOffset : 0
         guard let hit = f.time(reaching: end) else { return .fling(f, bounce: nil) }
         var a = AnimatedValue(end, restDistance: 0.1)
-        a.animate(to: end, at: hit, spring: bounceSpring, velocity: f.velocity(at: hit))
+        a.animate(to: end, at: hit, spring: bounceSpring, velocity: calm ? 0 : f.velocity(at: hit))
         return .fling(f, bounce: Bounce(time: hit, spring: a))
     }
 
-    /// Springs from wherever it is at `t` to `target`.
-    func springing(to target: Double, at t: Instant, spring: Spring = .default) -> ListScroll {
+    /// Springs from wherever it is at `t` to `target`; `calm` (reduced motion): critically
+    /// damped from standstill, so it never passes `target`.
+    func springing(to target: Double, at t: Instant, calm: Bool = false) -> ListScroll {
         var a = AnimatedValue(offset(at: t), restDistance: 0.1)
-        a.animate(to: target, at: t, spring: spring, velocity: velocity(at: t))
+        a.animate(
+            to: target, at: t, spring: calm ? VisitAccessibility.calmSpring : .default,
+            velocity: calm ? 0 : velocity(at: t))
         return .spring(a)
     }
 

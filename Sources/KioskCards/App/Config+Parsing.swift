@@ -230,6 +230,27 @@ extension KioskConfig {
             name: "speech-privacy",
             help: "switch the panel off while speech plays, for private listening (default: off)"
         ) { $0.speechPrivacy = $1 },
+        Option(
+            name: "switch-key", value: "KEY",
+            help:
+                "one-switch scanning: this key steps through the choices, held selects: space, enter, f2… or off (default: off)"
+        ) { c, v in
+            if ["off", "none", "no"].contains(v.lowercased()) {
+                c.switchKey = nil
+                return nil
+            }
+            guard let key = SwitchKey.parse(v) else { return SwitchKey.accepted }
+            c.switchKey = key
+            return nil
+        },
+        Option(
+            name: "switch-hold", value: "TIME",
+            help: "how long the switch key is held to select the highlighted choice: 0.8s (default 0.8s)"
+        ) { c, v in
+            guard let s = parseDuration(v), s >= 0.3, s <= 5 else { return "a duration from 0.3s to 5s, e.g. 0.8s" }
+            c.switchHold = s
+            return nil
+        },
         Option.onOff(
             name: "buttons",
             help: "on-screen buttons for the accessible actions (default: on; always on with public = on)"

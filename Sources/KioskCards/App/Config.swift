@@ -78,6 +78,10 @@ struct KioskConfig: Hashable, Sendable {
     /// The key combination into the staff menu on any keyboard (`staff-keys`); nil: off.
     var staffKeys: KeyChord? = KioskConfig.defaultStaffKeys
     static let defaultStaffKeys = try? KeyChord.parse("ctrl+alt+s").get()
+    /// The one-switch scanning key (`switch-key`); nil: off (the default).
+    var switchKey: SwitchKey?
+    /// Seconds the switch is held to select (`switch-hold`); a shorter press steps.
+    var switchHold = 0.8
     /// The accessible mode (the accessibility issue's switch): a warning of at least 20 s.
     var accessibleMode = false
 

@@ -93,6 +93,9 @@ final class KioskApp {
     var accessControl: AccessibilityControl
     /// Whether the current visit has had a mode of the control on (stored with each decision).
     var visitUsedMode = false
+    /// One-switch scanning (`switch-key`; KioskApp+Access) and its long-press timer.
+    var scanner = SwitchScanner()
+    var scanTimer: Int?
     /// The speech worker, started by the first "read the card" key (its own thread).
     private var speech: Speech?
     private var speechToken: Int?
@@ -228,6 +231,13 @@ final class KioskApp {
         inputConfig.calibration = config.touchMatrix
         inputConfig.recorderWindow = KioskApp.flightRecorderWindow
         if config.staffPinHash != nil { inputConfig.chord = config.staffKeys }
+        inputConfig.switchKey = config.switchKey
+        scanner = SwitchScanner(stepping: .perPress, longPress: config.switchHold)
+        if let key = config.switchKey {
+            Log.info(
+                "switch: \(key) steps through the choices, held \(jsonNumber(config.switchHold, decimals: 1)) s selects"
+            )
+        }
         FatalSignalRecorder.install(directory: config.dataDirectory)
         let manager = InputManager(loop: loop, configuration: inputConfig) { [unowned self] output in
             self.handleInput(output)
@@ -417,6 +427,9 @@ final class KioskApp {
             collectDecisions(method: .key)
             if unshownInput == nil { unshownInput = time }
             display.requestFrame()
+        case .switchKey(let pressed, let time):
+            switchKey(pressed: pressed, at: time)
+            if unshownInput == nil { unshownInput = time }
         }
         collectDecisions()
         rescheduleSession()
@@ -450,13 +463,8 @@ final class KioskApp {
     private func startSpeech() -> Speech {
         let worker = Speech()
         speech = worker
-        speechToken = loop.add(fd: worker.changed.fd) { [unowned self] _ in
-            worker.changed.drain()
-            guard self.config.speechPrivacy else { return }
-            let speaking = worker.speaking
-            Log.info("speech: privacy, panel \(speaking ? "off while speaking" : "on again")")
-            self.display.setPower(on: !speaking)
-            if !speaking { self.redrawAll() }
+        speechToken = SpeechPrivacy.watch(worker, loop: loop, display: display, enabled: config.speechPrivacy) {
+            [unowned self] in self.redrawAll()
         }
         return worker
     }
@@ -495,7 +503,7 @@ final class KioskApp {
                 text: primaryDeck.localized(to: languages.current).schedule?.closedText ?? "",
                 screen: surface.metrics.size)
             : InactivityWarning.overlay(
-                composed(accessControl.overlay(deck.scene(at: t))), session.warning(at: t),
+                composed(accessControl.overlay(scanned(deck.scene(at: t), at: t))), session.warning(at: t),
                 text: shownDeck.warningText)
         let scene = staffOverlay(base)
         let damage = surface.renderer.render(scene, into: surface.frame)

@@ -2,16 +2,18 @@
 # Accessibility (issue 18): a keyboard-only visit through a whole deck with a uinput keyboard,
 # and speech started by its key. The app runs with speech-device = ALSA's file plugin over the
 # null device, so what espeak-ng says goes through real libasound into a WAV file. Checked:
-# F1 makes a non-empty WAV (RIFF/WAVE, more than a header), then → ← → → → decide all five
-# cards of the seed deck by key, the deck is completed, and the database holds the five
-# decisions, in order, with input_method 'key' (read back by `report`).
+# F1 makes a non-empty WAV (RIFF/WAVE, more than a header); then one-switch scanning
+# (switch-key = space): a short press of Space steps the ring from ✗ to ✓ and holding Space
+# 1.3 s selects ✓ on the first card; then ← → → → decide the other four cards by key. The deck
+# is completed and the database holds the five decisions, in order, with input_method 'switch'
+# for the first and 'key' for the rest (read back by `report`).
 VM_DISPLAY=virtio
 VM_TIMEOUT=90
 
 guest() {
   keyboard=/opt/kioskcards/fixtures/uinput-keyboard.desc.evemu
   mkdir -p /tmp/data
-  printf 'speech-device = file:FILE=/tmp/speech.wav,FORMAT=wav\n' >/tmp/kiosk.conf
+  printf 'speech-device = file:FILE=/tmp/speech.wav,FORMAT=wav\nswitch-key = space\n' >/tmp/kiosk.conf
   KioskCards run --config /tmp/kiosk.conf --deck examples/seed-stack.json --data /tmp/data 2>/tmp/app.log &
   app=$!
   kiosk_wait_until 60 grep -q 'first frame' /tmp/app.log
@@ -32,7 +34,20 @@ guest() {
   echo "speech: $(wc -c </tmp/speech.wav) bytes"
   kiosk_check "no audio warning" test -z "$(grep 'no audio output' /tmp/app.log)"
 
-  for k in right left right right right; do
+  # One switch: a short press steps (✗ → ✓), a 1.3 s hold selects at 0.8 s. evemu-play waits
+  # between events only once it has seen a non-zero time stamp, so the hold starts at 1 s.
+  key 57 >/tmp/step.evemu
+  printf 'E: 1.000000 0001 0039 1\nE: 1.000000 0000 0000 0\nE: 2.300000 0001 0039 0\nE: 2.300000 0000 0000 0\n' >/tmp/hold.evemu
+  kiosk_check "the switch key is set" grep -q 'switch: space steps through the choices' /tmp/app.log
+  evemu-play "$dev" </tmp/step.evemu
+  sleep 0.4
+  evemu-play "$dev" </tmp/hold.evemu
+  grep -E '^switch' /tmp/app.log || true
+  kiosk_check "a short press moved the ring to ✓" grep -q 'switch: ring on dismissRight' /tmp/app.log
+  kiosk_check "a long press selected the ringed ✓" kiosk_wait_until 10 grep -q 'switch: dismissRight selected' /tmp/app.log
+  kiosk_wait_until 10 decisions 1
+
+  for k in left right right right; do
     evemu-play "$dev" </tmp/$k.evemu
     sleep 0.4
   done
@@ -45,13 +60,13 @@ guest() {
   echo
   cat /tmp/words.txt
   echo
-  kiosk_check "five key decisions through the whole deck, in order" test "$(cat /tmp/words.txt)" = \
+  kiosk_check "one switch and four key decisions through the whole deck, in order" test "$(cat /tmp/words.txt)" = \
     "karte-1:swipedRight karte-2:swipedLeft karte-3:swipedRight karte-4:swipedRight karte-5:swipedRight"
   # export does not carry the input method; the report reads it from the database.
   KioskCards report --data /tmp/data --format json >/tmp/report.json
   methods=$(tr -d ' \n' </tmp/report.json | grep -o '"inputMethods":{[^}]*}')
   echo "$methods"
-  kiosk_check "stored with input method 'key' (5 of 5)" test "$methods" = '"inputMethods":{"swipe":0,"button":0,"key":5,"switch":0,"tap":0,"unknown":0}'
+  kiosk_check "stored with input method 'switch' (1) and 'key' (4)" test "$methods" = '"inputMethods":{"swipe":0,"button":0,"key":4,"switch":1,"tap":0,"unknown":0}'
   cp /tmp/app.log /tmp/decisions.csv /tmp/report.json /tmp/speech.wav "$KIOSK_OUT/"
 }
 

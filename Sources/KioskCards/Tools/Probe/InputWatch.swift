@@ -89,6 +89,8 @@ struct WatchPrinter {
         switch output {
         case .key(let key, _):
             return ["{\"type\":\"key\",\"key\":\"\(key.rawValue)\"}"]
+        case .switchKey(let pressed, _):
+            return ["{\"type\":\"switch\",\"pressed\":\(pressed)}"]
         case .touch(let frame):
             let renumbered = numbering.apply(frame)
             var out = [replayFrameJSON(renumbered)]
