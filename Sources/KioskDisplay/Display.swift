@@ -89,6 +89,8 @@ package final class Display {
     private weak var lastFrame: PixelBuffer?
     private var frameRequested = false
     private var frameTimer: Int?
+    /// When the `onFrame` call in progress began (its cost, up to the flip, paces latching).
+    private var frameStartedAt: Instant?
     private var watchdogTimer: Int?
     private var flipSerial: UInt64 = 0
     private var isShutDown = false
@@ -187,7 +189,8 @@ package final class Display {
             staleBuffers.insert(back)
             return false
         }
-        pacer.flipIssued(at: now)
+        pacer.flipIssued(at: MonotonicClock.now(), frameStarted: frameStartedAt)
+        frameStartedAt = nil
         staleBuffers.remove(back)
         recentDamage = Array((recentDamage + [damage.intersection(full)]).suffix(scanout.bufferCount - 1))
         back = (back + 1) % scanout.bufferCount
@@ -207,7 +210,7 @@ package final class Display {
         guard frameRequested, frameTimer == nil, isShowing, !isShutDown else { return }
         let now = MonotonicClock.now()
         let at: Instant
-        switch pacer.decision(now: now) {
+        switch pacer.frameDecision(now: now) {
         case .waitForFlip: return
         case .now: at = now
         case .at(let deadline): at = deadline
@@ -223,9 +226,12 @@ package final class Display {
     private func deliverFrame(at instant: Instant) {
         guard frameRequested, isShowing, !isShutDown else { return }
         frameRequested = false
+        let now = MonotonicClock.now()
         let stamp = pacer.kind == .vblank ? (pacer.lastFlip.map { max($0, instant) } ?? instant) : instant
         framesDelivered += 1
+        frameStartedAt = now
         onFrame?(stamp)
+        frameStartedAt = nil
     }
 
     // MARK: Flip events
@@ -244,13 +250,10 @@ package final class Display {
         if pacer.kind != kindBefore { pacingChanged() }
         flipCount += 1
         onFlip?(stamp)
-        if pacer.kind == .vblank, frameRequested, frameTimer == nil {
-            frameRequested = false
-            framesDelivered += 1
-            onFrame?(stamp)
-        } else {
-            scheduleFrameIfDue()
-        }
+        // Not drawn from here: the frame's timer runs after the other descriptors poll() found
+        // ready in this iteration, so touches that arrived with the flip event are in it; with
+        // latching, it runs just in time for the next vblank.
+        scheduleFrameIfDue()
     }
 
     private func pacingChanged() {

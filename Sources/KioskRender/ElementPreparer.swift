@@ -123,11 +123,17 @@ package final class ElementPreparer: Sendable {
             wake.signal()
         }
 
+        /// The preparation thread's nice value (the loop's is 0).
+        static let niceValue: Int32 = 10
+
         func run() {
             // Signals stay with the main thread's loop (signalfd).
             var all = sigset_t()
             sigfillset(&all)
             pthread_sigmask(SIG_BLOCK, &all, nil)
+            // Below the frame loop, like the store's writer: where both want the one free core,
+            // a frame is not shared with a card being drawn ahead of need.
+            ThreadPriority.setCurrentThreadNice(Self.niceValue)
             while true {
                 wake.wait()
                 while let job = next() {

@@ -106,10 +106,12 @@ package final class SceneRenderer {
     }
 
     /// Kinds worth drawing on the preparation thread: whole cards and pages (text, gradient,
-    /// photo, a large shadow). Rows, bars and labels are cheap and drawn in the frame.
+    /// photo, a large shadow) and the card-sized stamps of a drag (their text layout cost a
+    /// drag frame 35–50 ms in the emulated VM). Rows, bars and labels are cheap and drawn in
+    /// the frame.
     static func drawnAhead(_ kind: ElementKind) -> Bool {
         switch kind.unmirrored {
-        case .card, .detailPage: true
+        case .card, .detailPage, .stamp: true
         default: false
         }
     }

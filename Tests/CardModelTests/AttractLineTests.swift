@@ -53,4 +53,27 @@ import Testing
         var list = ListDeck(cards: cards, metrics: metrics, randomSeed: 1)
         #expect(list.elementsToPrepare(in: list.scene(at: .seconds(1))).isEmpty)
     }
+
+    /// The stamps a drag shows are prepared too, as the drag draws them (kind, size, scale).
+    @Test func stackPreparesTheStampsOfADragEachWay() throws {
+        var deck = StackDeck(
+            cards: cards, metrics: metrics, options: StackOptions(leftLabel: "Nein", rightLabel: "Ja"))
+        let scene = deck.scene(at: .seconds(1))
+        let prepared = deck.elementsToPrepare(in: scene)
+        #expect(prepared.map(\.id) == ["card:c0", "card:c1", "label:left", "label:right"])
+        let start = try #require(scene.elements.first { $0.id == "card:c0" }).frame.center
+        for (dx, id) in [(-80.0, "label:left"), (80.0, "label:right")] {
+            var d = StackDeck(
+                cards: cards, metrics: metrics, options: StackOptions(leftLabel: "Nein", rightLabel: "Ja"))
+            _ = d.scene(at: .seconds(1))
+            d.handle(TouchFrame(time: .seconds(1), contacts: [TouchContact(id: 1, position: start, phase: .began)]))
+            let moved = start + Point(x: dx, y: 0)
+            d.handle(TouchFrame(time: .seconds(1.1), contacts: [TouchContact(id: 1, position: moved, phase: .moved)]))
+            let drag = d.scene(at: .seconds(1.1))
+            let shown = try #require(drag.elements.first { $0.id == id })
+            let ready = try #require(prepared.first { $0.id == id })
+            #expect(ready.kind == shown.kind && ready.frame.size == shown.frame.size)
+            #expect(ready.transform.scale == shown.transform.scale)
+        }
+    }
 }

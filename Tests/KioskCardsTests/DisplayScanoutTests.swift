@@ -187,6 +187,29 @@ import Testing
         }
     }
 
+    /// A flip event does not draw the next frame from inside its handler: the frame comes from
+    /// the loop after every descriptor poll() found ready with it, so touches that arrived
+    /// together with the flip event are in that frame.
+    @Test func theFrameAfterAFlipComesFromTheLoopNotFromTheFlipEvent() throws {
+        let scanout = RecordingScanout()
+        let loop = EventLoop()
+        let display = try Display(scanout: scanout, rotation: nil, loop: loop, takeTerminal: false)
+        let frame = PixelBuffer(width: 4, height: 4)
+        var frames = 0
+        display.onFrame = { _ in
+            frames += 1
+            display.present(frame, damage: frame.bounds)
+        }
+        #expect(display.present(frame, damage: frame.bounds))
+        display.requestFrame()
+        scanout.completeFlip()
+        #expect(frames == 0, "drawn inside the flip event's handler")
+        loop.runOnce(maxWait: 1)
+        #expect(frames == 1)
+        #expect(scanout.shown.count == 2)
+        display.shutdown()
+    }
+
     @Test func eachBufferGetsTheDamageItMissedAndARefusedOneIsCopiedWhole() throws {
         let scanout = RecordingScanout()
         let display = try Display(scanout: scanout, rotation: nil, loop: EventLoop(), takeTerminal: false)

@@ -503,16 +503,18 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
 
     /// The top card as it looks when grabbed (the larger shadow), so the first frame of the
     /// next drag only places it, and the card beneath as it will look on top, so the close-up
-    /// after a swipe draws nothing new either. Top first.
+    /// after a swipe draws nothing new either; then the "Nein"/"Ja" stamps as a drag shows
+    /// them, so the first drag each way lays out no text on the frame path. Top first.
     public func elementsToPrepare(in scene: Scene) -> [SceneElement] {
         let cards = scene.elements.filter { if case .card = $0.kind { true } else { false } }
         guard var top = cards.last else { return [] }
         top.shadowRadius = StackLayout.dragShadow
-        guard cards.count >= 2 else { return [top] }
+        let stamps = labels(drag: Point(x: -1, y: 0), depth: 0) + labels(drag: Point(x: 1, y: 0), depth: 0)
+        guard cards.count >= 2 else { return [top] + stamps }
         var next = cards[cards.count - 2]
         next.transform = .identity
         next.shadowRadius = StackLayout.restShadow
-        return [top, next]
+        return [top, next] + stamps
     }
 
     /// The "Nein"/"Ja" stamp over the top card (its frame and transform, so it turns with

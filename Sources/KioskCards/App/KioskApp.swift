@@ -58,9 +58,9 @@ final class KioskApp {
     private var sessionTimer: Int?
     /// Pixels the renderer changed that no completed present has shown yet.
     private var unshownDamage = PixelRect.empty
-    /// The earliest touch not yet in a presented frame, and the one in the flip in flight.
-    private var unshownInput: Instant?
-    private var inFlightInput: Instant?
+    /// The earliest input not yet in a presented frame, and the one in the flip in flight.
+    private var unshownInput: InputTrace?
+    private var inFlightInput: InputTrace?
     private var contactsDown: Set<Int> = []
     /// What the deck was last told about the attract screen (nil: a visitor is here).
     var attractShownSince: Instant?
@@ -267,7 +267,7 @@ final class KioskApp {
         }
         display.onFrame = { [unowned self] t in self.drawFrame(at: t) }
         display.onFlip = { [unowned self] t in
-            self.stats.flipCompleted(at: t, inputTime: self.inFlightInput)
+            self.stats.flipCompleted(at: t, input: self.inFlightInput)
             self.inFlightInput = nil
             self.noteFlipForHeartbeat(at: t)
             if self.stats.flips == 1 {
@@ -397,7 +397,7 @@ final class KioskApp {
             apply(effects, at: frame.time)
             syncAttract(at: frame.time)
             if let deliver, accessTake(deliver) {
-                if unshownInput == nil { unshownInput = deliver.time }
+                noteInput(at: deliver.time)
                 display.requestFrame()
             } else if let deliver {
                 noteHeldTouch(deliver)
@@ -407,7 +407,7 @@ final class KioskApp {
                 } else {
                     deck.handle(deliver)
                 }
-                if unshownInput == nil { unshownInput = deliver.time }
+                noteInput(at: deliver.time)
                 display.requestFrame()
             }
         case .key(let key, let time):
@@ -425,7 +425,7 @@ final class KioskApp {
                 if let text { read(text) }
             }
             collectDecisions(method: .key)
-            if unshownInput == nil { unshownInput = time }
+            noteInput(at: time)
             display.requestFrame()
         case .switchKey(let pressed, let time):
             switchKey(pressed: pressed, at: time)
@@ -433,6 +433,12 @@ final class KioskApp {
         }
         collectDecisions()
         rescheduleSession()
+    }
+
+    /// An input with the kernel's timestamp `time` reached the model: the next presented frame
+    /// is the first to show it (unless an earlier input is still waiting).
+    private func noteInput(at time: Instant) {
+        if unshownInput == nil { unshownInput = InputTrace(input: time, read: MonotonicClock.now()) }
     }
 
     /// Hands `text` to the speech worker in the visitor's language (queued; the loop never waits).
@@ -497,6 +503,7 @@ final class KioskApp {
     /// The display is ready for a frame for instant `t`: draw what changed and present it.
     private func drawFrame(at t: Instant) {
         let began = MonotonicClock.now()
+        let cpuBegan = RunStats.threadCPUMilliseconds()
         let base =
             hours?.isClosed == true
             ? OpeningHours.closedScene(
@@ -508,13 +515,21 @@ final class KioskApp {
         let scene = staffOverlay(base)
         let damage = surface.renderer.render(scene, into: surface.frame)
         unshownDamage = unshownDamage.union(damage)
-        if !unshownDamage.isEmpty {
+        if unshownDamage.isEmpty {
+            // Nothing on screen changes: the input so far is shown (it changed nothing to see),
+            // so the next frame's latency counts from the input that changes it.
+            unshownInput = nil
+        } else {
             if display.present(surface.frame, damage: unshownDamage) {
                 unshownDamage = .empty
-                inFlightInput = unshownInput
+                inFlightInput = unshownInput.map {
+                    InputTrace(input: $0.input, read: $0.read, drawBegan: began, issued: MonotonicClock.now())
+                }
                 unshownInput = nil
             }
-            stats.frameDrawn(milliseconds: MonotonicClock.now().seconds(since: began) * 1000)
+            stats.frameDrawn(
+                milliseconds: MonotonicClock.now().seconds(since: began) * 1000,
+                cpuMilliseconds: RunStats.threadCPUMilliseconds() - cpuBegan)
         }
         collectDecisions()
         if scene.isAnimating || !unshownDamage.isEmpty {
