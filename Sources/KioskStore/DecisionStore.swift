@@ -202,9 +202,7 @@ package final class DecisionStore: @unchecked Sendable {
         writer = BackgroundWork.run("decision-store") {
             // Below the frame loop: when an enqueue wakes the writer, the scheduler should
             // not switch to it in the middle of a frame (Linux nice is per thread).
-            if let tid = DecisionStore.currentThreadID() {
-                setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid), 10)
-            }
+            ThreadPriority.setCurrentThreadNice(10)
             self.writerMain()
         }
     }
@@ -349,16 +347,6 @@ package final class DecisionStore: @unchecked Sendable {
             lastReport = now
         }
         retryAt = now + retryInterval
-    }
-
-    /// The kernel thread id (gettid(2), which Swift's Glibc module does not export), read from
-    /// the /proc/thread-self link ("PID/task/TID").
-    package static func currentThreadID() -> Int32? {
-        var buffer = [CChar](repeating: 0, count: 64)
-        let n = readlink("/proc/thread-self", &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        let text = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return text.split(separator: "/").last.flatMap { Int32($0) }
     }
 
     /// Waits on `sync` (held) until signalled or the monotonic time `at`.

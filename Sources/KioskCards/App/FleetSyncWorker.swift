@@ -139,9 +139,7 @@ final class FleetSyncWorker: @unchecked Sendable {
     func start() {
         guard job == nil else { return }
         job = BackgroundWork.run("fleet-sync") {
-            if let tid = DecisionStore.currentThreadID() {
-                setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid), 10)
-            }
+            ThreadPriority.setCurrentThreadNice(10)
             self.runForever()
         }
     }

@@ -429,7 +429,7 @@ final class KioskApp {
             display.requestFrame()
         case .switchKey(let pressed, let time):
             switchKey(pressed: pressed, at: time)
-            if unshownInput == nil { unshownInput = time }
+            noteInput(at: time)
         }
         collectDecisions()
         rescheduleSession()
