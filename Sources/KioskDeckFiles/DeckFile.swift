@@ -49,6 +49,8 @@ package struct DeckFile: Hashable, Sendable {
     /// The languages the deck offers visitors, its own `language` first: its "languages" key,
     /// else every language its texts carry, in the order they first appear.
     package var languages: [String] = [DeckFile.defaultLanguage]
+    /// The visitor's language `localized(to:)` made this copy for; nil: the file as written.
+    package var shownLanguage: String?
     /// The deck-level texts the file wrote, in every language it carries them in (a field the
     /// file leaves out is absent: the kiosk's own words for it, in the visitor's language).
     package var texts: [TextField: LocalizedText] = [:]
@@ -78,6 +80,7 @@ package struct DeckFile: Hashable, Sendable {
     /// (`UIStrings`, English when it has no such language).
     package func localized(to visitorLanguage: String) -> DeckFile {
         var d = self
+        d.shownLanguage = visitorLanguage
         func text(_ field: TextField) -> String? {
             if let t = texts[field] { return t.resolved(for: visitorLanguage) }
             return field.uiString.map { UIStrings.text($0, in: visitorLanguage) }

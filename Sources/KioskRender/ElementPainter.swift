@@ -415,7 +415,7 @@ package struct ElementPainter {
     /// A capsule with `label` (the scene's words, in the visitor's language): red for the
     /// accessible "Remove card", the tint for any other control.
     private func paintWordButton(_ role: ButtonRole, label: String, w: Double, h: Double, cr: OpaquePointer) {
-        Draw.setColor(cr, role == .remove ? Self.destructive : Self.tint)
+        Draw.setColor(cr, role == .remove ? ControlColors.destructiveBehindText : ControlColors.tintBehindText)
         Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: h / 2)
         cairo_fill(cr)
         let style = Text.Style(

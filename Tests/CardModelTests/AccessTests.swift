@@ -277,8 +277,9 @@ import Testing
         #expect(deck.command(for: .help) == .speak("Card 0"))
         #expect(deck.command(for: .backspace) == .deck(.back))
         #expect(deck.command(for: .left) == .deck(.back))
-        #expect(deck.command(for: .delete) == nil)
-        #expect(deck.scanChoices == [.action(.back), .read])
+        // Delete deletes the card on the page (the page's own Delete button does the same).
+        #expect(deck.command(for: .delete) == .deck(.remove))
+        #expect(deck.scanChoices == [.action(.back), .action(.remove), .read])
     }
 
     @Test(arguments: [SwitchScanner.Stepping.perPress, .automatic(interval: 1.5)])
@@ -366,9 +367,14 @@ import Testing
         let rowRing = try #require(list.scanHighlight(listScanner, at: .seconds(3)))
         #expect(rowRing.frame.contains(rowCentre(0)), "next row rings the focused row")
         list.perform(.open, at: .seconds(3))
-        #expect(list.scanChoices.contains(.action(.back)))
+        // The detail page: back, its Delete (the tap-only way to delete), read.
+        #expect(list.scanChoices == [.action(.back), .action(.remove), .read])
         let backRing = try #require(list.scanHighlight(listScanner, at: .seconds(4)))
         #expect(backRing.frame.contains(list.layout.backButton.center))
+        _ = listScanner.press(at: .seconds(4), choices: list.scanChoices)
+        _ = listScanner.release(at: .seconds(4.1), choices: list.scanChoices)
+        let deleteRing = try #require(list.scanHighlight(listScanner, at: .seconds(4.2)))
+        #expect(deleteRing.frame.contains(list.layout.detailDeleteButton.center))
     }
 
     static func action(of role: ButtonRole) -> DeckAction {

@@ -124,6 +124,53 @@ import Testing
         #expect(offsets.last! == 792)
     }
 
+    /// WCAG 2.5.7: a card can be deleted without dragging — open it with a tap, tap the detail
+    /// page's Delete. The page closes over the list, the row is gone, the decision says
+    /// `.button`; a tap beside the button deletes nothing, and the Delete key does the same there.
+    @Test func theDetailPageDeletesItsCardWithOneTap() throws {
+        var deck = list(5)
+        var open = TouchScript()
+        open.tap(at: rowCentre(1))
+        deck.play(&open)
+        #expect(deck.openCard?.id == "c1")
+        _ = deck.takeDecisions()
+        let page = deck.scene(at: open.now.advanced(bySeconds: 2))
+        let button = try #require(page.element("button:detail-delete"))
+        #expect(button.kind == .wordButton(.remove, label: "Löschen"))
+        #expect(button.frame == deck.layout.detailDeleteButton)
+        #expect(button.transform.translation == .zero && button.zIndex > 400)
+        #expect(button.frame.intersection(deck.layout.backButton).isEmpty)
+        #expect(Rect(origin: .zero, size: deck.layout.screen).contains(button.frame.origin))
+
+        // Beside the button (still in the bar): nothing.
+        var miss = TouchScript(at: open.now.advanced(bySeconds: 2))
+        miss.tap(at: Point(x: deck.layout.detailDeleteButton.minX - 20, y: 28))
+        deck.play(&miss)
+        #expect(deck.openCard?.id == "c1" && deck.takeDecisions().isEmpty)
+
+        var delete = TouchScript(at: miss.now.advanced(bySeconds: 1))
+        delete.tap(at: deck.layout.detailDeleteButton.center)
+        deck.play(&delete)
+        #expect(deck.openCard == nil)
+        let d = deck.takeDecisions()
+        #expect(d.map(\.action) == [.deleted] && d.first?.cardID == "c1" && d.first?.method == .button)
+        #expect(d.first?.position == 1)
+        let after = deck.scene(at: delete.now.advanced(bySeconds: 3))
+        #expect(after.element("detail:c1") == nil && after.element("row:c1") == nil)
+        #expect(deck.cards.map(\.id) == ["c0", "c2", "c3", "c4"])
+
+        // The Delete key on a detail page deletes its card as well.
+        var again = TouchScript(at: delete.now.advanced(bySeconds: 4))
+        again.tap(at: rowCentre(2))
+        deck.play(&again)
+        #expect(deck.openCard?.id == "c3")
+        _ = deck.takeDecisions()
+        #expect(deck.command(for: .delete) == .deck(.remove))
+        deck.perform(.remove, at: again.now.advanced(bySeconds: 2))
+        #expect(deck.openCard == nil && deck.cards.map(\.id) == ["c0", "c2", "c4"])
+        #expect(deck.takeDecisions().map(\.cardID) == ["c3"])
+    }
+
     @Test func tapOpensButADragDoesNot() throws {
         var deck = list()
         var tap = TouchScript()

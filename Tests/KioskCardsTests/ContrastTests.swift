@@ -74,6 +74,14 @@ import Testing
             ], "\(names.sorted())")
     }
 
+    /// The word buttons' white words (the detail page's Delete, "Remove card") on their fill.
+    @Test func wordButtonsTextPasses() {
+        for fill in [ControlColors.destructiveBehindText, ControlColors.tintBehindText] {
+            #expect(Color.white.contrastRatio(with: fill) >= 4.5, "\(fill)")
+        }
+        #expect(Color.white.contrastRatio(with: ControlColors.destructive) < 4.5, "why the fill is not systemRed")
+    }
+
     @Test func highContrastPassesEverywhere() throws {
         let cards = Self.themeCards() + (try Self.exampleCards())
         let hc = HighContrast.apply(to: cards, backdrop: Self.backdrop)

@@ -8,6 +8,11 @@ public enum ControlColors {
     public static let ink = Color(rgb: 0x1C1C1E)
     /// ✗ and the list's delete (systemRed).
     public static let destructive = Color(rgb: 0xFF3B30)
+    /// Behind the white words of a red word button (the detail page's Delete, "Remove card"):
+    /// 5.4:1 (systemRed under white text has only 3.5:1, below text's 4.5:1).
+    public static let destructiveBehindText = Color(rgb: 0xD70015)
+    /// Behind the white words of any other word button: 6.5:1 (systemBlue has 4.0:1).
+    public static let tintBehindText = Color(rgb: 0x0051D5)
     /// ✓, a switch that is on, the "mode on" badge: a green dark enough for 3:1 on white
     /// (systemGreen #34C759 has only 2.2:1).
     public static let confirm = Color(rgb: 0x1A7F37)

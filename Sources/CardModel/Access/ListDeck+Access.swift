@@ -1,6 +1,6 @@
 extension ListDeck: AccessibleDeck {
     /// ↑/↓ move the focus ring, Enter (or →) opens the detail, Esc/Backspace (or ←) go back,
-    /// Delete deletes the focused row, + adds, help reads.
+    /// Delete deletes the focused row (on a detail page: its card), + adds, help reads.
     public func command(for key: AccessKey) -> AccessCommand? {
         let detailOpen = openCard != nil
         switch key {
@@ -8,15 +8,15 @@ extension ListDeck: AccessibleDeck {
         case .down: return detailOpen ? nil : .deck(.focusNext)
         case .enter, .right: return detailOpen ? nil : .deck(.open)
         case .escape, .backspace, .left: return detailOpen ? .deck(.back) : nil
-        case .delete: return detailOpen ? nil : .deck(.remove)
+        case .delete: return .deck(.remove)
         case .plus: return detailOpen ? nil : .deck(.add)
         case .help: return .speak(spokenText)
         }
     }
 
-    /// In the list: next row, open, delete, add, read; on a detail page: back, read.
+    /// In the list: next row, open, delete, add, read; on a detail page: back, delete, read.
     public var scanChoices: [ScanChoice] {
-        if openCard != nil { return [.action(.back), .read] }
+        if openCard != nil { return [.action(.back), .action(.remove), .read] }
         return [.action(.focusNext), .action(.open), .action(.remove), .action(.add), .read]
     }
 
@@ -33,6 +33,7 @@ extension ListDeck: AccessibleDeck {
         switch choice {
         case .action(.add): return layout.addButton
         case .action(.back): return layout.backButton
+        case .action(.remove) where openCard != nil: return layout.detailDeleteButton
         case .action(.focusNext), .action(.open), .action(.remove), .read:
             if openCard != nil { return Rect(origin: .zero, size: layout.screen) }
             guard let id = focusedRowID, let i = cards.firstIndex(where: { $0.id == id }) else {

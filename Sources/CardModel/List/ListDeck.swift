@@ -52,6 +52,8 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
 
     public let metrics: ScreenMetrics
     public let title: String
+    /// The detail page's Delete, in the visitor's language.
+    public let deleteLabel: String
     public let layout: ListLayout
     private(set) var rows: [Row] = []
     private(set) var departing: [DepartingRow] = []
@@ -86,9 +88,11 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
     /// (or a replay) sees the same themes again.
     public init(
         cards: [Card], metrics: ScreenMetrics, title: String = "Color Cards", attractText: String = "",
-        emptyText: String = "", randomSeed: UInt64, bottomInset: Double = 0
+        emptyText: String = "", randomSeed: UInt64, bottomInset: Double = 0,
+        deleteLabel: String = UIStrings.text(.delete, in: "de")
     ) {
         self.metrics = metrics
+        self.deleteLabel = deleteLabel
         self.title = title
         self.attractText = attractText
         self.emptyText = emptyText
@@ -165,7 +169,9 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         switch event {
         case .down(let p, let t):
             if let detail, !detail.closing {
-                grab = layout.backButton.contains(p) ? .button(.back) : .ignored
+                grab =
+                    layout.backButton.contains(p)
+                    ? .button(.back) : layout.detailDeleteButton.contains(p) ? .button(.remove) : .ignored
             } else if layout.addButton.contains(p) {
                 grab = .button(.add)
             } else if let open = openRowID {
@@ -250,10 +256,11 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
             open(i, at: t)
             performMethod = nil
         case .button(let role):
-            let frame = role == .back ? layout.backButton : layout.addButton
+            let frame =
+                role == .back ? layout.backButton : role == .remove ? layout.detailDeleteButton : layout.addButton
             if end.isTap && frame.contains(end.location) {
                 performMethod = .button
-                perform(role == .back ? .back : .add, at: t)
+                perform(role == .back ? .back : role == .remove ? .remove : .add, at: t)
                 performMethod = nil
             }
         case .scrolling(let rawStart, let dyAtStart):
@@ -325,6 +332,12 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         case .open:
             if detail == nil || detail?.closing == true, let i = keyTargetRow(at: time) { open(i, at: time) }
         case .remove, .dismissLeft:
+            // On a detail page: that card is deleted and the page closes over the list.
+            if let d = detail, !d.closing {
+                if let i = rows.firstIndex(where: { $0.card.id == d.card.id }) { delete(i, at: time, velocity: 0) }
+                perform(.back, at: time)
+                return
+            }
             if detail == nil, let i = keyTargetRow(at: time) {
                 releaseGrab(at: time)
                 let next = rows.indices.contains(i + 1) ? rows[i + 1].card.id : (i > 0 ? rows[i - 1].card.id : nil)
@@ -574,6 +587,11 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
                 SceneElement(
                     id: "button:back", kind: .button(.back), frame: layout.backButton,
                     transform: Transform(translation: Point(x: x, y: 0)), zIndex: 401))
+            out.append(
+                SceneElement(
+                    id: "button:detail-delete", kind: .wordButton(.remove, label: deleteLabel),
+                    frame: layout.detailDeleteButton, transform: Transform(translation: Point(x: x, y: 0)),
+                    zIndex: 401))
         }
         return out
     }

@@ -39,6 +39,12 @@ public struct ListLayout: Hashable, Sendable {
     /// The detail page's "‹ Color Cards" (the list's title), as a navigation bar shows it.
     public var backButton: Rect { Rect(x: 8, y: 6, width: min(220, max(88, screen.width - 16)), height: 44) }
     public var rowWidth: Double { max(0, screen.width - 2 * Self.insetHorizontal) }
+    /// The detail page's Delete, at the right of its navigation bar: deleting a card with one tap
+    /// and no drag (WCAG 2.5.7; the list's own Delete needs a swipe first).
+    public var detailDeleteButton: Rect {
+        let w = min(150, max(100, screen.width * 0.25))
+        return Rect(x: screen.width - 12 - w, y: 6, width: w, height: 44)
+    }
 
     /// The Delete button a partial swipe uncovers (iOS: about 80 pt).
     public static let deleteButtonWidth = 80.0

@@ -201,7 +201,8 @@ final class KioskApp {
             return ListDeck(
                 cards: cards, metrics: metrics, title: file.title, attractText: file.attractText,
                 emptyText: file.emptyText, randomSeed: seed,
-                bottomInset: AccessibilityControl.bottomBand(pointsPerMillimetre: metrics.pointsPerMillimetre))
+                bottomInset: AccessibilityControl.bottomBand(pointsPerMillimetre: metrics.pointsPerMillimetre),
+                deleteLabel: UIStrings.text(.delete, in: file.shownLanguage ?? file.language))
         }
     }
 
