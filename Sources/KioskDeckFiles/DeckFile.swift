@@ -163,6 +163,7 @@ package struct DeckProblem: Hashable, Sendable, CustomStringConvertible {
         case imageTooLarge
         case emptyDeck
         case missingTranslation
+        case missingImageDescription
     }
 
     var kind: Kind

@@ -32,7 +32,7 @@ struct DeckParser {
     static let shuffleKeys = ["pinFirst", "pinLast"]
     static let scheduleKeys = ["open", "closedDates", "closedText", "blank", "wakeOnTouch"]
     static let windowKeys = ["days", "from", "to", "dates", "deck"]
-    static let cardKeys = ["id", "title", "subtitle", "body", "color", "theme", "image", "tags"]
+    static let cardKeys = ["id", "title", "subtitle", "body", "color", "theme", "image", "alt", "tags"]
     static let swipeKeys = ["left", "right"]
 
     private var problems: [DeckProblem] = []
@@ -42,6 +42,8 @@ struct DeckParser {
     private var seenLanguages: [String] = []
     /// Every text field the file wrote, for the missing-translation warnings.
     private var textFields: [(path: String, position: TextPosition, text: LocalizedText)] = []
+    /// Cards whose image has no "alt" (warnings: the deck still loads).
+    private var imagesWithoutAlt: [DeckProblem] = []
     /// The deck-level texts read so far.
     private var deckTexts: [DeckFile.TextField: LocalizedText] = [:]
     private let checkImage: (String) -> DeckImageCheck
@@ -402,7 +404,7 @@ struct DeckParser {
         deck.warningText = base(.warningText, InactivityWarning.defaultText)
         deck.languages = languages
         deck.texts = deckTexts
-        deck.warnings = missingTranslations(offered: languages)
+        deck.warnings = missingTranslations(offered: languages) + imagesWithoutAlt
         deck.partialVisit = partialVisit
         deck.cooldownSeconds = cooldown ?? 0
         deck.order = order
@@ -777,6 +779,21 @@ struct DeckParser {
             }
         }
 
+        var alt: LocalizedText?
+        if m["alt"] != nil {
+            alt = text(
+                m, "alt", in: path, at: at, required: false,
+                what: "what the image shows, in a few words: speech reads it (WCAG 1.1.1)")
+            if alt == nil { valid = false }
+        } else if imagePath != nil, let im = m["image"] {
+            imagesWithoutAlt.append(
+                DeckProblem(
+                    kind: .missingImageDescription, path: "\(path).alt", position: im.keyPosition,
+                    message: "the card's image has no \"alt\" text, so speech cannot say what it shows"
+                        + " (WCAG 1.1.1); add \"alt\": \"…\" in a few words",
+                    isWarning: true))
+        }
+
         var tags: [String] = []
         if let t = m["tags"] {
             if let elements = t.value.elements {
@@ -804,6 +821,10 @@ struct DeckParser {
         // Translations only where there are some, so a one-language card stays as it was.
         if title.texts.count > 1 { card.localizedTitle = title }
         if let subtitle, subtitle.texts.count > 1 { card.localizedSubtitle = subtitle }
+        if let alt {
+            card.imageDescription = alt.resolved(for: language)
+            if alt.texts.count > 1 { card.localizedImageDescription = alt }
+        }
         return card
     }
 

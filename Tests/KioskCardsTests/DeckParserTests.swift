@@ -254,6 +254,42 @@ import Testing
         #expect(seed.cards.map(\.color) == [0x007AFF, 0xAF52DE, 0x34C759, 0xFF9500, 0xFF2D55].map { Color(rgb: $0) })
     }
 
+    /// WCAG 1.1.1: a card's "alt" says what its image shows — in the visitor's language, read by
+    /// speech after the subtitle; an image without one is a warning at its line (the deck loads).
+    @Test func imageDescriptionsAreSpokenAndAMissingOneIsAWarning() throws {
+        let dir = DeckFixtures.temporaryDirectory("alt")
+        defer { DeckFixtures.removeTree(dir) }
+        let png = try FileIO.readAll(RenderDeckTests.examples + "/products/images/bottle.png", limit: 1 << 20)
+        DeckFixtures.writeBytes(png, to: dir + "/a.png")
+        let path = dir + "/deck.json"
+        DeckFixtures.write(
+            """
+            {
+              "id": "alt", "version": 1, "title": "Alt", "layout": "stack", "language": "de",
+              "languages": ["de", "en"],
+              "cards": [
+                { "id": "a", "title": "Flasche", "color": "#0277BD", "image": "a.png",
+                  "alt": { "de": "Bild: eine blaue Flasche", "en": "Picture: a blue bottle" } },
+                { "id": "b", "title": "Noch eine", "color": "#0277BD",
+                  "image": "a.png" }
+              ]
+            }
+            """, to: path)
+        let file = try DeckLoader.load(path: path).get()
+        #expect(file.cards[0].imageDescription == "Bild: eine blaue Flasche")
+        #expect(file.cards[0].localized(to: "en").imageDescription == "Picture: a blue bottle")
+        #expect(file.cards[1].imageDescription.isEmpty)
+        let warnings = file.warnings.filter { $0.kind == .missingImageDescription }
+        #expect(warnings.map(\.path) == ["cards[1].alt"] && warnings.first?.position?.line == 8)
+        let panel = ScreenMetrics(size: Size(width: 800, height: 480), pointsPerMillimetre: 5.25)
+        let deck = StackDeck(cards: file.localized(to: "en").cards, metrics: panel, options: StackOptions())
+        #expect(deck.spokenText.hasPrefix("Flasche. Picture: a blue bottle"), "\(deck.spokenText)")
+        let checked = CheckDeckCommand.evaluate(arguments: [path])
+        #expect(
+            checked.status == 0
+                && checked.warnings.contains { $0.contains("cards[1].alt") && $0.contains("WCAG 1.1.1") })
+    }
+
     /// A title the card would cut is a warning at its line and field; the deck stays valid.
     @Test func checkDeckWarnsAboutTextTheCardWouldCut() {
         let file = DeckFixtures.good("cut-text.json")

@@ -21,9 +21,9 @@ extension ListDeck: AccessibleDeck {
     }
 
     public var spokenText: String {
-        if let card = openCard { return spoken([card.title, card.subtitle]) }
+        if let card = openCard { return spoken([card.title, card.subtitle, card.imageDescription]) }
         guard let card = focusedCard ?? cards.first else { return spoken([title, emptyText]) }
-        return spoken([card.title, card.subtitle])
+        return spoken([card.title, card.subtitle, card.imageDescription])
     }
 
     /// The focused row's card, if the focus is on a row that is still there.

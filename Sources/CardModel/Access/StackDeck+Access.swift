@@ -16,7 +16,7 @@ extension StackDeck: AccessibleDeck {
 
     public var spokenText: String {
         guard let card = remainingCards.first else { return options.emptyText }
-        return spoken([card.title, card.subtitle, options.leftLabel, options.rightLabel])
+        return spoken([card.title, card.subtitle, card.imageDescription, options.leftLabel, options.rightLabel])
     }
 
     public func highlightFrame(of choice: ScanChoice, at time: Instant) -> Rect? {

@@ -11,12 +11,17 @@ public struct Card: Hashable, Sendable, Identifiable {
     public var accent: Color
     /// Path of a product image, already resolved by the app; nil for none.
     public var imagePath: String?
+    /// What the image shows, in words (the deck's "alt"; WCAG 1.1.1): speech reads it after the
+    /// subtitle. Empty: none.
+    public var imageDescription: String = ""
     public var tags: [String]
     /// The title in every language the deck carries it in (nil: `title` only); `localized(to:)`
     /// picks the visitor's.
     public var localizedTitle: LocalizedText?
     /// The subtitle in every language the deck carries it in (nil: `subtitle` only).
     public var localizedSubtitle: LocalizedText?
+    /// The image's description in every language the deck carries it in (nil: `imageDescription` only).
+    public var localizedImageDescription: LocalizedText?
     /// How much larger than the design its texts are drawn (1.5 in the visit's large-text
     /// mode, `VisitAccessibility.largeTextScale`); the renderer re-lays the card out for it.
     public var textScale: Double = 1

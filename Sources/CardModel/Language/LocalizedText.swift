@@ -47,12 +47,13 @@ public struct LocalizedText: Hashable, Sendable {
 }
 
 extension Card {
-    /// The card as a visitor who reads `language` sees it: title and subtitle in that language
+    /// The card as a visitor who reads `language` sees it: title, subtitle and image description in that language
     /// (falling back to the deck's default language); a card without translations is unchanged.
     public func localized(to language: String?) -> Card {
         var c = self
         if let t = localizedTitle { c.title = t.resolved(for: language) }
         if let s = localizedSubtitle { c.subtitle = s.resolved(for: language) }
+        if let a = localizedImageDescription { c.imageDescription = a.resolved(for: language) }
         return c
     }
 }
