@@ -329,7 +329,7 @@ import Testing
     @Test func everyTouchActionHasAScanChoiceWithARingOnScreen() throws {
         var stack = stack()
         let screen = Rect(origin: .zero, size: stack.layout.screen)
-        let touchStack = Set(stack.layout.buttons.map { ScanChoice.action(Self.action(of: $0.role)) })
+        let touchStack = Set(stack.layout.buttons.map { ScanChoice.action($0.role.action) })
         #expect(touchStack == [.action(.dismissLeft), .action(.dismissRight), .action(.undo)])
         #expect(touchStack.isSubset(of: Set(stack.scanChoices)))
         var scanner = SwitchScanner()
@@ -377,14 +377,4 @@ import Testing
         #expect(deleteRing.frame.contains(list.layout.detailDeleteButton.center))
     }
 
-    static func action(of role: ButtonRole) -> DeckAction {
-        switch role {
-        case .dismissLeft: .dismissLeft
-        case .dismissRight: .dismissRight
-        case .undo: .undo
-        case .remove: .remove
-        case .add: .add
-        case .back: .back
-        }
-    }
 }

@@ -260,7 +260,7 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
                 role == .back ? layout.backButton : role == .remove ? layout.detailDeleteButton : layout.addButton
             if end.isTap && frame.contains(end.location) {
                 performMethod = .button
-                perform(role == .back ? .back : role == .remove ? .remove : .add, at: t)
+                perform(role.action, at: t)
                 performMethod = nil
             }
         case .scrolling(let rawStart, let dyAtStart):

@@ -35,6 +35,18 @@ public enum ButtonRole: String, Hashable, Sendable {
     case undo
     /// The accessible "remove card" (drawn as `.wordButton` with its words).
     case remove
+
+    /// What a tap on the button does.
+    public var action: DeckAction {
+        switch self {
+        case .dismissLeft: .dismissLeft
+        case .dismissRight: .dismissRight
+        case .undo: .undo
+        case .remove: .remove
+        case .add: .add
+        case .back: .back
+        }
+    }
 }
 
 /// What an element is; the renderer draws each kind its own way.

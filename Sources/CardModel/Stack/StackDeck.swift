@@ -192,7 +192,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
                 grab = .none
                 if end.isTap, layout.frame(of: role)?.contains(end.location) == true {
                     performMethod = .button
-                    perform(Self.action(for: role), at: end.time)
+                    perform(role.action, at: end.time)
                     performMethod = nil
                 }
             default:
@@ -204,17 +204,6 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
                 cards[0].drag.animate(to: .zero, at: t, spring: spring, velocity: .zero)
             }
             grab = .none
-        }
-    }
-
-    private static func action(for role: ButtonRole) -> DeckAction {
-        switch role {
-        case .dismissLeft: .dismissLeft
-        case .dismissRight: .dismissRight
-        case .undo: .undo
-        case .remove: .remove
-        case .add: .add
-        case .back: .back
         }
     }
 

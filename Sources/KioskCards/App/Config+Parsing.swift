@@ -26,6 +26,17 @@ extension KioskConfig {
     /// (`run`'s option table is made from these).
     typealias Option = CommandOption<KioskConfig>
 
+    /// A duration option (60, 90s, 2m, 1h) within `range` seconds; `expected` names the range
+    /// and an example.
+    static func duration(
+        name: String, help: String, range: ClosedRange<Double>, expected: String,
+        set: @escaping @Sendable (inout KioskConfig, Double) -> Void
+    ) -> Option {
+        Option.parsed(
+            name: name, value: "TIME", help: help, expected: expected,
+            { parseDuration($0).flatMap { range.contains($0) ? $0 : nil } }, set: set)
+    }
+
     static let options: [Option] = [
         Option(name: "deck", value: "FILE", help: "the deck file (JSON), reloaded when it changes") { c, v in
             guard !v.isEmpty else { return "a path to a deck file" }
@@ -112,16 +123,13 @@ extension KioskConfig {
             c.mode = m
             return nil
         },
-        Option(
-            name: "idle-timeout", value: "TIME",
+        duration(
+            name: "idle-timeout",
             help:
-                "reset for the next visitor after this long without a touch: 60, 90s, 2m (default: the deck's, else 60s)"
-        ) { c, v in
-            guard let s = parseDuration(v), s >= 5, s <= 86_400 else {
-                return "a duration from 5s to 24h, e.g. 60, 90s, 2m"
-            }
-            c.idleTimeout = s
-            return nil
+                "reset for the next visitor after this long without a touch: 60, 90s, 2m (default: the deck's, else 60s)",
+            range: 5...86_400, expected: "a duration from 5s to 24h, e.g. 60, 90s, 2m"
+        ) {
+            $0.idleTimeout = $1
         },
         Option(
             name: "staff-pin-hash", value: "HASH",
@@ -154,13 +162,11 @@ extension KioskConfig {
             c.staffGesture.taps = n
             return nil
         },
-        Option(
-            name: "staff-hold", value: "TIME",
-            help: "how long the last corner tap is held to open the staff menu: 3s (default 3s)"
-        ) { c, v in
-            guard let s = parseDuration(v), s >= 1, s <= 10 else { return "a duration from 1s to 10s, e.g. 3s" }
-            c.staffGesture.hold = s
-            return nil
+        duration(
+            name: "staff-hold", help: "how long the last corner tap is held to open the staff menu: 3s (default 3s)",
+            range: 1...10, expected: "a duration from 1s to 10s, e.g. 3s"
+        ) {
+            $0.staffGesture.hold = $1
         },
         Option(
             name: "staff-keys", value: "KEYS",
@@ -243,13 +249,12 @@ extension KioskConfig {
             c.switchKey = key
             return nil
         },
-        Option(
-            name: "switch-hold", value: "TIME",
-            help: "how long the switch key is held to select the highlighted choice: 0.8s (default 0.8s)"
-        ) { c, v in
-            guard let s = parseDuration(v), s >= 0.3, s <= 5 else { return "a duration from 0.3s to 5s, e.g. 0.8s" }
-            c.switchHold = s
-            return nil
+        duration(
+            name: "switch-hold",
+            help: "how long the switch key is held to select the highlighted choice: 0.8s (default 0.8s)",
+            range: 0.3...5, expected: "a duration from 0.3s to 5s, e.g. 0.8s"
+        ) {
+            $0.switchHold = $1
         },
         Option.onOff(
             name: "buttons",
@@ -282,19 +287,18 @@ extension KioskConfig {
             c.fleetCredentials = v
             return nil
         },
-        Option(name: "fleet-heartbeat", value: "TIME", help: "time between heartbeats to the fleet (default 60s)") {
-            c, v in
-            guard let s = parseDuration(v), s >= 1, s <= 86_400 else { return "a duration from 1s to 24h, e.g. 60s" }
-            c.fleetHeartbeat = s
-            return nil
+        duration(
+            name: "fleet-heartbeat", help: "time between heartbeats to the fleet (default 60s)", range: 1...86_400,
+            expected: "a duration from 1s to 24h, e.g. 60s"
+        ) {
+            $0.fleetHeartbeat = $1
         },
-        Option(
-            name: "fleet-deck-poll", value: "TIME",
-            help: "time between looks at the fleet's deck assignment (default 60s, jittered; NOTIFY is sooner)"
-        ) { c, v in
-            guard let s = parseDuration(v), s >= 1, s <= 86_400 else { return "a duration from 1s to 24h, e.g. 60s" }
-            c.fleetDeckPoll = s
-            return nil
+        duration(
+            name: "fleet-deck-poll",
+            help: "time between looks at the fleet's deck assignment (default 60s, jittered; NOTIFY is sooner)",
+            range: 1...86_400, expected: "a duration from 1s to 24h, e.g. 60s"
+        ) {
+            $0.fleetDeckPoll = $1
         },
     ]
 
