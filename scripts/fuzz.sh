@@ -21,10 +21,28 @@ shift 2
 [[ $seconds =~ ^[0-9]+$ ]] || usage
 
 if [ "$target" = all ]; then
-  status=0
-  for t in json deck config evemu decoder; do
-    "$0" "$t" "$seconds" "$@" || status=1
+  targets=(json deck config evemu decoder)
+  # Built one at a time (they share modules), then fuzzed side by side, one a core
+  # (libFuzzer runs on one): each still gets its SECONDS. Outputs are printed in order.
+  for t in "${targets[@]}"; do KIOSK_FUZZ_BUILD_ONLY=1 "$0" "$t" "$seconds" "$@" || exit 1; done
+  jobs=${KIOSKCARDS_FUZZ_JOBS:-$(nproc)}
+  dir=$(mktemp -d)
+  running=0
+  for t in "${targets[@]}"; do
+    ("$0" "$t" "$seconds" "$@" >"$dir/$t.out" 2>&1; echo $? >"$dir/$t.status") &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then
+      wait -n || true
+      running=$((running - 1))
+    fi
   done
+  wait
+  status=0
+  for t in "${targets[@]}"; do
+    cat "$dir/$t.out"
+    [ "$(cat "$dir/$t.status" 2>/dev/null)" = 0 ] || status=1
+  done
+  rm -rf "$dir"
   exit $status
 fi
 
@@ -94,6 +112,7 @@ if [ ! -x "$bin" ] || [ -n "$(find "${harness[@]}" "${objects[@]}" -newer "$bin"
   # lld: gold warns about every ASan helper symbol it cannot export.
   swiftc "${swiftc_flags[@]}" -use-ld=lld -module-name "Fuzz_$target" Fuzz/FuzzInput.swift "${harness[@]}" "${objects[@]}" -o "$bin"
 fi
+[ "${KIOSK_FUZZ_BUILD_ONLY:-}" = 1 ] && exit 0
 
 # Inputs up to 64 KiB (recordings 16 KiB: a few hundred events after the description keep
 # runs fast); -rss_limit_mb well above ASan's own overhead catches runaway allocation.
