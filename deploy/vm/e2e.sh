@@ -24,6 +24,9 @@
 #                       scenario that keeps making progress, is 5× it (default 90: 450 s;
 #                       KIOSK_E2E_CAP_FACTOR=N changes the 5). A loaded host is slow, not stuck.
 #   VM_SIZE=1920x1080   the panel's pixels (default 800x480)
+#   VM_SOLO=1           run with no other VM beside it (scenarios run KIOSK_E2E_JOBS at a time,
+#                       default 2 on 2 cores or more; the solo ones are those whose timing figures
+#                       are quoted, e.g. vkms input→flip)
 #   VM_RUNNER=preview   boot through deploy/vm/preview.sh (VNC on a socket, usb-tablet) instead
 #                       of run-vm.sh: the guest runs the preview's app, not guest(); then
 #   prepare() { ... }   runs on the host before the VM boots (bash, set -e, VM_OUT, VM_SHARE)
@@ -106,11 +109,12 @@ build_release() {
 # Prints a scenario's settings as shell assignments (sourced in a subshell, so nothing leaks).
 scenario_settings() {
   (
-    VM_DISPLAY=virtio VM_TABLET=0 VM_TIMEOUT=90 VM_STALL=60 VM_SIZE=800x480 VM_RUNNER=run-vm
+    VM_DISPLAY=virtio VM_TABLET=0 VM_TIMEOUT=90 VM_STALL=60 VM_SIZE=800x480 VM_RUNNER=run-vm VM_SOLO=0
     # shellcheck disable=SC1090
     . "$1"
-    printf 'display=%q tablet=%q timeout=%q stall=%q size=%q runner=%q has_host=%q\n' "$VM_DISPLAY" "$VM_TABLET" \
-      "$VM_TIMEOUT" "$VM_STALL" "$VM_SIZE" "$VM_RUNNER" "$(declare -F host >/dev/null && echo 1 || echo 0)"
+    printf 'display=%q tablet=%q timeout=%q stall=%q size=%q runner=%q solo=%q has_host=%q\n' "$VM_DISPLAY" \
+      "$VM_TABLET" "$VM_TIMEOUT" "$VM_STALL" "$VM_SIZE" "$VM_RUNNER" "$VM_SOLO" \
+      "$(declare -F host >/dev/null && echo 1 || echo 0)"
   )
 }
 
@@ -215,12 +219,11 @@ for line in other:
 PY
 }
 
-passed=0 failed=0 skipped=0
-vm_pid=""
-trap 'echo "e2e: interrupted" >&2; [ -n "$vm_pid" ] && kill "$vm_pid" 2>/dev/null; exit 130' INT TERM
-
-echo "== e2e: scenarios (output in $out)"
-for f in "${scenarios[@]}"; do
+# One scenario, in a job of its own: everything it prints goes to $dir/report (shown when it
+# ends), its verdict to $dir/result, its seconds to $dir/seconds.
+run_scenario() {
+  local f=$1 vm_pid=""
+  trap '[ -z "$vm_pid" ] || kill "$vm_pid" 2>/dev/null; exit 130' INT TERM
   name=$(basename "$f" .sh)
   dir="$out/$name"
   share="$dir/share"
@@ -231,15 +234,13 @@ for f in "${scenarios[@]}"; do
   if [ "$display" = vkms ] && [ -z "$vkms_ko" ]; then
     # No VM without the module: say why, once, in the result line.
     if [ -n "$vkms_skip" ]; then
-      skipped=$((skipped + 1))
       echo "SKIP $name (no VM): $vkms_skip"
       echo "SKIP $name $vkms_skip" >"$dir/result"
     else
-      failed=$((failed + 1))
       echo "FAIL $name (no VM): ${vkms_fail:-no vkms.ko}"
       echo "FAIL $name ${vkms_fail:-no vkms.ko}" >"$dir/result"
     fi
-    continue
+    return 0
   fi
   cp "$f" "$share/scenario.sh"
   # Code shared by several scenarios (the guest sources it from /share/lib).
@@ -256,16 +257,15 @@ for f in "${scenarios[@]}"; do
     # prepare()), with the harness's serial log, QMP socket and no-progress rule. SIGINT is
     # set back to its default (a background job ignores it), so host() can press Ctrl-C.
     if ! run_prepare_part "$f" "$share" "$dir" >"$dir/prepare.log" 2>&1; then
-      failed=$((failed + 1))
       echo "FAIL $name (no VM): prepare() failed"
       show_tail "$dir/prepare.log"
       echo "FAIL $name prepare() failed" >"$dir/result"
-      continue
+      return 0
     fi
     mapfile -t preview_args <"$dir/preview.args"
     python3 -c 'import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL)
-os.execv(sys.argv[1], sys.argv[1:])' "$VM_DIR/preview.sh" --vm-share "$share" --vm-serial "$dir/serial.log" \
+  signal.signal(signal.SIGINT, signal.SIG_DFL)
+  os.execv(sys.argv[1], sys.argv[1:])' "$VM_DIR/preview.sh" --vm-share "$share" --vm-serial "$dir/serial.log" \
       --vm-qmp "$dir/qmp.sock" --vm-stall "$stall" --vm-timeout "$cap" --vm-progress "$dir/host.log" \
       --vm-vnc "unix:$dir/vnc.sock" --vm-initrd "$VM_BUILD/initramfs.cpio" --vm-binary "$VM_APP" \
       "${preview_args[@]}" >"$dir/run-vm.log" 2>&1 &
@@ -288,15 +288,12 @@ os.execv(sys.argv[1], sys.argv[1:])' "$VM_DIR/preview.sh" --vm-share "$share" --
   detail="${seconds} s, userspace after ${boot:-?} s"
 
   if ((guest_status == 77 && host_status == 0)); then
-    skipped=$((skipped + 1))
     verdict=SKIP
     echo "SKIP $name ($detail): $(grep -m1 -i 'skip' "$dir/serial.log" | tr -d '\r' || true)"
   elif ((guest_status == 0 && host_status == 0)); then
-    passed=$((passed + 1))
     verdict=PASS
     echo "PASS $name ($detail)"
   else
-    failed=$((failed + 1))
     verdict=FAIL
     why=()
     case $guest_status in
@@ -320,7 +317,64 @@ os.execv(sys.argv[1], sys.argv[1:])' "$VM_DIR/preview.sh" --vm-share "$share" --
     sed 's/^/   figure: /' "$share/out/figures.txt"
   fi
   echo "$verdict $name $detail" >"$dir/result"
-  timings+=("$(printf '%-28s %6s s' "  $name" "$seconds")")
+  echo "$seconds" >"$dir/seconds"
+}
+
+# Scenarios run side by side, KIOSK_E2E_JOBS at a time (default 2 on a machine of 2 cores or
+# more: a TCG guest of one vCPU keeps one host core busy). A scenario with VM_SOLO=1 (one
+# whose figures are quoted: vkms latency) runs with no other VM beside it.
+jobs_max=${KIOSK_E2E_JOBS:-$(($(nproc) >= 2 ? 2 : 1))}
+[[ $jobs_max =~ ^[1-9][0-9]*$ ]] || vm_die "KIOSK_E2E_JOBS wants a count of VMs at a time (1, 2, …), not '$jobs_max'"
+declare -A job_dirs=()
+stop_jobs() {
+  echo "e2e: interrupted" >&2
+  local p
+  for p in "${!job_dirs[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait
+  exit 130
+}
+trap stop_jobs INT TERM
+
+# Waits for one running scenario and prints its report.
+reap_one() {
+  local done_pid=""
+  wait -n -p done_pid "${!job_dirs[@]}" || true
+  [ -n "$done_pid" ] || return 0
+  cat "${job_dirs[$done_pid]}/report"
+  unset "job_dirs[$done_pid]"
+}
+
+echo "== e2e: scenarios (output in $out; $jobs_max at a time, VM_SOLO ones alone)"
+for f in "${scenarios[@]}"; do
+  name=$(basename "$f" .sh)
+  dir="$out/$name"
+  mkdir -p "$dir/share"
+  solo=0
+  eval "$(scenario_settings "$f")"
+  limit=$jobs_max
+  [ "$solo" = 1 ] && limit=1
+  while ((${#job_dirs[@]} >= limit)); do reap_one; done
+  run_scenario "$f" >"$dir/report" 2>&1 &
+  job_dirs[$!]=$dir
+  # a solo scenario has the machine to itself until it ends
+  if [ "$solo" = 1 ]; then while ((${#job_dirs[@]})); do reap_one; done; fi
+done
+while ((${#job_dirs[@]})); do reap_one; done
+trap - INT TERM
+
+passed=0 failed=0 skipped=0
+for f in "${scenarios[@]}"; do
+  name=$(basename "$f" .sh)
+  dir="$out/$name"
+  case $(cut -d' ' -f1 "$dir/result" 2>/dev/null) in
+    PASS) passed=$((passed + 1)) ;;
+    SKIP) skipped=$((skipped + 1)) ;;
+    *)
+      failed=$((failed + 1))
+      [ -s "$dir/result" ] || echo "FAIL $name: the scenario's job ended without a verdict (see $dir/report)"
+      ;;
+  esac
+  timings+=("$(printf '%-28s %6s s' "  $name" "$(cat "$dir/seconds" 2>/dev/null || echo '?')")")
 done
 
 timings+=("$(printf '%-28s %6s s' "total" "$(vm_elapsed "$t_all" "$(vm_now_ms)")")")
