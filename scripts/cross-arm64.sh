@@ -4,9 +4,11 @@
 # Debian's arm64 packages), the aarch64 test binaries, and the amd64 build (release binary +
 # tests) with the same 6.0.3 compiler, so code that only the newer toolchain accepts fails here.
 #
-# Usage: scripts/cross-arm64.sh [--setup-only] [--no-tests] [--toolchain 6.0.3]
+# Usage: scripts/cross-arm64.sh [--setup-only] [--no-tests] [--no-amd64-tests] [--toolchain 6.0.3]
 #   --setup-only   only make/refresh the cached chroot, sysroot and SDK bundle
 #   --no-tests     build the release binaries only
+#   --no-amd64-tests  the aarch64 tests but only the amd64 release binary (the test code's
+#                  6.0.3 compile is the aarch64 one: same compiler, same sources)
 #   --arch A       arm64 (default: both arm64 and amd64), or amd64
 #   --toolchain V  the compiler to use; only Debian trixie's 6.0.3 is available here
 # Cache: $KIOSK_ARM64_CACHE (default ~/.cache/kioskcards-arm64), reused when present; about
@@ -16,11 +18,12 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib-trixie.sh
 source scripts/lib-trixie.sh
 
-setup_only=0 tests=1 archs="arm64 amd64" toolchain=6.0.3
+setup_only=0 tests=1 amd64_tests=1 archs="arm64 amd64" toolchain=6.0.3
 while [ $# -gt 0 ]; do
   case $1 in
     --setup-only) setup_only=1 ;;
     --no-tests) tests=0 ;;
+    --no-amd64-tests) amd64_tests=0 ;;
     --arch) archs=$2; shift ;;
     --toolchain) toolchain=$2; shift ;;
     -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -207,7 +210,7 @@ for arch in $archs; do
       rm -f .build-603/release/KioskCards
       chroot_swift "amd64 release binary (swiftlang 6.0.3)" swift build -c release --static-swift-stdlib \
         --product KioskCards "${bindnow[@]}" -Xswiftc -use-ld=lld --scratch-path .build-603
-      [ "$tests" = 1 ] && chroot_swift "amd64 test binaries (swiftlang 6.0.3)" swift build --build-tests --scratch-path .build-603
+      [ "$tests" = 1 ] && [ "$amd64_tests" = 1 ] && chroot_swift "amd64 test binaries (swiftlang 6.0.3)" swift build --build-tests --scratch-path .build-603
       ;;
     *) echo "cross-arm64: unknown arch $arch" >&2; exit 2 ;;
   esac
