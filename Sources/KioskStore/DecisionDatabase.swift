@@ -383,13 +383,17 @@ package enum DecisionDatabase {
             return
         }
         var template = Array("/tmp/kioskcards-export-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        // The name is read inside the closure: the pointer mkdtemp returns is the template's
+        // storage, which need not outlive the closure (an optimized build freed it early).
+        let made: String? = template.withUnsafeMutableBufferPointer { buffer in
+            mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+        }
+        guard let scratch = made else {
             throw SQLiteError(
                 call: "mkdtemp", code: SQLITE_CANTOPEN,
                 message: "cannot make a directory under /tmp to read a copy of the database and its WAL", path: path,
                 systemErrno: errno)
         }
-        let scratch = String(cString: made)
         let copy = scratch + "/decisions.sqlite3"
         defer {
             unlink(copy + "-wal")

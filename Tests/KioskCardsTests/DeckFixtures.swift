@@ -20,9 +20,11 @@ enum DeckFixtures {
     /// A fresh empty directory under /tmp, removed by `removeTree`.
     static func temporaryDirectory(_ label: String) -> String {
         var template = Array("/tmp/kioskcards-\(label)-XXXXXX".utf8CString)
-        let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        let p: String? = template.withUnsafeMutableBufferPointer { buffer in
+            mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+        }
         precondition(p != nil, "mkdtemp failed: \(Errno.current)")
-        return String(cString: p!)
+        return p!
     }
 
     /// `rm -rf path` for test scratch directories.

@@ -118,8 +118,10 @@ import Testing
 
     func temporaryDirectory() throws -> String {
         var template = Array("/tmp/kiosk-config-edit-XXXXXX".utf8CString)
-        let dir = try #require(mkdtemp(&template))
-        return String(cString: dir)
+        try #require(mkdtemp(&template) != nil)
+        // the name from the template itself: mkdtemp's result points into it, valid only
+        // during the call
+        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     func read(_ path: String) throws -> String {

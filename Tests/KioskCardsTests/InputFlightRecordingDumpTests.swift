@@ -14,7 +14,10 @@ import Testing
 @Suite struct InputFlightRecordingDumpTests {
     func temporaryDirectory() throws -> String {
         var template = Array("/tmp/kiosk-flight-XXXXXX".utf8CString)
-        return String(cString: try #require(mkdtemp(&template)))
+        try #require(mkdtemp(&template) != nil)
+        // the name from the template itself: mkdtemp's result points into it, valid only
+        // during the call
+        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     /// Raw events of the injector's touchscreen for `commands` (the same stream `KioskCards

@@ -43,8 +43,10 @@ enum RenderFixtures {
     /// Where failing images go for inspection (created on first use).
     static let failureDirectory: String = {
         var template = Array("/tmp/kioskcards-golden-XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        return dir.map { String(cString: $0) } ?? "/tmp"
+        let dir: String? = template.withUnsafeMutableBufferPointer { buffer in
+            mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+        }
+        return dir ?? "/tmp"
     }()
 
     /// Draws `scene` whole with a fresh cached renderer, waiting for photos to decode.

@@ -6,7 +6,10 @@ import Testing
 @Suite struct SystemFloorTests {
     func temporaryDirectory() throws -> String {
         var template = Array("/tmp/kiosk-floor-XXXXXX".utf8CString)
-        return String(cString: try #require(mkdtemp(&template)))
+        try #require(mkdtemp(&template) != nil)
+        // the name from the template itself: mkdtemp's result points into it, valid only
+        // during the call
+        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     func names(in dir: String) throws -> [String] {
