@@ -61,6 +61,11 @@ gzip -9n <"$work/KioskCards.1" >"$root/usr/share/man/man1/KioskCards.1.gz"
 chmod 0644 "$root/usr/share/bash-completion/completions/KioskCards"
 
 # Depends from the binary's NEEDED libraries and their packages' symbols/shlibs files.
+# libpq (the fleet), espeak-ng and ALSA (speech) are not NEEDED: the binary dlopens them when
+# first used (docs/PERFORMANCE.md, "Libraries loaded when used"), so dpkg-shlibdeps does not
+# see them. They are Recommends, not Depends: apt installs them by default, and a kiosk
+# without a fleet or speech may leave them out (--no-install-recommends); one that then uses
+# them says which package to install. trixie's ALSA is libasound2t64.
 mkdir -p "$work/src/debian"
 printf 'Source: kioskcards\n\nPackage: kioskcards\nArchitecture: any\n' >"$work/src/debian/control"
 cp "$root/usr/bin/KioskCards" "$work/src/KioskCards"
@@ -95,7 +100,7 @@ Architecture: $arch
 Maintainer: KioskCards maintainers <maintainers@users.noreply.a-seed-7d4289fb.example>
 Installed-Size: $installed
 Depends: $depends, systemd | systemd-standalone-sysusers
-Recommends: fonts-noto-core, fonts-noto-cjk
+Recommends: libpq5, libespeak-ng1, libasound2t64, fonts-noto-core, fonts-noto-cjk
 Suggests: libjs-chart.js
 Section: misc
 Priority: optional

@@ -30,6 +30,9 @@ package final class Speech: @unchecked Sendable {
     private var speakingNow = false
     /// Whether the last ALSA attempt failed (logged once until a playback works again).
     private var audioMissing = false
+    /// The last synthesis failure logged (espeak-ng not installed, no voice…), logged once
+    /// until a text is spoken again.
+    private var synthesisFailure: SpeechError?
     /// Readable when `speaking` changed; the loop drains it and reads `speaking`.
     package let changed = ReadySignal(what: "speech")
 
@@ -87,11 +90,20 @@ package final class Speech: @unchecked Sendable {
     }
 
     /// `Self.perform`, with the speaking flag around ALSA playback and one log line when no
-    /// audio device can be opened (then the kiosk carries on silently).
+    /// audio device can be opened or espeak-ng cannot speak (then the kiosk carries on silently).
     private func perform(_ request: Request) -> Result<SpeechAudio, SpeechError> {
         guard case .alsa(let device) = request.output else { return Self.perform(request) }
         let audio = Espeak.synthesize(request.text, language: request.language)
-        guard case .success(let samples) = audio else { return audio }
+        let samples: SpeechAudio
+        switch audio {
+        case .success(let s):
+            samples = s
+            synthesisFailure = nil
+        case .failure(let error):
+            if synthesisFailure != error { Log.warning("speech: \(error); the kiosk carries on without speech") }
+            synthesisFailure = error
+            return audio
+        }
         setSpeaking(true)
         defer { setSpeaking(false) }
         do {

@@ -19,6 +19,9 @@ package struct FleetError: Error, Hashable, Sendable, CustomStringConvertible {
         case badURL
         /// Any other SQL error.
         case query
+        /// libpq (loaded when the first connection is made) is not installed or too old: keep
+        /// working offline and retry, as for an unreachable server.
+        case clientLibraryMissing
     }
 
     package var kind: Kind
@@ -50,6 +53,9 @@ package struct FleetError: Error, Hashable, Sendable, CustomStringConvertible {
         case .permissionDenied: "permission denied — this role may not do that (row-level security or a missing grant)"
         case .badURL: "bad fleet URL — use postgresql://USER@HOST:PORT/DB?sslmode=verify-full or key=value pairs"
         case .query: "the fleet server refused the query"
+        case .clientLibraryMissing:
+            "the PostgreSQL client library cannot be loaded — install Debian's libpq5 (apt install libpq5); "
+                + "the kiosk keeps its decisions and retries"
         }
     }
 

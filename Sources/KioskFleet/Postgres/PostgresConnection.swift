@@ -4,9 +4,12 @@ import Glibc
 /// One libpq connection (`PGconn`), used from one thread at a time; `PQfinish` on deinit.
 ///
 /// Queries go through `PQexecParams` with text parameters only, so no value is ever spliced
-/// into SQL. Failures come back as `FleetError` with their kind decided here, once.
+/// into SQL. Failures come back as `FleetError` with their kind decided here, once. libpq is
+/// loaded by the first connection (`LibPQ`); without it the connection fails as
+/// `clientLibraryMissing`, which the sync worker treats like an unreachable server.
 package final class PostgresConnection {
     private let conn: OpaquePointer
+    private let pq: LibPQ
 
     /// The rows of a result, every value as text (nil: SQL NULL).
     package struct Rows: Sendable, Hashable {
@@ -29,6 +32,7 @@ package final class PostgresConnection {
         conninfo: String, password: String? = nil, applicationName: String = "KioskCards",
         connectTimeoutSeconds: Int = 10
     ) throws(FleetError) {
+        let pq = try LibPQ.loaded()
         // Earlier keywords are defaults; the expanded dbname (the URL) overrides them.
         var pairs: [(String, String)] = [
             ("connect_timeout", String(connectTimeoutSeconds)),
@@ -52,7 +56,7 @@ package final class PostgresConnection {
             values.withUnsafeBufferPointer { v in
                 k.withMemoryRebound(to: UnsafePointer<CChar>?.self) { kk in
                     v.withMemoryRebound(to: UnsafePointer<CChar>?.self) { vv in
-                        PQconnectdbParams(kk.baseAddress, vv.baseAddress, 1)
+                        pq.connectdbParams(kk.baseAddress, vv.baseAddress, 1)
                     }
                 }
             }
@@ -60,46 +64,52 @@ package final class PostgresConnection {
         guard let made else {
             throw FleetError(kind: .unreachable, message: "PQconnectdbParams: out of memory")
         }
-        guard PQstatus(made) == CONNECTION_OK else {
-            let message = String(cString: PQerrorMessage(made))
-            PQfinish(made)
+        guard pq.status(made) == CONNECTION_OK else {
+            let message = Self.text(pq.errorMessage(made))
+            pq.finish(made)
             throw FleetError.connectFailure(message)
         }
         conn = made
+        self.pq = pq
         // Server notices (e.g. "relation already exists, skipping") are not for the kiosk's log.
-        PQsetNoticeProcessor(conn, { _, _ in }, nil)
+        _ = pq.setNoticeProcessor(conn, { _, _ in }, nil)
     }
 
-    deinit { PQfinish(conn) }
+    deinit { pq.finish(conn) }
+
+    /// A string libpq returned (never NULL for a valid connection or result; "" if it were).
+    private static func text(_ p: UnsafeMutablePointer<CChar>?) -> String {
+        p.map { String(cString: $0) } ?? ""
+    }
 
     /// Whether libpq still considers the connection usable.
-    package var isOK: Bool { PQstatus(conn) == CONNECTION_OK }
+    package var isOK: Bool { pq.status(conn) == CONNECTION_OK }
 
     /// The connection's socket (`PQsocket`), to wait on for notifications with poll(2).
-    package var socket: Int32 { PQsocket(conn) }
+    package var socket: Int32 { pq.socket(conn) }
 
     /// The channels of the notifications that arrived (`PQconsumeInput` + `PQnotifies`),
     /// without waiting. Throws `connectionLost` when the socket is closed or broken.
     package func takeNotifications() throws(FleetError) -> [String] {
-        guard PQconsumeInput(conn) == 1 else {
-            throw FleetError(kind: .connectionLost, message: String(cString: PQerrorMessage(conn)))
+        guard pq.consumeInput(conn) == 1 else {
+            throw FleetError(kind: .connectionLost, message: Self.text(pq.errorMessage(conn)))
         }
         var channels: [String] = []
-        while let note = PQnotifies(conn) {
+        while let note = pq.notifies(conn) {
             channels.append(String(cString: note.pointee.relname))
-            PQfreemem(note)
+            pq.freemem(note)
         }
         return channels
     }
 
     /// The server's process id for this connection (`pg_backend_pid()`), for tests and logs.
-    package var backendPID: Int32 { PQbackendPID(conn) }
+    package var backendPID: Int32 { pq.backendPID(conn) }
 
     /// The connection's parameters as libpq resolved them (`PQconninfo`): host, port, dbname,
     /// user, sslmode, sslrootcert… (empty values left out).
     package var resolvedParameters: [String: String] {
-        guard let options = PQconninfo(conn) else { return [:] }
-        defer { PQconninfoFree(options) }
+        guard let options = pq.conninfo(conn) else { return [:] }
+        defer { pq.conninfoFree(options) }
         var out: [String: String] = [:]
         var p = options
         while let keyword = p.pointee.keyword {
@@ -118,43 +128,43 @@ package final class PostgresConnection {
         defer { for p in copies { free(p) } }
         let result: OpaquePointer?
         if parameters.isEmpty {
-            result = PQexec(conn, sql)
+            result = pq.exec(conn, sql)
         } else {
             result = copies.withUnsafeBufferPointer { buffer in
                 buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
-                    PQexecParams(conn, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
+                    pq.execParams(conn, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
                 }
             }
         }
         guard let result else {
             throw failure(result: nil)
         }
-        defer { PQclear(result) }
-        switch PQresultStatus(result) {
+        defer { pq.clear(result) }
+        switch pq.resultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             break
         default:
             throw failure(result: result)
         }
-        let rowCount = Int(PQntuples(result))
-        let columnCount = Int(PQnfields(result))
+        let rowCount = Int(pq.ntuples(result))
+        let columnCount = Int(pq.nfields(result))
         var columns: [String] = []
-        for c in 0..<columnCount { columns.append(String(cString: PQfname(result, Int32(c)))) }
+        for c in 0..<columnCount { columns.append(Self.text(pq.fname(result, Int32(c)))) }
         var values: [[String?]] = []
         values.reserveCapacity(rowCount)
         for r in 0..<rowCount {
             var row: [String?] = []
             row.reserveCapacity(columnCount)
             for c in 0..<columnCount {
-                if PQgetisnull(result, Int32(r), Int32(c)) != 0 {
+                if pq.getisnull(result, Int32(r), Int32(c)) != 0 {
                     row.append(nil)
                 } else {
-                    row.append(String(cString: PQgetvalue(result, Int32(r), Int32(c))))
+                    row.append(Self.text(pq.getvalue(result, Int32(r), Int32(c))))
                 }
             }
             values.append(row)
         }
-        let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+        let affected = Int(Self.text(pq.cmdTuples(result))) ?? 0
         return Rows(columns: columns, values: values, affected: affected)
     }
 
@@ -177,10 +187,10 @@ package final class PostgresConnection {
     /// Hashes `password` for `user` the way the server wants it (`PQencryptPasswordConn`,
     /// SCRAM-SHA-256 by default), so the clear password never travels in a CREATE ROLE.
     package func encryptPassword(_ password: String, user: String) throws(FleetError) -> String {
-        guard let hashed = PQencryptPasswordConn(conn, password, user, nil) else {
-            throw FleetError(kind: .query, message: String(cString: PQerrorMessage(conn)))
+        guard let hashed = pq.encryptPasswordConn(conn, password, user, nil) else {
+            throw FleetError(kind: .query, message: Self.text(pq.errorMessage(conn)))
         }
-        defer { PQfreemem(hashed) }
+        defer { pq.freemem(hashed) }
         return String(cString: hashed)
     }
 
@@ -188,13 +198,13 @@ package final class PostgresConnection {
     /// connection's state (a broken socket has no SQLSTATE).
     private func failure(result: OpaquePointer?) -> FleetError {
         let message =
-            result.map { String(cString: PQresultErrorMessage($0)) } ?? String(cString: PQerrorMessage(conn))
+            result.map { Self.text(pq.resultErrorMessage($0)) } ?? Self.text(pq.errorMessage(conn))
         let sqlState = result.flatMap { r -> String? in
-            guard let s = PQresultErrorField(r, CLibPQ_diagSQLState()) else { return nil }
+            guard let s = pq.resultErrorField(r, CLibPQ_diagSQLState()) else { return nil }
             return String(cString: s)
         }
-        let text = message.isEmpty ? String(cString: PQerrorMessage(conn)) : message
-        if PQstatus(conn) != CONNECTION_OK {
+        let text = message.isEmpty ? Self.text(pq.errorMessage(conn)) : message
+        if pq.status(conn) != CONNECTION_OK {
             return FleetError(kind: .connectionLost, message: text, sqlState: sqlState)
         }
         switch sqlState {
@@ -215,20 +225,20 @@ extension PostgresConnection {
     /// which cannot be a bound parameter.
     package func quoteIdentifier(_ name: String) throws(FleetError) -> String {
         let bytes = Array(name.utf8)
-        guard let quoted = PQescapeIdentifier(conn, name, bytes.count) else {
-            throw FleetError(kind: .query, message: String(cString: PQerrorMessage(conn)))
+        guard let quoted = pq.escapeIdentifier(conn, name, bytes.count) else {
+            throw FleetError(kind: .query, message: Self.text(pq.errorMessage(conn)))
         }
-        defer { PQfreemem(quoted) }
+        defer { pq.freemem(quoted) }
         return String(cString: quoted)
     }
 
     /// Quotes a string literal (`PQescapeLiteral`), for utility statements that take no parameters.
     package func quoteLiteral(_ text: String) throws(FleetError) -> String {
         let bytes = Array(text.utf8)
-        guard let quoted = PQescapeLiteral(conn, text, bytes.count) else {
-            throw FleetError(kind: .query, message: String(cString: PQerrorMessage(conn)))
+        guard let quoted = pq.escapeLiteral(conn, text, bytes.count) else {
+            throw FleetError(kind: .query, message: Self.text(pq.errorMessage(conn)))
         }
-        defer { PQfreemem(quoted) }
+        defer { pq.freemem(quoted) }
         return String(cString: quoted)
     }
 }
