@@ -197,10 +197,13 @@ final class ElementImage: @unchecked Sendable {
         self.image = image
         self.anchorX = anchorX
         self.anchorY = anchorY
+        // Both measures in one pass, eight pixels a step (`RowMeasure`: the same values as
+        // `RowExtent.measure` and `RowRun.measure`, at a fraction of their cost).
+        let measured = RowMeasure.measure(image)
         rows = .allocate(capacity: image.height)
-        rows.initialize(from: RowExtent.measure(image), count: image.height)
+        rows.initialize(from: measured.extents, count: image.height)
         runs = .allocate(capacity: image.height)
-        runs.initialize(from: RowRun.measure(image), count: image.height)
+        runs.initialize(from: measured.runs, count: image.height)
     }
 
     deinit {

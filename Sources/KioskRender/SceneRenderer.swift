@@ -29,6 +29,41 @@ package final class SceneRenderer {
         package var placeholderFrames = 0
     }
 
+    /// What a frame did beyond restoring the layer and placing cached images: the bench names
+    /// its worst frames by it (`bench --worst`).
+    package struct FrameWork: OptionSet, Sendable, Hashable {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
+        /// Images the preparation thread finished replaced stand-ins the screen showed.
+        package static let adoptedPrepared = FrameWork(rawValue: 1 << 0)
+        /// The whole screen was drawn (a first frame, another buffer, or after `invalidate`).
+        package static let wholeScreen = FrameWork(rawValue: 1 << 1)
+        /// The still layer was drawn again.
+        package static let layerRebuilt = FrameWork(rawValue: 1 << 2)
+        /// An element's image was drawn with cairo in the frame (not a stand-in).
+        package static let imageDrawn = FrameWork(rawValue: 1 << 3)
+        /// A stand-in was drawn with cairo in the frame (a card's colour without text).
+        package static let standInDrawn = FrameWork(rawValue: 1 << 4)
+        /// A stand-in already cached was shown.
+        package static let standInShown = FrameWork(rawValue: 1 << 5)
+        /// Nothing changed: no pixel written.
+        package static let unchanged = FrameWork(rawValue: 1 << 6)
+
+        /// Each kind with its name, most costly first (`bench --worst` prints these).
+        package static let names: [(FrameWork, String)] = [
+            (.adoptedPrepared, "prepared images arrived"), (.wholeScreen, "whole screen"),
+            (.layerRebuilt, "still layer rebuilt"), (.imageDrawn, "image drawn in the frame"),
+            (.standInDrawn, "stand-in drawn"), (.standInShown, "stand-in shown"), (.unchanged, "unchanged"),
+        ]
+
+        /// "still layer rebuilt, stand-in drawn"; "composed" when the frame only restored the
+        /// layer and placed cached images.
+        package var description: String {
+            let parts = Self.names.filter { contains($0.0) }.map(\.1)
+            return parts.isEmpty ? "composed" : parts.joined(separator: ", ")
+        }
+    }
+
     let pixelWidth: Int
     let pixelHeight: Int
     /// Pixels per point.
@@ -37,6 +72,9 @@ package final class SceneRenderer {
     /// Where cards and detail pages are drawn when there is one: off the frame loop.
     package let preparer: ElementPreparer?
     package private(set) var stats = Stats()
+    /// What the last `render` call did, and the pixels it wrote.
+    package private(set) var lastFrame = FrameWork()
+    package private(set) var lastFramePixels = 0
     /// The compositor's pixel loops (SIMD or scalar: identical pixels; tests compare them).
     package var kernel = Compositor.Kernel.standard
     /// Keep the still layer as a whole screen, as before it held only the box of still
@@ -45,6 +83,8 @@ package final class SceneRenderer {
     /// Images the preparation thread is drawing for which a frame showed a stand-in.
     private var standInsShown: Set<SurfaceCache.Key> = []
     private var frameUsedStandIn = false
+    /// Where elements that showed stand-ins get their prepared images: damaged in the next frame.
+    private var adoptedDamage = PixelRect.empty
 
     private var surfaces: SurfaceCache
     private let layer: StillLayer
@@ -120,16 +160,27 @@ package final class SceneRenderer {
     /// it finishes, the next frame changes (the app asks for one only then).
     package var isShowingStandIns: Bool { !standInsShown.isEmpty }
 
-    /// Takes in what the preparation thread finished; a frame that showed a stand-in for one
-    /// of them is drawn again whole.
+    /// Takes in what the preparation thread finished. Where the previous frame showed a
+    /// stand-in for one of them, the element is drawn again — only its rectangle
+    /// (`adoptedDamage`), and the still layer only if the element is baked in it: the rest of
+    /// the screen is what it was. (Drawing the whole screen again, as before, was the costliest
+    /// frame of a stack visit's close-up after a swipe, `bench --worst`.)
     private func adoptPrepared(_ preparer: ElementPreparer) {
-        var redraw = false
+        var replaced: Set<SurfaceCache.Key> = []
         for done in preparer.takeFinished() {
             guard let image = done.image else { continue }
             surfaces.insert(image, for: done.key, imagePending: done.imagePending, protectedSince: surfaces.now)
-            if standInsShown.remove(done.key) != nil { redraw = true }
+            if standInsShown.remove(done.key) != nil { replaced.insert(done.key) }
         }
-        if redraw { invalidate() }
+        guard !replaced.isEmpty else { return }
+        lastFrame.insert(.adoptedPrepared)
+        guard let previous else { return }
+        for e in previous.elements where replaced.contains(cacheKey(e).0) {
+            adoptedDamage = adoptedDamage.union(pixels(e.bounds))
+        }
+        if let baked = layerElements, baked.contains(where: { replaced.contains(cacheKey($0).0) }) {
+            layerElements = nil
+        }
     }
 
     /// Forgets what the target holds: the next frame is drawn whole.
@@ -145,6 +196,8 @@ package final class SceneRenderer {
     package func render(_ scene: Scene, into target: PixelBuffer) -> PixelRect {
         precondition(target.width == pixelWidth && target.height == pixelHeight, "buffer size differs from renderer")
         stats.frames += 1
+        lastFrame = []
+        lastFramePixels = 0
         if let preparer { adoptPrepared(preparer) }
         if let images {
             let g = images.generation
@@ -155,12 +208,20 @@ package final class SceneRenderer {
         }
         let prior = previous
         let whole = prior == nil || lastTarget != ObjectIdentifier(target)
-        let damage = whole ? target.bounds : pixels(scene.damage(since: prior)).intersection(target.bounds)
+        let damage =
+            whole
+            ? target.bounds : pixels(scene.damage(since: prior)).union(adoptedDamage).intersection(target.bounds)
+        adoptedDamage = .empty
         previous = scene
         lastTarget = ObjectIdentifier(target)
-        guard !damage.isEmpty else { return .empty }
+        guard !damage.isEmpty else {
+            lastFrame.insert(.unchanged)
+            return .empty
+        }
+        if whole { lastFrame.insert(.wholeScreen) }
         stats.drawnFrames += 1
         stats.pixelsWritten += damage.width * damage.height
+        lastFramePixels = damage.width * damage.height
 
         let frameStart = surfaces.now
         frameUsedStandIn = false
@@ -262,6 +323,7 @@ package final class SceneRenderer {
 
     private func rebuildLayer(_ scene: Scene, count: Int, frameStart: Int) {
         stats.layerRebuilds += 1
+        lastFrame.insert(.layerRebuilt)
         // Pixels only where still elements can draw (each within its image's footprint).
         var still: [(image: ElementImage, placement: Placement, opacity: Double)] = []
         var box = PixelRect.empty
@@ -306,6 +368,7 @@ package final class SceneRenderer {
         {
             standInsShown.insert(key)
             frameUsedStandIn = true
+            lastFrame.insert(.standInShown)
             image = standIn
             drawnAt = standInKey
         } else {
@@ -327,8 +390,10 @@ package final class SceneRenderer {
         return (image, placement)
     }
 
-    /// Draws `key`'s image here and now and caches it.
-    private func draw(_ key: SurfaceCache.Key, pixelsPerPoint k: Double, frameStart: Int) -> ElementImage? {
+    /// Draws `key`'s image here and now and caches it; `work` says what for (`lastFrame`).
+    private func draw(
+        _ key: SurfaceCache.Key, pixelsPerPoint k: Double, frameStart: Int, as work: FrameWork = .imageDrawn
+    ) -> ElementImage? {
         // Decided before drawing: a photo that arrives mid-draw only costs one more redraw.
         var pending: String?
         if case .card(let card) = key.kind.unmirrored, let path = card.imagePath, let images,
@@ -342,6 +407,7 @@ package final class SceneRenderer {
                 key.kind, size: key.size, shadowRadius: Double(key.shadowRadius), pixelsPerPoint: k, painter: painter)
         else { return nil }
         stats.surfaceRenders += 1
+        lastFrame.insert(work)
         surfaces.insert(drawn, for: key, imagePending: pending, protectedSince: frameStart)
         return drawn
     }
@@ -365,7 +431,9 @@ package final class SceneRenderer {
         }
         if isMirrored { plain.kind = plain.kind.mirrored }
         if let cached = surfaces.lookup(plain) { return (cached, plain) }
-        guard let drawn = draw(plain, pixelsPerPoint: Double(key.pixelsPerPoint) / 1000, frameStart: frameStart)
+        guard
+            let drawn = draw(
+                plain, pixelsPerPoint: Double(key.pixelsPerPoint) / 1000, frameStart: frameStart, as: .standInDrawn)
         else { return nil }
         return (drawn, plain)
     }

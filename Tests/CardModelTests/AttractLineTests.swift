@@ -54,6 +54,20 @@ import Testing
         #expect(list.elementsToPrepare(in: list.scene(at: .seconds(1))).isEmpty)
     }
 
+    /// The card a swipe reveals at the bottom is prepared as the stack shows it once settled,
+    /// so the first frame after a swipe draws no stand-in.
+    @Test func stackPreparesTheCardASwipeReveals() throws {
+        let six = (0..<6).map { Card(id: "c\($0)", title: "C\($0)", color: .white) }
+        var deck = StackDeck(cards: six, metrics: metrics)
+        let prepared = deck.elementsToPrepare(in: deck.scene(at: .seconds(1)))
+        #expect(prepared.map(\.id) == ["card:c0", "card:c1", "card:c4"])
+        var after = StackDeck(cards: Array(six.dropFirst()), metrics: metrics)
+        let shown = try #require(after.scene(at: .seconds(1)).elements.first { $0.id == "card:c4" })
+        let revealed = try #require(prepared.last)
+        #expect(revealed.kind == shown.kind && revealed.frame == shown.frame)
+        #expect(revealed.transform == shown.transform && revealed.shadowRadius == shown.shadowRadius)
+    }
+
     /// The stamps a drag shows are prepared too, as the drag draws them (kind, size, scale).
     @Test func stackPreparesTheStampsOfADragEachWay() throws {
         var deck = StackDeck(

@@ -44,7 +44,18 @@ import Testing
         var fds = pollfd(fd: preparer.readyFD, events: Int16(POLLIN), revents: 0)
         #expect(poll(&fds, 1, 1000) == 1)
         preparer.drainReady()
-        #expect(renderer.render(scene, into: buffer) == buffer.bounds, "a frame that showed stand-ins is redrawn whole")
+        // Only where stand-ins were shown: every card's rectangle, not the whole screen.
+        let redrawn = renderer.render(scene, into: buffer)
+        #expect(redrawn != buffer.bounds && !redrawn.isEmpty, "redrawn \(redrawn)")
+        #expect(!renderer.lastFrame.contains(.wholeScreen) && renderer.lastFrame.contains(.adoptedPrepared))
+        for e in scene.elements where SceneRenderer.drawnAhead(e.kind) {
+            let b = e.bounds
+            let inside = PixelRect(
+                x: Int(b.minX * Self.scale) + 1, y: Int(b.minY * Self.scale) + 1,
+                width: Int(b.width * Self.scale) - 2, height: Int(b.height * Self.scale) - 2
+            ).intersection(buffer.bounds)
+            #expect(redrawn.union(inside) == redrawn, "\(e.id) at \(inside) was not redrawn (\(redrawn))")
+        }
         #expect(renderer.stats.placeholderFrames == 1)
         let later = RenderFixtures.difference(buffer, synchronous, threshold: 1)
         #expect(later.maxChannel <= 1, "max difference \(later.maxChannel)")

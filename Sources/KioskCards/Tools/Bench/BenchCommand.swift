@@ -56,9 +56,21 @@ struct BenchResult {
     var instructions: Double?
     /// Frames that showed a stand-in while a card was still being drawn off the loop.
     var standIns: Int?
+    /// Every timed frame of the real pipeline (`--worst`), and those counted by valgrind.
+    var frames: [FrameRecord] = []
+    var countedFrames: [FrameRecord] = []
     var extra: [(String, Double)] = []
 
-    var json: String {
+    /// The worst frames by time and, when counted, by instructions (`--worst`).
+    func worst(_ count: Int) -> (byTime: WorstFrames?, byInstructions: WorstFrames?) {
+        guard count > 0 else { return (nil, nil) }
+        return (
+            frames.isEmpty ? nil : WorstFrames(frames, count: count) { $0.ms },
+            countedFrames.isEmpty ? nil : WorstFrames(countedFrames, count: count) { $0.instructions ?? 0 }
+        )
+    }
+
+    func json(worst count: Int = 0) -> String {
         func num(_ v: Double) -> String { jsonNumber(v, decimals: 3) }
         var s = "{\"scene\":\"\(scene)\",\"size\":\"\(size)\",\"pipeline\":\"\(pipeline)\",\"frames\":\(stats.frames),"
         s += "\"median_ms\":\(num(stats.median)),\"p90_ms\":\(num(stats.p90)),\"p99_ms\":\(num(stats.p99)),"
@@ -66,6 +78,11 @@ struct BenchResult {
         if let instructions { s += ",\"instructions_per_frame\":\(num(instructions.rounded()))" }
         if let standIns { s += ",\"stand_in_frames\":\(standIns)" }
         for (k, v) in extra { s += ",\"\(k)\":\(num(v))" }
+        let (byTime, byInstructions) = worst(count)
+        if let byTime { s += "," + byTime.json(prefix: "", valueKey: "ms") { $0.ms } }
+        if let byInstructions {
+            s += "," + byInstructions.json(prefix: "counted_", valueKey: "instructions") { $0.instructions ?? 0 }
+        }
         return s + "}"
     }
 }
@@ -78,6 +95,17 @@ struct FramePipeline {
     var idle: () -> Void = {}
     /// Frames that showed a stand-in for an image still being prepared.
     var standIns: () -> Int = { 0 }
+    /// What the last frame did (the real pipeline only).
+    var work: () -> SceneRenderer.FrameWork? = { nil }
+}
+
+/// One timed frame: its index among the scene's frames, its time, and what it did.
+struct FrameRecord: Equatable {
+    var index: Int
+    var ms: Double
+    var work: SceneRenderer.FrameWork?
+    /// Instructions (valgrind), when counted.
+    var instructions: Double?
 }
 
 enum Bench {
@@ -165,7 +193,7 @@ enum Bench {
             let r = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: scale, images: images, preparer: preparer)
             return FramePipeline(
                 render: { r.render($0, into: $1) }, prepare: { r.prepare($0, background: $1) },
-                idle: { preparer.waitUntilIdle() }, standIns: { r.stats.placeholderFrames })
+                idle: { preparer.waitUntilIdle() }, standIns: { r.stats.placeholderFrames }, work: { r.lastFrame })
         case "cairo-redraw":
             let r = NaiveRenderer(scale: scale, images: images, cacheShadows: true)
             return FramePipeline(render: { r.render($0, into: $1) }, prepare: { _, _ in })
@@ -178,10 +206,10 @@ enum Bench {
     /// Runs the steps on `pipeline`: the first screen untimed, then each frame timed; idle
     /// steps prepare, untimed, as the app does between gestures.
     static func run(_ pipeline: FramePipeline, first: Scene, steps: [ExampleScenes.Step], buffer: PixelBuffer)
-        -> [Double]
+        -> [FrameRecord]
     {
         pipeline.render(first, buffer)
-        var times: [Double] = []
+        var frames: [FrameRecord] = []
         for step in steps {
             switch step {
             case .idle(let elements):
@@ -190,10 +218,11 @@ enum Bench {
             case .frame(let scene):
                 let t = now()
                 pipeline.render(scene, buffer)
-                times.append(milliseconds(since: t))
+                let ms = milliseconds(since: t)
+                frames.append(FrameRecord(index: frames.count, ms: ms, work: pipeline.work()))
             }
         }
-        return times
+        return frames
     }
 
     /// The photos the scenes show, decoded before timing (the app decodes them off the loop
@@ -272,10 +301,13 @@ enum Bench {
                     let warm = makePipeline(p, pixelWidth: w, pixelHeight: h, scale: s, images: images)
                     _ = run(warm, first: first, steps: Array(steps.prefix(30)), buffer: buffer)
                     let pipeline = makePipeline(p, pixelWidth: w, pixelHeight: h, scale: s, images: images)
-                    let times = run(pipeline, first: first, steps: steps, buffer: buffer)
+                    let frames = run(pipeline, first: first, steps: steps, buffer: buffer)
                     var result = BenchResult(
-                        scene: name, size: label, pipeline: p, stats: FrameStats(times, budget: budget))
-                    if p == "real" { result.standIns = pipeline.standIns() }
+                        scene: name, size: label, pipeline: p, stats: FrameStats(frames.map(\.ms), budget: budget))
+                    if p == "real" {
+                        result.standIns = pipeline.standIns()
+                        result.frames = frames
+                    }
                     results.append(result)
                 }
             }
@@ -450,6 +482,8 @@ struct BenchOptions: Equatable {
     var budget = 4.0
     var instructions = false
     var instructionsChild = false
+    /// Name this many worst frames of each real-pipeline scene, with counts by kind.
+    var worst = 0
     var kernel: String?
 
     static let table = OptionTable<BenchOptions>(
@@ -497,6 +531,14 @@ struct BenchOptions: Equatable {
                 $0.instructions = true
             },
             CommandOption(
+                name: "worst", value: "N",
+                help: "name the N worst frames of each scene and what they did; count frames by kind (1 to 100)"
+            ) { o, v in
+                guard let n = Int(v), n >= 1, n <= 100 else { return "a number from 1 to 100" }
+                o.worst = n
+                return nil
+            },
+            CommandOption(
                 name: "kernel", value: "NAME",
                 help: "the compositor's pixel loops: simd (default) or scalar (also KIOSK_COMPOSITOR=scalar)"
             ) { o, v in
@@ -537,14 +579,16 @@ func runBenchCommand(_ args: [String]) -> Int32 {
         }
         for i in results.indices where results[i].pipeline == "real" {
             if !options.json { Log.info("bench: instructions \(results[i].scene) \(results[i].size)…") }
-            results[i].instructions = BenchInstructions.perFrame(
+            let counted = BenchInstructions.perFrame(
                 scene: results[i].scene, size: results[i].size, frames: options.frames)
+            results[i].instructions = counted?.mean
+            results[i].countedFrames = counted?.frames ?? []
         }
     }
     let memory = options.noProbe ? nil : Bench.startupAndMemory(frames: options.frames, budget: options.budget)
     if let memory { results.append(memory) }
     if options.json {
-        print("[" + results.map(\.json).joined(separator: ",\n ") + "]")
+        print("[" + results.map { $0.json(worst: options.worst) }.joined(separator: ",\n ") + "]")
         return 0
     }
     BenchReport.print(results, memory: memory, options: options)

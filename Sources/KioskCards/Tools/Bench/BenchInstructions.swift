@@ -22,26 +22,61 @@ enum BenchInstructions {
         return String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// The drag scenes use at most 60 frames under valgrind (it runs ~50× slower).
-    static func perFrame(scene: String, size: String, frames: Int) -> Double? {
+    /// The drag scenes use at most 60 frames under valgrind (it runs ~50× slower). Callgrind
+    /// writes one profile part each time a frame ends (`--dump-after`), so each frame's count
+    /// is known: the mean, and every frame with what it did (the child prints that).
+    static func perFrame(scene: String, size: String, frames: Int) -> (mean: Double, frames: [FrameRecord])? {
         let out = "/tmp/kioskcards-callgrind-\(getpid())-\(scene)-\(size).out"
-        defer { unlink(out) }
         let args = [
             "valgrind", "--tool=callgrind", "--callgrind-out-file=\(out)", "--collect-atstart=no",
-            "--toggle-collect=*kioskBenchMeasuredFrame*", executablePath(), "bench", "--instructions-child",
+            "--toggle-collect=*kioskBenchMeasuredFrame*",
+            // Its mangled name (callgrind matches a dump point by prefix, not by `*…*`).
+            "--dump-after=$s10KioskCards23kioskBenchMeasuredFrame*",
+            "--dump-instr=no", "--dump-line=no", executablePath(), "bench", "--instructions-child",
             "--scene", scene, "--size", size, "--frames", "\(min(frames, 60))",
         ]
-        guard let (status, output) = Bench.spawn("valgrind", args, quietErrors: true), status == 0,
-            let drawn = Bench.values(output)["frames"], drawn > 0
+        let result = Bench.spawn("valgrind", args, quietErrors: true)
+        var counts: [Double] = []
+        // Parts are numbered from 1 in the order dumped; the last file (no number) holds the
+        // remainder after the last frame (nothing collected).
+        while true {
+            let part = "\(out).\(counts.count + 1)"
+            guard let text = try? readTextFile(part) else { break }
+            unlink(part)
+            counts.append(total(text) ?? 0)
+        }
+        unlink(out)
+        guard let (status, output) = result, status == 0, let drawn = Bench.values(output)["frames"], drawn > 0,
+            counts.count == Int(drawn)
         else {
             Log.error("bench: valgrind could not count \(scene) \(size)")
             return nil
         }
-        guard let text = try? readTextFile(out) else { return nil }
+        let works = frameWorks(output)
+        let records = counts.enumerated().map { i, n in
+            FrameRecord(index: i, ms: 0, work: works[i], instructions: n)
+        }
+        return (counts.reduce(0, +) / drawn, records)
+    }
+
+    /// A callgrind profile's total instructions ("totals:" or "summary:" line).
+    static func total(_ text: String) -> Double? {
         for line in text.split(separator: "\n") where line.hasPrefix("totals:") || line.hasPrefix("summary:") {
-            if let total = Double(line.split(separator: " ").dropFirst().first ?? "") { return total / drawn }
+            if let total = Double(line.split(separator: " ").dropFirst().first ?? "") { return total }
         }
         return nil
+    }
+
+    /// The child's "work INDEX RAW" lines: what each counted frame did.
+    static func frameWorks(_ output: String) -> [Int: SceneRenderer.FrameWork] {
+        var works: [Int: SceneRenderer.FrameWork] = [:]
+        for line in output.split(separator: "\n") where line.hasPrefix("work ") {
+            let parts = line.split(separator: " ")
+            if parts.count == 3, let i = Int(parts[1]), let raw = Int(parts[2]) {
+                works[i] = SceneRenderer.FrameWork(rawValue: raw)
+            }
+        }
+        return works
     }
 
     /// The process valgrind runs: one scene at one size through the real pipeline.
@@ -69,6 +104,7 @@ enum BenchInstructions {
                 preparer.waitUntilIdle()
             case .frame(let scene):
                 kioskBenchMeasuredFrame { renderer.render(scene, into: buffer) }
+                print("work \(drawn) \(renderer.lastFrame.rawValue)")
                 drawn += 1
             }
         }

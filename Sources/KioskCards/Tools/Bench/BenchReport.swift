@@ -45,6 +45,7 @@ enum BenchReport {
                         + "\(f(r.stats.max)) \(f(Double(r.stats.overBudget), 7).replacingDecimals())  \(f(ratio, 6))  \(standIns)  \(instructions)"
                 )
             }
+            for r in rows where r.pipeline == "real" { printWorst(r, count: options.worst) }
         }
         Swift.print("\nGoals, as measured in this run:")
         let sizes = Bench.sizes.map { "\($0.0)x\($0.1)" }
@@ -102,6 +103,33 @@ enum BenchReport {
         }
         let clockName = Bench.clock == CLOCK_THREAD_CPUTIME_ID ? "thread CPU time" : "wall time"
         Swift.print("(times in ms of \(clockName); drags \(options.frames) frames; warm-up 30 frames per pipeline)")
+    }
+}
+
+extension BenchReport {
+    /// `--worst N`: the frames that make a scene's p99 and maximum, and what they did.
+    static func printWorst(_ r: BenchResult, count: Int) {
+        let (byTime, byInstructions) = r.worst(count)
+        guard byTime != nil || byInstructions != nil else { return }
+        let instructions = Dictionary(r.countedFrames.map { ($0.index, $0) }) { a, _ in a }
+        if let byTime {
+            Swift.print("  \(r.size): the \(byTime.worst.count) worst of \(r.frames.count) frames by time:")
+            for f in byTime.worst {
+                Swift.print(
+                    "    frame \(f.index): \(String(format2: f.ms)) ms — \(f.work?.description ?? "?")")
+            }
+            Swift.print("    by kind (ms): \(byTime.kindLine(unit: ""))")
+        }
+        if let byInstructions {
+            Swift.print(
+                "  \(r.size): the \(byInstructions.worst.count) worst of \(r.countedFrames.count) frames by instructions "
+                    + "(valgrind's run: the stand-ins may fall on other frames):")
+            for f in byInstructions.worst {
+                let n = instructions[f.index]?.instructions ?? 0
+                Swift.print("    frame \(f.index): \(String(format2: n / 1e6)) M — \(f.work?.description ?? "?")")
+            }
+            Swift.print("    by kind (M instructions): \(byInstructions.kindLine(scale: 1e6, unit: ""))")
+        }
     }
 }
 
