@@ -25,20 +25,31 @@ extension Compositor {
     ///   blends to `under` unchanged, a copy.
     @inline(never) static func drawTurnedRowSIMD(
         _ src: UnsafePointer<UInt32>, stride sw: Int, runs: UnsafePointer<RowRun>, _ p: Placement, y: Int,
-        dst: UnsafeMutablePointer<UInt32>, under: Under, from x0: Int, to x1: Int, opacity op: UInt64?
+        dst: UnsafeMutablePointer<UInt32>, under: Under, from x0: Int, to x1: Int, opacity op: UInt64?,
+        content: SampleBounds?
     ) {
         guard let start = rowStart(p, y: y, from: x0, to: x1) else {
             // Every sample transparent: the row blends to what is under it.
-            var x = x0
-            while x < x1 {
-                let (end, row) = under.segment(from: x, to: x1)
-                copyRun(row, to: dst, from: x, to: end)
-                x = end
-            }
+            copyUnder(under, to: dst, from: x0, to: x1)
             return
         }
         var (u, v) = (start.u, start.v)
         let (du, dv) = (start.du, start.dv)
+        // Samples whose taps all miss the image's drawn pixels are transparent: what is under
+        // them shows unchanged. Only the columns between are sampled, stepped from x0 as the
+        // whole row would be.
+        var x1 = x1
+        var x = x0
+        if let content {
+            let inner = span(p, y: y, u: content.u, v: content.v)
+            let s0 = min(max(x0, inner.lowerBound), x1)
+            let s1 = max(min(x1, inner.upperBound), s0)
+            copyUnder(under, to: dst, from: x0, to: s0)
+            copyUnder(under, to: dst, from: s1, to: x1)
+            u &+= du &* (s0 &- x0)
+            v &+= dv &* (s0 &- x0)
+            (x, x1) = (s0, s1)
+        }
         let base = UnsafeRawPointer(src)
         let rowBytes = sw &<< 2
         let full = SIMD8<UInt16>(repeating: 256)
@@ -52,7 +63,6 @@ extension Compositor {
         // single pixel moves x by other than four.
         var uLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: u)) &+ steps &* duLow
         var vLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: v)) &+ steps &* dvLow
-        var x = x0
         while x < x1 {
             let (end, row) = under.segment(from: x, to: x1)
             while x < end {
@@ -119,14 +129,21 @@ extension Compositor {
                 let fyHigh = vLow & 0x00FF_0000
                 uLow &+= duLow4
                 vLow &+= dvLow4
-                let fxx = unsafeBitCast(fxHigh | (fxHigh &>> 16), to: SIMD8<UInt16>.self)
-                let fyy = unsafeBitCast(fyHigh | (fyHigh &>> 16), to: SIMD8<UInt16>.self)
-                let w11 = (fxx &* fyy) &>> 8
-                let t0 = scaled(p00, full &- fxx &- fyy &+ w11)
-                let t1 = scaled(p10, fxx &- w11)
-                let b0 = scaled(p01, fyy &- w11)
-                let b1 = scaled(p11, w11)
-                var s = packed(t0.rb &+ t1.rb &+ b0.rb &+ b1.rb, t0.ag &+ t1.ag &+ b0.ag &+ b1.ag)
+                var s: SIMD4<UInt32>
+                if all((p00 .== p10) .& (p00 .== p01) .& (p00 .== p11)) {
+                    // Four flat pixels (a card's inside, its transparent margin): each one's taps
+                    // are alike, and (c·Σ wᵢ) >> 8 = c.
+                    s = p00
+                } else {
+                    let fxx = unsafeBitCast(fxHigh | (fxHigh &>> 16), to: SIMD8<UInt16>.self)
+                    let fyy = unsafeBitCast(fyHigh | (fyHigh &>> 16), to: SIMD8<UInt16>.self)
+                    let w11 = (fxx &* fyy) &>> 8
+                    let t0 = scaled(p00, full &- fxx &- fyy &+ w11)
+                    let t1 = scaled(p10, fxx &- w11)
+                    let b0 = scaled(p01, fyy &- w11)
+                    let b1 = scaled(p11, w11)
+                    s = packed(t0.rb &+ t1.rb &+ b0.rb &+ b1.rb, t0.ag &+ t1.ag &+ b0.ag &+ b1.ag)
+                }
                 if op != nil {
                     let (rb, ag) = scaled(s, fade)
                     s = packed(rb, ag)
@@ -142,6 +159,44 @@ extension Compositor {
                 v = v3 &+ dv
                 x &+= 4
             }
+        }
+    }
+
+    /// Where the sample point of a turned image must lie for any of its four taps to be a drawn
+    /// (non-transparent) pixel, with a pixel to spare for rounding: image coordinates, pixel
+    /// centres at .5. A sample's taps are columns ⌊u − ½⌋ and the next, rows ⌊v − ½⌋ and the next.
+    struct SampleBounds {
+        var u: (min: Double, max: Double)
+        var v: (min: Double, max: Double)
+    }
+
+    /// The bounds of `image`'s drawn pixels (its rows' extents) for `drawTurnedRowSIMD`; nil when
+    /// it has none (every sample is transparent; the span check already gives that).
+    static func sampleBounds(_ image: ElementImage) -> SampleBounds? {
+        var (minX, maxX, minY, maxY) = (Int.max, Int.min, Int.max, Int.min)
+        for y in 0..<image.image.height {
+            let e = image.rows[y]
+            guard e.end > e.first else { continue }
+            (minX, maxX) = (min(minX, Int(e.first)), max(maxX, Int(e.end)))
+            (minY, maxY) = (min(minY, y), y &+ 1)
+        }
+        guard minX < maxX else { return nil }
+        // Drawn columns minX..<maxX: some tap is one when ⌊u − ½⌋ is in minX − 1 ... maxX − 1,
+        // i.e. u in [minX − ½, maxX + ½); one more pixel either side.
+        return SampleBounds(
+            u: (Double(minX) - 1.5, Double(maxX) + 1.5), v: (Double(minY) - 1.5, Double(maxY) + 1.5))
+    }
+
+    /// `under` into `dst[x0..<x1]`, row by row of its segments (nothing where they are the same
+    /// pixels).
+    @inline(__always) static func copyUnder(
+        _ under: Under, to dst: UnsafeMutablePointer<UInt32>, from x0: Int, to x1: Int
+    ) {
+        var x = x0
+        while x < x1 {
+            let (end, row) = under.segment(from: x, to: x1)
+            copyRun(row, to: dst, from: x, to: end)
+            x = end
         }
     }
 

@@ -223,6 +223,8 @@ package enum Compositor {
         let scratch = UnsafeMutablePointer<UInt32>.allocate(
             capacity: placement.offset == nil && !simd ? clip.width : 0)
         defer { scratch.deallocate() }
+        // Where the SIMD kernel's turned samples can be other than transparent.
+        let content = simd && placement.offset == nil ? Self.sampleBounds(source) : nil
         for y in clip.y..<clip.maxY {
             let dst = target.row(y)
             let under = Under(base, y: y, dst: dst)
@@ -272,7 +274,7 @@ package enum Compositor {
                 // Sampled, faded and blended in one pass (`drawTurnedRowSIMD`).
                 drawTurnedRowSIMD(
                     src, stride: sw, runs: source.runs, placement, y: y, dst: dst, under: under, from: x0, to: x1,
-                    opacity: op >= 256 ? nil : op)
+                    opacity: op >= 256 ? nil : op, content: content)
             } else {
                 let sampled = scratch - x0
                 sampleRow(
@@ -395,13 +397,20 @@ package enum Compositor {
     /// lie inside the image (its one-pixel transparent border makes the rest transparent).
     /// A small safety margin keeps fixed-point stepping inside too.
     static func bilinearSpan(_ p: Placement, y: Int, width: Int, height: Int) -> Range<Int> {
+        // u(x) = a·(x+0.5) + ub within [0.5, width - 0.5] (pixel centres of the image).
+        span(
+            p, y: y, u: (0.5 + 1e-3, Double(width) - 0.5 - 1e-3), v: (0.5 + 1e-3, Double(height) - 0.5 - 1e-3))
+    }
+
+    /// The screen columns of row `y` whose sample point (image coordinates, pixel centres at
+    /// .5) lies within `u` and `v` (bounds included).
+    static func span(_ p: Placement, y: Int, u: (min: Double, max: Double), v: (min: Double, max: Double))
+        -> Range<Int>
+    {
         let yc = Double(y) + 0.5
         var lo = -Double.infinity
         var hi = Double.infinity
-        // u(x) = a·(x+0.5) + ub within [0.5, width - 0.5] (pixel centres of the image).
-        func limit(_ slope: Double, _ intercept: Double, _ maxValue: Double) {
-            let minV = 0.5 + 1e-3
-            let maxV = maxValue - 0.5 - 1e-3
+        func limit(_ slope: Double, _ intercept: Double, _ minV: Double, _ maxV: Double) {
             if abs(slope) < 1e-12 {
                 if intercept < minV || intercept > maxV { (lo, hi) = (1, 0) }
                 return
@@ -412,8 +421,8 @@ package enum Compositor {
             lo = max(lo, t0)
             hi = min(hi, t1)
         }
-        limit(p.a, p.b * yc + p.c, Double(width))
-        limit(p.d, p.e * yc + p.f, Double(height))
+        limit(p.a, p.b * yc + p.c, u.min, u.max)
+        limit(p.d, p.e * yc + p.f, v.min, v.max)
         guard lo <= hi else { return 0..<0 }
         // x + 0.5 in [lo, hi]
         let first = Int(max(-1e9, (lo - 0.5).rounded(.up)))
