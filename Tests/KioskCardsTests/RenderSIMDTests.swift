@@ -155,7 +155,8 @@ import Testing
                     out.append((0..<(w * h)).map { target.pixel(x: $0 % w, y: $0 / w) })
                 }
                 let i = (0..<(w * h)).first { out[0][$0] != out[1][$0] }
-                #expect(i == nil, "\(degrees)° opacity \(opacity): pixel \(i.map { "(\($0 % w), \($0 / w))" } ?? "")")
+                let at = i.map { "pixel (\($0 % w), \($0 / w))" } ?? ""
+                #expect(i == nil, "\(degrees)° opacity \(opacity): \(at)")
                 // Not vacuous: the image was drawn over part of the layer, and the layer shows
                 // elsewhere (inside and outside its box).
                 func inBox(_ i: Int) -> Bool {
