@@ -219,9 +219,12 @@ package enum Compositor {
         let w = image.width
         let h = image.height
         let copying = base != nil
-        // One row of sampled source pixels for turned placements.
-        let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: placement.offset == nil ? clip.width : 0)
+        // One row of sampled source pixels for the scalar kernel's turned placements.
+        let scratch = UnsafeMutablePointer<UInt32>.allocate(
+            capacity: placement.offset == nil && !simd ? clip.width : 0)
         defer { scratch.deallocate() }
+        // Where the SIMD kernel's turned samples can be other than transparent.
+        let content = simd && placement.offset == nil ? Self.sampleBounds(source) : nil
         for y in clip.y..<clip.maxY {
             let dst = target.row(y)
             let under = Under(base, y: y, dst: dst)
@@ -267,20 +270,18 @@ package enum Compositor {
                 } else {
                     under.split(x0, x1) { p, q, u in fadeRow(row, dst: dst, under: u, from: p, to: q, opacity: op) }
                 }
+            } else if simd {
+                // Sampled, faded and blended in one pass (`drawTurnedRowSIMD`).
+                drawTurnedRowSIMD(
+                    src, stride: sw, runs: source.runs, placement, y: y, dst: dst, under: under, from: x0, to: x1,
+                    opacity: op >= 256 ? nil : op, content: content)
             } else {
                 let sampled = scratch - x0
-                let fade = op >= 256 ? nil : op
-                if simd {
-                    sampleRowSIMD(
-                        src, stride: sw, runs: source.runs, placement, y: y, into: sampled, from: x0, to: x1,
-                        opacity: fade)
-                } else {
-                    sampleRow(
-                        src, stride: sw, runs: source.runs, placement, y: y, into: sampled, from: x0, to: x1,
-                        opacity: fade)
-                }
+                sampleRow(
+                    src, stride: sw, runs: source.runs, placement, y: y, into: sampled, from: x0, to: x1,
+                    opacity: op >= 256 ? nil : op)
                 under.split(x0, x1) { p, q, u in
-                    blendRow(UnsafePointer(sampled), dst: dst, under: u, from: p, to: q, simd: simd)
+                    blendRow(UnsafePointer(sampled), dst: dst, under: u, from: p, to: q, simd: false)
                 }
             }
         }
@@ -396,13 +397,20 @@ package enum Compositor {
     /// lie inside the image (its one-pixel transparent border makes the rest transparent).
     /// A small safety margin keeps fixed-point stepping inside too.
     static func bilinearSpan(_ p: Placement, y: Int, width: Int, height: Int) -> Range<Int> {
+        // u(x) = a·(x+0.5) + ub within [0.5, width - 0.5] (pixel centres of the image).
+        span(
+            p, y: y, u: (0.5 + 1e-3, Double(width) - 0.5 - 1e-3), v: (0.5 + 1e-3, Double(height) - 0.5 - 1e-3))
+    }
+
+    /// The screen columns of row `y` whose sample point (image coordinates, pixel centres at
+    /// .5) lies within `u` and `v` (bounds included).
+    static func span(_ p: Placement, y: Int, u: (min: Double, max: Double), v: (min: Double, max: Double))
+        -> Range<Int>
+    {
         let yc = Double(y) + 0.5
         var lo = -Double.infinity
         var hi = Double.infinity
-        // u(x) = a·(x+0.5) + ub within [0.5, width - 0.5] (pixel centres of the image).
-        func limit(_ slope: Double, _ intercept: Double, _ maxValue: Double) {
-            let minV = 0.5 + 1e-3
-            let maxV = maxValue - 0.5 - 1e-3
+        func limit(_ slope: Double, _ intercept: Double, _ minV: Double, _ maxV: Double) {
             if abs(slope) < 1e-12 {
                 if intercept < minV || intercept > maxV { (lo, hi) = (1, 0) }
                 return
@@ -413,8 +421,8 @@ package enum Compositor {
             lo = max(lo, t0)
             hi = min(hi, t1)
         }
-        limit(p.a, p.b * yc + p.c, Double(width))
-        limit(p.d, p.e * yc + p.f, Double(height))
+        limit(p.a, p.b * yc + p.c, u.min, u.max)
+        limit(p.d, p.e * yc + p.f, v.min, v.max)
         guard lo <= hi else { return 0..<0 }
         // x + 0.5 in [lo, hi]
         let first = Int(max(-1e9, (lo - 0.5).rounded(.up)))
@@ -499,121 +507,6 @@ package enum Compositor {
             &+ expand(base.load(fromByteOffset: at &+ rowBytes, as: UInt32.self)) &* (fy &- w11)
             &+ expand(base.load(fromByteOffset: at &+ rowBytes &+ 4, as: UInt32.self)) &* w11
         return pack((s >> 8) & laneMask)
-    }
-
-    /// `sampleRow` with four pixels at a time in SIMD vectors: the taps are loaded in pairs
-    /// (each tap and its right neighbour are one 64-bit load), the weights of four pixels are
-    /// computed in 16-bit lanes and every channel of the four taps weighted and summed at once.
-    /// It computes the same integers as `sampleRow`'s general case — which its flat and
-    /// shadow-only shortcuts equal, the four weights adding up to 256 — so the pixels are
-    /// identical; runs inside gradient bands are filled the same way.
-    @inline(never) private static func sampleRowSIMD(
-        _ src: UnsafePointer<UInt32>, stride sw: Int, runs: UnsafePointer<RowRun>, _ p: Placement, y: Int,
-        into out: UnsafeMutablePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64?
-    ) {
-        guard let start = rowStart(p, y: y, from: x0, to: x1) else {
-            (out + x0).update(repeating: 0, count: x1 - x0)
-            return
-        }
-        var (u, v) = (start.u, start.v)
-        let (du, dv) = (start.du, start.dv)
-        let base = UnsafeRawPointer(src)
-        let rowBytes = sw &<< 2
-        let full = SIMD8<UInt16>(repeating: 256)
-        let duLow = UInt32(truncatingIfNeeded: du)
-        let dvLow = UInt32(truncatingIfNeeded: dv)
-        let duLow4 = SIMD4<UInt32>(repeating: duLow &* 4)
-        let dvLow4 = SIMD4<UInt32>(repeating: dvLow &* 4)
-        let steps = SIMD4<UInt32>(0, 1, 2, 3)
-        // Low 32 bits of the four positions of the next group; set again after a run or a
-        // single pixel moves x by other than four.
-        var uLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: u)) &+ steps &* duLow
-        var vLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: v)) &+ steps &* dvLow
-        var x = x0
-        while x < x1 {
-            if let band = Self.bandRun(runs: runs, u: u, v: v, du: du, dv: dv, limit: x1 &- x) {
-                let k = band.count
-                if k >= 2 {
-                    (out + x).update(repeating: band.color, count: k)
-                    u &+= du &* k
-                    v &+= dv &* k
-                    x &+= k
-                    uLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: u)) &+ steps &* duLow
-                    vLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: v)) &+ steps &* dvLow
-                    continue
-                }
-            }
-            if x &+ 4 > x1 {
-                // The last one to three pixels: the general case of `sampleRow`, one at a time.
-                out[x] = sample(base, at: (v >> 24) &* rowBytes &+ ((u >> 24) &<< 2), rowBytes: rowBytes, u: u, v: v)
-                u &+= du
-                v &+= dv
-                x &+= 1
-                continue
-            }
-            // Four pixels: each one's top pair (tap and right neighbour) and bottom pair.
-            let u1 = u &+ du
-            let u2 = u1 &+ du
-            let u3 = u2 &+ du
-            let v1 = v &+ dv
-            let v2 = v1 &+ dv
-            let v3 = v2 &+ dv
-            let a0 = (v >> 24) &* rowBytes &+ ((u >> 24) &<< 2)
-            let a1 = (v1 >> 24) &* rowBytes &+ ((u1 >> 24) &<< 2)
-            let a2 = (v2 >> 24) &* rowBytes &+ ((u2 >> 24) &<< 2)
-            let a3 = (v3 >> 24) &* rowBytes &+ ((u3 >> 24) &<< 2)
-            let top01 = unsafeBitCast(
-                SIMD2<UInt64>(
-                    base.loadUnaligned(fromByteOffset: a0, as: UInt64.self),
-                    base.loadUnaligned(fromByteOffset: a1, as: UInt64.self)), to: SIMD4<UInt32>.self)
-            let top23 = unsafeBitCast(
-                SIMD2<UInt64>(
-                    base.loadUnaligned(fromByteOffset: a2, as: UInt64.self),
-                    base.loadUnaligned(fromByteOffset: a3, as: UInt64.self)), to: SIMD4<UInt32>.self)
-            let bottom01 = unsafeBitCast(
-                SIMD2<UInt64>(
-                    base.loadUnaligned(fromByteOffset: a0 &+ rowBytes, as: UInt64.self),
-                    base.loadUnaligned(fromByteOffset: a1 &+ rowBytes, as: UInt64.self)), to: SIMD4<UInt32>.self)
-            let bottom23 = unsafeBitCast(
-                SIMD2<UInt64>(
-                    base.loadUnaligned(fromByteOffset: a2 &+ rowBytes, as: UInt64.self),
-                    base.loadUnaligned(fromByteOffset: a3 &+ rowBytes, as: UInt64.self)), to: SIMD4<UInt32>.self)
-            let p00 = SIMD4<UInt32>(lowHalf: top01.evenHalf, highHalf: top23.evenHalf)
-            let p10 = SIMD4<UInt32>(lowHalf: top01.oddHalf, highHalf: top23.oddHalf)
-            let p01 = SIMD4<UInt32>(lowHalf: bottom01.evenHalf, highHalf: bottom23.evenHalf)
-            let p11 = SIMD4<UInt32>(lowHalf: bottom01.oddHalf, highHalf: bottom23.oddHalf)
-            // The fractions from the low 32 bits of the positions, kept in vectors: wrapping
-            // steps are exact modulo 2^32, and bits 16…23 depend on nothing above.
-            let fx = (uLow &>> 16) & 0xFF
-            let fy = (vLow &>> 16) & 0xFF
-            uLow &+= duLow4
-            vLow &+= dvLow4
-            let fxx = doubled(fx)
-            let fyy = doubled(fy)
-            let w11 = (fxx &* fyy) &>> 8
-            let t0 = scaled(p00, full &- fxx &- fyy &+ w11)
-            let t1 = scaled(p10, fxx &- w11)
-            let b0 = scaled(p01, fyy &- w11)
-            let b1 = scaled(p11, w11)
-            UnsafeMutableRawPointer(out + x).storeBytes(
-                of: packed(t0.rb &+ t1.rb &+ b0.rb &+ b1.rb, t0.ag &+ t1.ag &+ b0.ag &+ b1.ag), as: SIMD4<UInt32>.self)
-            u = u3 &+ du
-            v = v3 &+ dv
-            x &+= 4
-        }
-        if let op {
-            let w = SIMD8<UInt16>(repeating: UInt16(truncatingIfNeeded: op))
-            var i = x0
-            while i &+ 4 <= x1 {
-                let (rb, ag) = scaled(UnsafeRawPointer(out + i).loadUnaligned(as: SIMD4<UInt32>.self), w)
-                UnsafeMutableRawPointer(out + i).storeBytes(of: packed(rb, ag), as: SIMD4<UInt32>.self)
-                i &+= 4
-            }
-            while i < x1 {
-                out[i] = pack(((expand(out[i]) &* op) >> 8) & laneMask)
-                i &+= 1
-            }
-        }
     }
 }
 

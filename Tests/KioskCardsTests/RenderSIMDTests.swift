@@ -114,6 +114,65 @@ import Testing
         #expect(difference == nil, "flat card: \(difference ?? "")")
     }
 
+    /// The one-pass turned row over a still layer kept as a window plus a background row (its
+    /// segments: outside, inside, outside the box), for an image whose drawn pixels sit inside a
+    /// wide transparent margin (the columns `drawTurnedRowSIMD` leaves unsampled): the same
+    /// pixels as the scalar kernel's two passes.
+    @Test func turnedRowsOverAWindowedLayerAreIdentical() throws {
+        let (w, h) = (300, 280)
+        let noise = try Self.noiseImage(width: 120, height: 100, seed: 5)
+        // The noise inside a 25-pixel transparent margin.
+        let framed = try #require(CairoImage(width: 170, height: 150))
+        for y in 0..<noise.image.height {
+            (framed.data + (y + 25) * framed.stride + 25 * 4).copyMemory(
+                from: noise.image.data + y * noise.image.stride, byteCount: noise.image.width * 4)
+        }
+        framed.markDirty()
+        let source = ElementImage(image: framed, anchorX: 85, anchorY: 75)
+        var random = Random(state: 23)
+        let box = PixelRect(x: 70, y: 50, width: 140, height: 170)
+        let window = UnsafeMutablePointer<UInt32>.allocate(capacity: box.width * box.height)
+        defer { window.deallocate() }
+        for i in 0..<(box.width * box.height) { window[i] = UInt32(truncatingIfNeeded: random.next()) | 0xFF00_0000 }
+        let outside = UnsafeMutablePointer<UInt32>.allocate(capacity: w)
+        defer { outside.deallocate() }
+        for x in 0..<w { outside[x] = UInt32(truncatingIfNeeded: random.next()) | 0xFF00_0000 }
+        let base = Compositor.Base(
+            rows: Compositor.Rows(window: UnsafeMutableRawPointer(window), pitch: box.width, bounds: box),
+            outside: UnsafePointer(outside))
+        let angles = DeckFixtures.underEmulation ? [7.0, 200] : [7.0, -33, 90, 200]
+        for degrees in angles {
+            for opacity in [1.0, 0.4] {
+                let placement = Placement(
+                    anchorX: source.anchorX, anchorY: source.anchorY, centerX: 140 + random.unit() * 10,
+                    centerY: 135 + random.unit() * 10, rotation: degrees * Double.pi / 180, scale: 1.07)
+                var out: [[UInt32]] = []
+                for kernel in [Compositor.Kernel.simd, .scalar] {
+                    let target = PixelBuffer(width: w, height: h)
+                    Compositor.draw(
+                        source, at: placement, opacity: opacity, into: Compositor.Rows(target), base: base,
+                        clip: target.bounds, kernel: kernel)
+                    out.append((0..<(w * h)).map { target.pixel(x: $0 % w, y: $0 / w) })
+                }
+                let i = (0..<(w * h)).first { out[0][$0] != out[1][$0] }
+                let at = i.map { "pixel (\($0 % w), \($0 / w))" } ?? ""
+                #expect(i == nil, "\(degrees)° opacity \(opacity): \(at)")
+                // Not vacuous: the image was drawn over part of the layer, and the layer shows
+                // elsewhere (inside and outside its box).
+                func inBox(_ i: Int) -> Bool {
+                    let (x, y) = (i % w, i / w)
+                    return x >= box.x && x < box.maxX && y >= box.y && y < box.maxY
+                }
+                func layer(_ i: Int) -> UInt32 {
+                    let (x, y) = (i % w, i / w)
+                    return inBox(i) ? window[(y - box.y) * box.width + x - box.x] : outside[x]
+                }
+                #expect((0..<(w * h)).contains { out[0][$0] != layer($0) })
+                #expect((0..<(w * h)).contains { out[0][$0] == layer($0) && inBox($0) })
+            }
+        }
+    }
+
     /// The switch the tests above depend on: the renderer's kernel is settable and the
     /// environment's names parse.
     @Test func kernelsAreSelectable() {

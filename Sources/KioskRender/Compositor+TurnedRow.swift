@@ -1,0 +1,230 @@
+extension Compositor.Under {
+    /// The part of `x..<end` that reads from one row: up to where the row changes (the still
+    /// layer's box edge), and that row.
+    @inline(__always) func segment(from x: Int, to end: Int) -> (end: Int, row: UnsafePointer<UInt32>) {
+        if inside == outside { return (end, inside) }
+        if x < x0 { return (min(end, x0), outside) }
+        if x < x1 { return (min(end, x1), inside) }
+        return (end, outside)
+    }
+}
+
+extension Compositor {
+    /// The SIMD kernel's turned or scaled row, in one pass: sampled bilinearly four pixels at a
+    /// time, faded and blended over `under` straight into `dst[x0..<x1]`, with no row of
+    /// samples in between.
+    ///
+    /// It computes the integers the scalar kernel's two passes do (`sampleRow`, then
+    /// `blendRow`), so the pixels are identical (`RenderSIMDTests`):
+    /// - the samples step from one start per row (`rowStart`), across the still layer's box edge
+    ///   too (`Under.segment` splits only where `under` is read);
+    /// - each tap and its right neighbour are one 64-bit load, regrouped by shuffles; the
+    ///   weights and every channel's weighted sum are 16-bit lanes (`scaled`, `packed`);
+    /// - a pixel of alpha 255 blends to itself (`d·(256 − 255) >> 8 = 0`): four opaque samples,
+    ///   or an opaque run of a band, are stored without reading `under`; a transparent run
+    ///   blends to `under` unchanged, a copy.
+    @inline(never) static func drawTurnedRowSIMD(
+        _ src: UnsafePointer<UInt32>, stride sw: Int, runs: UnsafePointer<RowRun>, _ p: Placement, y: Int,
+        dst: UnsafeMutablePointer<UInt32>, under: Under, from x0: Int, to x1: Int, opacity op: UInt64?,
+        content: SampleBounds?
+    ) {
+        guard let start = rowStart(p, y: y, from: x0, to: x1) else {
+            // Every sample transparent: the row blends to what is under it.
+            copyUnder(under, to: dst, from: x0, to: x1)
+            return
+        }
+        var (u, v) = (start.u, start.v)
+        let (du, dv) = (start.du, start.dv)
+        // Samples whose taps all miss the image's drawn pixels are transparent: what is under
+        // them shows unchanged. Only the columns between are sampled, stepped from x0 as the
+        // whole row would be.
+        var x1 = x1
+        var x = x0
+        if let content {
+            let inner = span(p, y: y, u: content.u, v: content.v)
+            let s0 = min(max(x0, inner.lowerBound), x1)
+            let s1 = max(min(x1, inner.upperBound), s0)
+            copyUnder(under, to: dst, from: x0, to: s0)
+            copyUnder(under, to: dst, from: s1, to: x1)
+            u &+= du &* (s0 &- x0)
+            v &+= dv &* (s0 &- x0)
+            (x, x1) = (s0, s1)
+        }
+        let base = UnsafeRawPointer(src)
+        let rowBytes = sw &<< 2
+        let full = SIMD8<UInt16>(repeating: 256)
+        let fade = SIMD8<UInt16>(repeating: UInt16(truncatingIfNeeded: op ?? 256))
+        let duLow = UInt32(truncatingIfNeeded: du)
+        let dvLow = UInt32(truncatingIfNeeded: dv)
+        let duLow4 = SIMD4<UInt32>(repeating: duLow &* 4)
+        let dvLow4 = SIMD4<UInt32>(repeating: dvLow &* 4)
+        let steps = SIMD4<UInt32>(0, 1, 2, 3)
+        // Low 32 bits of the four positions of the next group; set again after a run or a
+        // single pixel moves x by other than four.
+        var uLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: u)) &+ steps &* duLow
+        var vLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: v)) &+ steps &* dvLow
+        while x < x1 {
+            let (end, row) = under.segment(from: x, to: x1)
+            while x < end {
+                if let band = Self.bandRun(runs: runs, u: u, v: v, du: du, dv: dv, limit: end &- x), band.count >= 2 {
+                    let k = band.count
+                    var c = band.color
+                    if let op { c = pack(((expand(c) &* op) >> 8) & laneMask) }
+                    if c >> 24 == 255 {
+                        (dst + x).update(repeating: c, count: k)
+                    } else if c == 0 {
+                        copyRun(row, to: dst, from: x, to: x &+ k)
+                    } else {
+                        blendConstant(c, dst: dst, under: row, from: x, to: x &+ k)
+                    }
+                    u &+= du &* k
+                    v &+= dv &* k
+                    x &+= k
+                    uLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: u)) &+ steps &* duLow
+                    vLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: v)) &+ steps &* dvLow
+                    continue
+                }
+                if x &+ 4 > end {
+                    // The last one to three pixels of the segment, one at a time.
+                    var s = sample(base, at: (v >> 24) &* rowBytes &+ ((u >> 24) &<< 2), rowBytes: rowBytes, u: u, v: v)
+                    if let op { s = pack(((expand(s) &* op) >> 8) & laneMask) }
+                    dst[x] = s >> 24 == 255 ? s : over(expand(s), row[x])
+                    u &+= du
+                    v &+= dv
+                    x &+= 1
+                    uLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: u)) &+ steps &* duLow
+                    vLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: v)) &+ steps &* dvLow
+                    continue
+                }
+                // Four pixels: each one's top pair (tap and right neighbour) and bottom pair.
+                let u1 = u &+ du
+                let u2 = u1 &+ du
+                let u3 = u2 &+ du
+                let v1 = v &+ dv
+                let v2 = v1 &+ dv
+                let v3 = v2 &+ dv
+                let a0 = (v >> 24) &* rowBytes &+ ((u >> 24) &<< 2)
+                let a1 = (v1 >> 24) &* rowBytes &+ ((u1 >> 24) &<< 2)
+                let a2 = (v2 >> 24) &* rowBytes &+ ((u2 >> 24) &<< 2)
+                let a3 = (v3 >> 24) &* rowBytes &+ ((u3 >> 24) &<< 2)
+                let top01 = SIMD4<UInt32>(
+                    lowHalf: base.loadUnaligned(fromByteOffset: a0, as: SIMD2<UInt32>.self),
+                    highHalf: base.loadUnaligned(fromByteOffset: a1, as: SIMD2<UInt32>.self))
+                let top23 = SIMD4<UInt32>(
+                    lowHalf: base.loadUnaligned(fromByteOffset: a2, as: SIMD2<UInt32>.self),
+                    highHalf: base.loadUnaligned(fromByteOffset: a3, as: SIMD2<UInt32>.self))
+                let bottom01 = SIMD4<UInt32>(
+                    lowHalf: base.loadUnaligned(fromByteOffset: a0 &+ rowBytes, as: SIMD2<UInt32>.self),
+                    highHalf: base.loadUnaligned(fromByteOffset: a1 &+ rowBytes, as: SIMD2<UInt32>.self))
+                let bottom23 = SIMD4<UInt32>(
+                    lowHalf: base.loadUnaligned(fromByteOffset: a2 &+ rowBytes, as: SIMD2<UInt32>.self),
+                    highHalf: base.loadUnaligned(fromByteOffset: a3 &+ rowBytes, as: SIMD2<UInt32>.self))
+                let p00 = SIMD4<UInt32>(lowHalf: top01.evenHalf, highHalf: top23.evenHalf)
+                let p10 = SIMD4<UInt32>(lowHalf: top01.oddHalf, highHalf: top23.oddHalf)
+                let p01 = SIMD4<UInt32>(lowHalf: bottom01.evenHalf, highHalf: bottom23.evenHalf)
+                let p11 = SIMD4<UInt32>(lowHalf: bottom01.oddHalf, highHalf: bottom23.oddHalf)
+                // Bits 16…23 of the positions (the 8-bit fractions) in the upper 16-bit half of
+                // each lane, copied into the lower half.
+                let fxHigh = uLow & 0x00FF_0000
+                let fyHigh = vLow & 0x00FF_0000
+                uLow &+= duLow4
+                vLow &+= dvLow4
+                var s: SIMD4<UInt32>
+                if all((p00 .== p10) .& (p00 .== p01) .& (p00 .== p11)) {
+                    // Four flat pixels (a card's inside, its transparent margin): each one's taps
+                    // are alike, and (c·Σ wᵢ) >> 8 = c.
+                    s = p00
+                } else {
+                    let fxx = unsafeBitCast(fxHigh | (fxHigh &>> 16), to: SIMD8<UInt16>.self)
+                    let fyy = unsafeBitCast(fyHigh | (fyHigh &>> 16), to: SIMD8<UInt16>.self)
+                    let w11 = (fxx &* fyy) &>> 8
+                    let t0 = scaled(p00, full &- fxx &- fyy &+ w11)
+                    let t1 = scaled(p10, fxx &- w11)
+                    let b0 = scaled(p01, fyy &- w11)
+                    let b1 = scaled(p11, w11)
+                    s = packed(t0.rb &+ t1.rb &+ b0.rb &+ b1.rb, t0.ag &+ t1.ag &+ b0.ag &+ b1.ag)
+                }
+                if op != nil {
+                    let (rb, ag) = scaled(s, fade)
+                    s = packed(rb, ag)
+                }
+                let alpha = s &>> 24
+                if !all(alpha .== 255) {
+                    let d = UnsafeRawPointer(row + x).loadUnaligned(as: SIMD4<UInt32>.self)
+                    let (rb, ag) = scaled(d, doubled(SIMD4<UInt32>(repeating: 256) &- alpha))
+                    s &+= packed(rb, ag)
+                }
+                UnsafeMutableRawPointer(dst + x).storeBytes(of: s, as: SIMD4<UInt32>.self)
+                u = u3 &+ du
+                v = v3 &+ dv
+                x &+= 4
+            }
+        }
+    }
+
+    /// Where the sample point of a turned image must lie for any of its four taps to be a drawn
+    /// (non-transparent) pixel, with a pixel to spare for rounding: image coordinates, pixel
+    /// centres at .5. A sample's taps are columns ⌊u − ½⌋ and the next, rows ⌊v − ½⌋ and the next.
+    struct SampleBounds {
+        var u: (min: Double, max: Double)
+        var v: (min: Double, max: Double)
+    }
+
+    /// The bounds of `image`'s drawn pixels (its rows' extents) for `drawTurnedRowSIMD`; nil when
+    /// it has none (every sample is transparent; the span check already gives that).
+    static func sampleBounds(_ image: ElementImage) -> SampleBounds? {
+        var (minX, maxX, minY, maxY) = (Int.max, Int.min, Int.max, Int.min)
+        for y in 0..<image.image.height {
+            let e = image.rows[y]
+            guard e.end > e.first else { continue }
+            (minX, maxX) = (min(minX, Int(e.first)), max(maxX, Int(e.end)))
+            (minY, maxY) = (min(minY, y), y &+ 1)
+        }
+        guard minX < maxX else { return nil }
+        // Drawn columns minX..<maxX: some tap is one when ⌊u − ½⌋ is in minX − 1 ... maxX − 1,
+        // i.e. u in [minX − ½, maxX + ½); one more pixel either side.
+        return SampleBounds(
+            u: (Double(minX) - 1.5, Double(maxX) + 1.5), v: (Double(minY) - 1.5, Double(maxY) + 1.5))
+    }
+
+    /// `under` into `dst[x0..<x1]`, row by row of its segments (nothing where they are the same
+    /// pixels).
+    @inline(__always) static func copyUnder(
+        _ under: Under, to dst: UnsafeMutablePointer<UInt32>, from x0: Int, to x1: Int
+    ) {
+        var x = x0
+        while x < x1 {
+            let (end, row) = under.segment(from: x, to: x1)
+            copyRun(row, to: dst, from: x, to: end)
+            x = end
+        }
+    }
+
+    /// `row[x0..<x1]` into `dst` (nothing when they are the same pixels).
+    @inline(__always) static func copyRun(
+        _ row: UnsafePointer<UInt32>, to dst: UnsafeMutablePointer<UInt32>, from x0: Int, to x1: Int
+    ) {
+        guard x1 > x0, row != UnsafePointer(dst) else { return }
+        (dst + x0).update(from: row + x0, count: x1 - x0)
+    }
+
+    /// One translucent premultiplied colour `c` over `under[x]` into `dst[x]` for x in
+    /// x0..<x1: `blendRow` with every source pixel `c`.
+    static func blendConstant(
+        _ c: UInt32, dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>, from x0: Int, to x1: Int
+    ) {
+        let s = SIMD4<UInt32>(repeating: c)
+        let w = doubled(SIMD4<UInt32>(repeating: 256 &- (c >> 24)))
+        var x = x0
+        while x &+ 4 <= x1 {
+            let (rb, ag) = scaled(UnsafeRawPointer(under + x).loadUnaligned(as: SIMD4<UInt32>.self), w)
+            UnsafeMutableRawPointer(dst + x).storeBytes(of: s &+ packed(rb, ag), as: SIMD4<UInt32>.self)
+            x &+= 4
+        }
+        let e = expand(c)
+        while x < x1 {
+            dst[x] = over(e, under[x])
+            x &+= 1
+        }
+    }
+}
