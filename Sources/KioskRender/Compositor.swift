@@ -582,24 +582,7 @@ struct RowRun {
             }
             return Band(color: row[best.start], first: Int32(best.start), last: Int32(best.end), end: Int32(y))
         }
-        func joined(_ band: Band, _ next: Band) -> Band? {
-            guard band.color == next.color else { return nil }
-            let first = max(band.first, next.first)
-            let last = min(band.last, next.last)
-            guard (last - first) * 2 >= band.last - band.first else { return nil }
-            return Band(color: band.color, first: first, last: last, end: next.end)
-        }
-        var down = own
-        if h > 1 {
-            for y in stride(from: h - 2, through: 0, by: -1) {
-                if let j = joined(own[y], down[y + 1]) { down[y] = j }
-            }
-        }
-        var up = own
-        for y in 1..<max(1, h) {
-            if let j = joined(own[y], up[y - 1]) { up[y] = j }
-        }
-        return (0..<h).map { RowRun(down: down[$0], up: up[$0]) }
+        return joined(own)
     }
 }
 
