@@ -232,6 +232,17 @@ install -m 644 "$VM_DIR/guest/preview.sh" "$app/lib/kiosk/preview.sh"
 if [ -x "$binary" ]; then
   cp "$binary" "$app/usr/bin/KioskCards"
   copy_ldd_closure "$app" "$binary"
+  # The libraries the app opens with dlopen when first used (speech, the fleet's PostgreSQL
+  # client), which ldd does not list: each with its own closure.
+  for lib in libespeak-ng.so.1 libasound.so.2 libpq.so.5; do
+    path=""
+    for d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu; do
+      [ -e "$VM_SYSROOT$d/$lib" ] && path=$d/$lib && break
+    done
+    [ -n "$path" ] || vm_die "no $lib for the guest (install the package that has it: scripts/setup.sh)"
+    copy_same_path "$app" "$path"
+    copy_ldd_closure "$app" "$VM_SYSROOT$path"
+  done
 else
   vm_log "warning: no app binary at $binary — the initramfs has no KioskCards"
 fi

@@ -264,8 +264,8 @@ run_scenario() {
     fi
     mapfile -t preview_args <"$dir/preview.args"
     python3 -c 'import os, signal, sys
-  signal.signal(signal.SIGINT, signal.SIG_DFL)
-  os.execv(sys.argv[1], sys.argv[1:])' "$VM_DIR/preview.sh" --vm-share "$share" --vm-serial "$dir/serial.log" \
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$VM_DIR/preview.sh" --vm-share "$share" --vm-serial "$dir/serial.log" \
       --vm-qmp "$dir/qmp.sock" --vm-stall "$stall" --vm-timeout "$cap" --vm-progress "$dir/host.log" \
       --vm-vnc "unix:$dir/vnc.sock" --vm-initrd "$VM_BUILD/initramfs.cpio" --vm-binary "$VM_APP" \
       "${preview_args[@]}" >"$dir/run-vm.log" 2>&1 &
