@@ -22,10 +22,25 @@ shift 2
 
 if [ "$target" = all ]; then
   targets=(json deck config evemu decoder)
-  # Built one at a time (they share modules), then fuzzed side by side, one a core
-  # (libFuzzer runs on one): each still gets its SECONDS. Outputs are printed in order.
-  for t in "${targets[@]}"; do KIOSK_FUZZ_BUILD_ONLY=1 "$0" "$t" "$seconds" "$@" || exit 1; done
   jobs=${KIOSKCARDS_FUZZ_JOBS:-$(nproc)}
+  # Built in waves, side by side within a wave (a whole-module compile runs on one core):
+  # CardModel, KioskSystem, the three pipeline modules (each needs only those two), then the
+  # five harnesses' links. Then fuzzed side by side, one a core (libFuzzer runs on one): each
+  # still gets its SECONDS. Outputs are printed in order.
+  wave() { # wave VAR VALUE...: one run of this script per VALUE with VAR=VALUE, side by side
+    local var=$1 pids=() p status=0
+    shift
+    for v in "$@"; do
+      env "$var=$v" KIOSK_FUZZ_BUILD_ONLY=1 "$0" json "$seconds" &
+      pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p" || status=1; done
+    return $status
+  }
+  wave KIOSK_FUZZ_MODULE CardModel || exit 1
+  wave KIOSK_FUZZ_MODULE KioskSystem || exit 1
+  wave KIOSK_FUZZ_MODULE KioskDeckFiles KioskInput KioskDisplay || exit 1
+  wave KIOSK_FUZZ_TARGET "${targets[@]}" || exit 1
   dir=$(mktemp -d)
   running=0
   for t in "${targets[@]}"; do
@@ -76,6 +91,13 @@ build_module() {
   swiftc "${swiftc_flags[@]}" -module-name "$name" -wmo -emit-module -emit-module-path "$modules/$name.swiftmodule" \
     -c -o "$obj" $(sources "Sources/$name")
 }
+
+# scripts/fuzz.sh all's waves: one module (the modules it needs are built), or one harness.
+if [ -n "${KIOSK_FUZZ_MODULE:-}" ]; then
+  build_module "$KIOSK_FUZZ_MODULE"
+  exit 0
+fi
+target=${KIOSK_FUZZ_TARGET:-$target}
 
 # What each harness is made of: the modules it links and its own sources.
 case $target in
