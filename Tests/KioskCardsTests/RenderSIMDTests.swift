@@ -48,6 +48,27 @@ import Testing
         return ElementImage(image: image, anchorX: Double(width) / 2, anchorY: Double(height) / 2)
     }
 
+    /// The buffer's pixels, row after row (a row copy each: a debug build's pixel-by-pixel
+    /// closure is slow, under qemu-user far more so).
+    static func pixels(of buffer: PixelBuffer) -> [UInt32] {
+        let w = buffer.width
+        return [UInt32](unsafeUninitializedCapacity: w * buffer.height) { out, count in
+            for y in 0..<buffer.height {
+                memcpy(out.baseAddress! + y * w, buffer.pixels + y * buffer.stride, w * 4)
+            }
+            count = w * buffer.height
+        }
+    }
+
+    /// The index of the first pixel that differs, nil if none (memcmp first: most are equal).
+    static func firstDifference(_ a: [UInt32], _ b: [UInt32]) -> Int? {
+        precondition(a.count == b.count)
+        let same = a.withUnsafeBytes { x in
+            b.withUnsafeBytes { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+        }
+        return same ? nil : a.indices.first { a[$0] != b[$0] }
+    }
+
     static func flatCard() throws -> ElementImage {
         try RenderCompositorTests.cardImage()
     }
@@ -86,9 +107,9 @@ import Testing
                             Compositor.draw(
                                 source, at: placement, opacity: opacity, into: target, base: overBase ? base : nil,
                                 clip: clip, kernel: kernel)
-                            out.append((0..<(w * h)).map { target.pixel(x: $0 % w, y: $0 / w) })
+                            out.append(Self.pixels(of: target))
                         }
-                        if let i = (0..<(w * h)).first(where: { out[0][$0] != out[1][$0] }) {
+                        if let i = Self.firstDifference(out[0], out[1]) {
                             return
                                 "\(degrees)° ×\(scale) opacity \(opacity) base \(overBase): pixel (\(i % w), \(i / w))"
                                 + " simd \(String(out[0][i], radix: 16)) scalar \(String(out[1][i], radix: 16))"
@@ -152,9 +173,9 @@ import Testing
                     Compositor.draw(
                         source, at: placement, opacity: opacity, into: Compositor.Rows(target), base: base,
                         clip: target.bounds, kernel: kernel)
-                    out.append((0..<(w * h)).map { target.pixel(x: $0 % w, y: $0 / w) })
+                    out.append(Self.pixels(of: target))
                 }
-                let i = (0..<(w * h)).first { out[0][$0] != out[1][$0] }
+                let i = Self.firstDifference(out[0], out[1])
                 let at = i.map { "pixel (\($0 % w), \($0 / w))" } ?? ""
                 #expect(i == nil, "\(degrees)° opacity \(opacity): \(at)")
                 // Not vacuous: the image was drawn over part of the layer, and the layer shows
