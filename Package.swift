@@ -37,7 +37,11 @@ let package = Package(
         // The pipeline: input → deck files → render → display, and the store.
         .target(name: "KioskInput", dependencies: ["KioskSystem", "CardModel", "CEvdev", "CLinux"]),
         .target(name: "KioskDeckFiles", dependencies: ["KioskSystem", "CardModel"]),
-        .target(name: "KioskRender", dependencies: ["KioskSystem", "CardModel", "CPangoCairo", "CTurboJPEG"]),
+        // Optimised in debug builds too: the compositor's SIMD loops unoptimised are ~50× slower,
+        // and they are most of the unit tests' time (far more under qemu-user, the arm64 lane).
+        .target(
+            name: "KioskRender", dependencies: ["KioskSystem", "CardModel", "CPangoCairo", "CTurboJPEG"],
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "KioskDisplay", dependencies: ["KioskSystem", "CardModel", "CDrm", "CLinux"]),
         .target(name: "KioskStore", dependencies: ["KioskSystem", "CardModel", "CSQLite"]),
         // The fleet's central PostgreSQL (docs/FLEET.md); it never reads the kiosk's SQLite.
