@@ -54,19 +54,23 @@ extension Compositor {
         let rowBytes = sw &<< 2
         let full = SIMD8<UInt16>(repeating: 256)
         let fade = SIMD8<UInt16>(repeating: UInt16(truncatingIfNeeded: op ?? 256))
-        let duLow = UInt32(truncatingIfNeeded: du)
-        let dvLow = UInt32(truncatingIfNeeded: dv)
-        let duLow4 = SIMD4<UInt32>(repeating: duLow &* 4)
-        let dvLow4 = SIMD4<UInt32>(repeating: dvLow &* 4)
+        // The low 32 bits of 0, 1, 2 and 3 steps.
         let steps = SIMD4<UInt32>(0, 1, 2, 3)
-        // Low 32 bits of the four positions of the next group; set again after a run or a
-        // single pixel moves x by other than four.
-        var uLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: u)) &+ steps &* duLow
-        var vLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: v)) &+ steps &* dvLow
+        let duSteps = steps &* UInt32(truncatingIfNeeded: du)
+        let dvSteps = steps &* UInt32(truncatingIfNeeded: dv)
+        let du3 = du &* 3
+        let dv3 = dv &* 3
         while x < x1 {
             let (end, row) = under.segment(from: x, to: x1)
+            // Bands are looked for where one can begin: at the segment's start, after a band run
+            // and after a flat group (a band's inside samples flat). Next to a group whose taps
+            // differ the check rarely succeeds; a band entered there starts a group later (the
+            // group sampled instead gives the same pixels).
+            var lookForBand = true
             while x < end {
-                if let band = Self.bandRun(runs: runs, u: u, v: v, du: du, dv: dv, limit: end &- x), band.count >= 2 {
+                if lookForBand, let band = Self.bandRun(runs: runs, u: u, v: v, du: du, dv: dv, limit: end &- x),
+                    band.count >= 2
+                {
                     let k = band.count
                     var c = band.color
                     if let op { c = pack(((expand(c) &* op) >> 8) & laneMask) }
@@ -80,8 +84,6 @@ extension Compositor {
                     u &+= du &* k
                     v &+= dv &* k
                     x &+= k
-                    uLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: u)) &+ steps &* duLow
-                    vLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: v)) &+ steps &* dvLow
                     continue
                 }
                 if x &+ 4 > end {
@@ -92,57 +94,104 @@ extension Compositor {
                     u &+= du
                     v &+= dv
                     x &+= 1
-                    uLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: u)) &+ steps &* duLow
-                    vLow = SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: v)) &+ steps &* dvLow
                     continue
                 }
-                // Four pixels: each one's top pair (tap and right neighbour) and bottom pair.
-                let u1 = u &+ du
-                let u2 = u1 &+ du
-                let u3 = u2 &+ du
-                let v1 = v &+ dv
-                let v2 = v1 &+ dv
-                let v3 = v2 &+ dv
-                let a0 = (v >> 24) &* rowBytes &+ ((u >> 24) &<< 2)
-                let a1 = (v1 >> 24) &* rowBytes &+ ((u1 >> 24) &<< 2)
-                let a2 = (v2 >> 24) &* rowBytes &+ ((u2 >> 24) &<< 2)
-                let a3 = (v3 >> 24) &* rowBytes &+ ((u3 >> 24) &<< 2)
-                let top01 = SIMD4<UInt32>(
-                    lowHalf: base.loadUnaligned(fromByteOffset: a0, as: SIMD2<UInt32>.self),
-                    highHalf: base.loadUnaligned(fromByteOffset: a1, as: SIMD2<UInt32>.self))
-                let top23 = SIMD4<UInt32>(
-                    lowHalf: base.loadUnaligned(fromByteOffset: a2, as: SIMD2<UInt32>.self),
-                    highHalf: base.loadUnaligned(fromByteOffset: a3, as: SIMD2<UInt32>.self))
-                let bottom01 = SIMD4<UInt32>(
-                    lowHalf: base.loadUnaligned(fromByteOffset: a0 &+ rowBytes, as: SIMD2<UInt32>.self),
-                    highHalf: base.loadUnaligned(fromByteOffset: a1 &+ rowBytes, as: SIMD2<UInt32>.self))
-                let bottom23 = SIMD4<UInt32>(
-                    lowHalf: base.loadUnaligned(fromByteOffset: a2 &+ rowBytes, as: SIMD2<UInt32>.self),
-                    highHalf: base.loadUnaligned(fromByteOffset: a3 &+ rowBytes, as: SIMD2<UInt32>.self))
-                let p00 = SIMD4<UInt32>(lowHalf: top01.evenHalf, highHalf: top23.evenHalf)
-                let p10 = SIMD4<UInt32>(lowHalf: top01.oddHalf, highHalf: top23.oddHalf)
-                let p01 = SIMD4<UInt32>(lowHalf: bottom01.evenHalf, highHalf: bottom23.evenHalf)
-                let p11 = SIMD4<UInt32>(lowHalf: bottom01.oddHalf, highHalf: bottom23.oddHalf)
-                // Bits 16…23 of the positions (the 8-bit fractions) in the upper 16-bit half of
-                // each lane, copied into the lower half.
-                let fxHigh = uLow & 0x00FF_0000
-                let fyHigh = vLow & 0x00FF_0000
-                uLow &+= duLow4
-                vLow &+= dvLow4
+                // Four pixels' taps: p00 (column ⌊u⌋, row ⌊v⌋), its right neighbour p10, and the
+                // two below them (p01, p11).
+                let ix = u >> 24
+                let iy = v >> 24
+                let u3 = u &+ du3
+                let v3 = v &+ dv3
+                let at = iy &* rowBytes &+ (ix &<< 2)
+                let p00: SIMD4<UInt32>
+                let p10: SIMD4<UInt32>
+                let p01: SIMD4<UInt32>
+                let p11: SIMD4<UInt32>
+                if (u3 >> 24) &- ix == 3 && v3 >> 24 == iy {
+                    // One image row, columns ⌊u⌋ + 0…3 (the positions step monotonically, so a
+                    // step of 3 over three steps is 1 each): four 16-byte loads, no regrouping.
+                    p00 = base.loadUnaligned(fromByteOffset: at, as: SIMD4<UInt32>.self)
+                    p10 = base.loadUnaligned(fromByteOffset: at &+ 4, as: SIMD4<UInt32>.self)
+                    p01 = base.loadUnaligned(fromByteOffset: at &+ rowBytes, as: SIMD4<UInt32>.self)
+                    p11 = base.loadUnaligned(fromByteOffset: at &+ rowBytes &+ 4, as: SIMD4<UInt32>.self)
+                } else {
+                    // Each pixel's top pair (tap and right neighbour) and bottom pair, one 64-bit
+                    // load each, regrouped.
+                    let u1 = u &+ du
+                    let u2 = u1 &+ du
+                    let v1 = v &+ dv
+                    let v2 = v1 &+ dv
+                    let a1 = (v1 >> 24) &* rowBytes &+ ((u1 >> 24) &<< 2)
+                    let a2 = (v2 >> 24) &* rowBytes &+ ((u2 >> 24) &<< 2)
+                    let a3 = (v3 >> 24) &* rowBytes &+ ((u3 >> 24) &<< 2)
+                    let top01 = SIMD4<UInt32>(
+                        lowHalf: base.loadUnaligned(fromByteOffset: at, as: SIMD2<UInt32>.self),
+                        highHalf: base.loadUnaligned(fromByteOffset: a1, as: SIMD2<UInt32>.self))
+                    let top23 = SIMD4<UInt32>(
+                        lowHalf: base.loadUnaligned(fromByteOffset: a2, as: SIMD2<UInt32>.self),
+                        highHalf: base.loadUnaligned(fromByteOffset: a3, as: SIMD2<UInt32>.self))
+                    let bottom01 = SIMD4<UInt32>(
+                        lowHalf: base.loadUnaligned(fromByteOffset: at &+ rowBytes, as: SIMD2<UInt32>.self),
+                        highHalf: base.loadUnaligned(fromByteOffset: a1 &+ rowBytes, as: SIMD2<UInt32>.self))
+                    let bottom23 = SIMD4<UInt32>(
+                        lowHalf: base.loadUnaligned(fromByteOffset: a2 &+ rowBytes, as: SIMD2<UInt32>.self),
+                        highHalf: base.loadUnaligned(fromByteOffset: a3 &+ rowBytes, as: SIMD2<UInt32>.self))
+                    p00 = SIMD4<UInt32>(lowHalf: top01.evenHalf, highHalf: top23.evenHalf)
+                    p10 = SIMD4<UInt32>(lowHalf: top01.oddHalf, highHalf: top23.oddHalf)
+                    p01 = SIMD4<UInt32>(lowHalf: bottom01.evenHalf, highHalf: bottom23.evenHalf)
+                    p11 = SIMD4<UInt32>(lowHalf: bottom01.oddHalf, highHalf: bottom23.oddHalf)
+                }
+                let (uStart, vStart) = (u, v)
+                u = u3 &+ du
+                v = v3 &+ dv
+                let taps = p00 | p10 | p01 | p11
+                if all(taps .== 0) {
+                    // Four transparent samples (a card's clear margin, a stamp's inside), faded or
+                    // not: what is under them shows unchanged.
+                    if row != UnsafePointer(dst) {
+                        UnsafeMutableRawPointer(dst + x).storeBytes(
+                            of: UnsafeRawPointer(row + x).loadUnaligned(as: SIMD4<UInt32>.self), as: SIMD4<UInt32>.self)
+                    }
+                    x &+= 4
+                    lookForBand = true
+                    continue
+                }
                 var s: SIMD4<UInt32>
-                if all((p00 .== p10) .& (p00 .== p01) .& (p00 .== p11)) {
-                    // Four flat pixels (a card's inside, its transparent margin): each one's taps
-                    // are alike, and (c·Σ wᵢ) >> 8 = c.
+                let alike = (p00 .== p10) .& (p00 .== p01) .& (p00 .== p11)
+                // A band can begin where the last pixel's taps are alike.
+                lookForBand = alike[3]
+                if all(alike) {
+                    // Four flat pixels (a card's inside): each one's taps are alike, and
+                    // (c·Σ wᵢ) >> 8 = c.
                     s = p00
                 } else {
+                    // Bits 16…23 of the four positions (the 8-bit fractions; the low 32 bits of
+                    // the positions step exactly modulo 2^32) in the upper 16-bit half of each
+                    // lane, copied into the lower half.
+                    let fxHigh = (SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: uStart)) &+ duSteps) & 0x00FF_0000
+                    let fyHigh = (SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: vStart)) &+ dvSteps) & 0x00FF_0000
                     let fxx = unsafeBitCast(fxHigh | (fxHigh &>> 16), to: SIMD8<UInt16>.self)
                     let fyy = unsafeBitCast(fyHigh | (fyHigh &>> 16), to: SIMD8<UInt16>.self)
                     let w11 = (fxx &* fyy) &>> 8
-                    let t0 = scaled(p00, full &- fxx &- fyy &+ w11)
-                    let t1 = scaled(p10, fxx &- w11)
-                    let b0 = scaled(p01, fyy &- w11)
-                    let b1 = scaled(p11, w11)
-                    s = packed(t0.rb &+ t1.rb &+ b0.rb &+ b1.rb, t0.ag &+ t1.ag &+ b0.ag &+ b1.ag)
+                    let w00 = full &- fxx &- fyy &+ w11
+                    let w10 = fxx &- w11
+                    let w01 = fyy &- w11
+                    if all(taps & 0x00FF_FFFF .== 0) {
+                        // Shadow only (premultiplied black): the alpha alone is weighed, in the
+                        // low 16-bit half of each lane (the high half is 0·w).
+                        let a =
+                            unsafeBitCast(p00 &>> 24, to: SIMD8<UInt16>.self) &* w00
+                            &+ unsafeBitCast(p10 &>> 24, to: SIMD8<UInt16>.self) &* w10
+                            &+ unsafeBitCast(p01 &>> 24, to: SIMD8<UInt16>.self) &* w01
+                            &+ unsafeBitCast(p11 &>> 24, to: SIMD8<UInt16>.self) &* w11
+                        s = (unsafeBitCast(a, to: SIMD4<UInt32>.self) &<< 16) & 0xFF00_0000
+                    } else {
+                        let t0 = scaled(p00, w00)
+                        let t1 = scaled(p10, w10)
+                        let b0 = scaled(p01, w01)
+                        let b1 = scaled(p11, w11)
+                        s = packed(t0.rb &+ t1.rb &+ b0.rb &+ b1.rb, t0.ag &+ t1.ag &+ b0.ag &+ b1.ag)
+                    }
                 }
                 if op != nil {
                     let (rb, ag) = scaled(s, fade)
@@ -155,8 +204,6 @@ extension Compositor {
                     s &+= packed(rb, ag)
                 }
                 UnsafeMutableRawPointer(dst + x).storeBytes(of: s, as: SIMD4<UInt32>.self)
-                u = u3 &+ du
-                v = v3 &+ dv
                 x &+= 4
             }
         }
