@@ -145,7 +145,7 @@ package final class SceneRenderer {
     /// With a preparer this only queues the image (ahead of need, after what frames need now).
     package func prepare(_ element: SceneElement, background: Color) {
         self.background = background
-        if let preparer, Self.drawnAhead(element.kind) {
+        if let preparer, Self.drawnAhead(element.kind) || Self.preparedOffTheLoop(element.kind) {
             let (key, k) = cacheKey(element)
             discardedInFlight.remove(key)
             if !surfaces.contains(key), preparer.request(key, pixelsPerPoint: k, images: images, urgent: false) {
@@ -187,6 +187,16 @@ package final class SceneRenderer {
     static func drawnAhead(_ kind: ElementKind) -> Bool {
         switch kind.unmirrored {
         case .card, .detailPage, .stamp: true
+        default: false
+        }
+    }
+
+    /// Kinds drawn in the frame when a frame needs them first, but on the preparation thread
+    /// when prepared ahead: the controls with text a detail page opens with (their layout
+    /// was most of the frame that opens a prepared page).
+    static func preparedOffTheLoop(_ kind: ElementKind) -> Bool {
+        switch kind.unmirrored {
+        case .button, .wordButton: true
         default: false
         }
     }

@@ -27,12 +27,14 @@ import Testing
         let touched = deck.scene(at: s.now)
         #expect(deck.cardUnderPendingTap?.id == "c3")
         let prepared = deck.elementsToPrepare(in: touched)
-        #expect(prepared.map(\.id) == ["detail:c3"])
+        #expect(prepared.map(\.id) == ["detail:c3", "button:back", "button:detail-delete"])
         s.up(afterMs: 80)
         deck.play(&s)
         let opening = deck.scene(at: s.now)
-        let shown = try #require(opening.element("detail:c3"))
-        #expect(prepared.first == shown)
+        for e in prepared {
+            let shown = try #require(opening.element(e.id))
+            #expect(e == shown)
+        }
         #expect(deck.elementsToPrepare(in: opening).isEmpty, "the page is open: nothing more to prepare")
     }
 

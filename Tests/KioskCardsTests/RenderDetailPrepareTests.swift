@@ -72,6 +72,7 @@ import Testing
         var s = Setup()
         let down = s.touch(.began)
         let page = try #require(s.deck.elementsToPrepare(in: down).first)
+        #expect(page.id.hasPrefix("detail:"))
         s.idle(down)
         #expect(s.preparer.waitUntilIdle())
         let standIns = s.renderer.stats.placeholderFrames
@@ -94,6 +95,7 @@ import Testing
             let d = RenderFixtures.difference(s.buffer, direct, threshold: 1)
             #expect(d.maxChannel <= 1, "max difference \(d.maxChannel)")
             #expect(s.renderer.lastFrame.isDisjoint(with: [.standInDrawn, .standInShown, .flatStandIn]))
+            #expect(s.renderer.stats.surfaceRenders == drawnHere, "the page's controls were prepared too")
         }
     }
 

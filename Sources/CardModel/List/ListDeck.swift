@@ -496,15 +496,16 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         attractSince = start
     }
 
-    /// While a finger rests on a row and may still tap it, that row's detail page as the
-    /// frame that opens it shows it (just off the right edge, with its sliding shadow): a tap
-    /// then opens a page already drawn, and the opening frame draws no stand-in of the whole
-    /// screen (`bench --worst`). Empty otherwise: once the touch scrolls or swipes, or caught a
+    /// While a finger rests on a row and may still tap it, that row's detail page and its
+    /// back and Delete controls as the frame that opens it shows them (just off the right
+    /// edge, the page with its sliding shadow), page first: a tap then opens a page already
+    /// drawn, and the opening frame draws no stand-in of the whole screen and lays out no
+    /// text (`bench --worst`). Empty otherwise: once the touch scrolls or swipes, or caught a
     /// moving list (no tap then), the page is no longer wanted. Rows are drawn as they scroll
     /// into view. `scene` is not needed: the touch in progress decides.
     public func elementsToPrepare(in scene: Scene) -> [SceneElement] {
         guard let card = cardUnderPendingTap else { return [] }
-        return [detailPageElement(card, slide: layout.screen.width)]
+        return detailPageElements(card, slide: layout.screen.width)
     }
 
     /// The row a finger is down on, not yet moved past the slop, while a tap would open it.
@@ -592,30 +593,29 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
             out += rowElements(d.card, frame: frame, x: d.swipe.value(at: t), opacity: 1, z: 8)
         }
         if let detail {
-            let x = detail.slide.value(at: t)
-            out.append(detailPageElement(detail.card, slide: x))
-            out.append(
-                SceneElement(
-                    id: "button:back", kind: .button(.back), frame: layout.backButton,
-                    transform: Transform(translation: Point(x: x, y: 0)), zIndex: 401))
-            out.append(
-                SceneElement(
-                    id: "button:detail-delete", kind: .wordButton(.remove, label: deleteLabel),
-                    frame: layout.detailDeleteButton, transform: Transform(translation: Point(x: x, y: 0)),
-                    zIndex: 401))
+            out += detailPageElements(detail.card, slide: detail.slide.value(at: t))
         }
         return out
     }
 
-    /// `card`'s detail page slid `x` points to the right (0: open). Its shadow shows while it
-    /// slides; open, the page covers the screen and the shadow lies wholly off it, so the page
-    /// keeps it: one image serves the page's whole life (a second, shadowless one cost a
-    /// whole-screen image and its arrival frame when the page came to rest, `bench --worst`).
-    private func detailPageElement(_ card: Card, slide x: Double) -> SceneElement {
-        SceneElement(
-            id: "detail:" + card.id, kind: .detailPage(card, backTitle: title),
-            frame: Rect(origin: .zero, size: layout.screen),
-            transform: Transform(translation: Point(x: x, y: 0)), shadowRadius: Self.detailShadow, zIndex: 400)
+    /// `card`'s detail page slid `x` points to the right (0: open), with its back and Delete
+    /// controls. Its shadow shows while it slides; open, the page covers the screen and the
+    /// shadow lies wholly off it, so the page keeps it: one image serves the page's whole life
+    /// (a second, shadowless one cost a whole-screen image and its arrival frame when the page
+    /// came to rest, `bench --worst`).
+    private func detailPageElements(_ card: Card, slide x: Double) -> [SceneElement] {
+        let slid = Transform(translation: Point(x: x, y: 0))
+        return [
+            SceneElement(
+                id: "detail:" + card.id, kind: .detailPage(card, backTitle: title),
+                frame: Rect(origin: .zero, size: layout.screen), transform: slid, shadowRadius: Self.detailShadow,
+                zIndex: 400),
+            SceneElement(
+                id: "button:back", kind: .button(.back), frame: layout.backButton, transform: slid, zIndex: 401),
+            SceneElement(
+                id: "button:detail-delete", kind: .wordButton(.remove, label: deleteLabel),
+                frame: layout.detailDeleteButton, transform: slid, zIndex: 401),
+        ]
     }
 
     /// The detail page's shadow radius in points.
