@@ -78,6 +78,16 @@ package final class ElementPreparer: Sendable {
         return true
     }
 
+    /// Takes `key` off the queue if the thread has not begun drawing it; whether it did.
+    func cancel(_ key: SurfaceCache.Key) -> Bool {
+        core.state.withLock { s in
+            guard let i = s.jobs.firstIndex(where: { $0.key == key }) else { return false }
+            s.jobs.remove(at: i)
+            s.inFlight.remove(key)
+            return true
+        }
+    }
+
     /// Whether `key` is queued or being drawn.
     func isPending(_ key: SurfaceCache.Key) -> Bool { core.state.withLock { $0.inFlight.contains(key) } }
 

@@ -48,12 +48,15 @@ package final class SceneRenderer {
         package static let standInShown = FrameWork(rawValue: 1 << 5)
         /// Nothing changed: no pixel written.
         package static let unchanged = FrameWork(rawValue: 1 << 6)
+        /// A detail page not yet prepared was shown as a flat fill of its colour (no image).
+        package static let flatStandIn = FrameWork(rawValue: 1 << 7)
 
         /// Each kind with its name, most costly first (`bench --worst` prints these).
         package static let names: [(FrameWork, String)] = [
             (.adoptedPrepared, "prepared images arrived"), (.wholeScreen, "whole screen"),
             (.layerRebuilt, "still layer rebuilt"), (.imageDrawn, "image drawn in the frame"),
-            (.standInDrawn, "stand-in drawn"), (.standInShown, "stand-in shown"), (.unchanged, "unchanged"),
+            (.standInDrawn, "stand-in drawn"), (.standInShown, "stand-in shown"), (.flatStandIn, "flat stand-in"),
+            (.unchanged, "unchanged"),
         ]
 
         /// "still layer rebuilt, stand-in drawn"; "composed" when the frame only restored the
@@ -85,6 +88,11 @@ package final class SceneRenderer {
     private var frameUsedStandIn = false
     /// Where elements that showed stand-ins get their prepared images: damaged in the next frame.
     private var adoptedDamage = PixelRect.empty
+    /// Images `prepare` asked the preparation thread for that no frame has shown yet: what
+    /// `discardPreparedAhead` drops (a list's detail page once the touch became a swipe).
+    private var preparedAhead: Set<SurfaceCache.Key> = []
+    /// Discarded while the thread was drawing them: dropped when they arrive.
+    private var discardedInFlight: Set<SurfaceCache.Key> = []
 
     private var surfaces: SurfaceCache
     private let layer: StillLayer
@@ -137,12 +145,39 @@ package final class SceneRenderer {
     /// With a preparer this only queues the image (ahead of need, after what frames need now).
     package func prepare(_ element: SceneElement, background: Color) {
         self.background = background
-        if let preparer, Self.drawnAhead(element.kind) {
+        if let preparer, Self.drawnAhead(element.kind) || Self.preparedOffTheLoop(element.kind) {
             let (key, k) = cacheKey(element)
-            if !surfaces.contains(key) { preparer.request(key, pixelsPerPoint: k, images: images, urgent: false) }
+            discardedInFlight.remove(key)
+            if !surfaces.contains(key), preparer.request(key, pixelsPerPoint: k, images: images, urgent: false) {
+                // Forgotten (not dropped) beyond a bound: the cache's LRU still bounds the bytes.
+                if preparedAhead.count >= 64 { preparedAhead.removeAll() }
+                preparedAhead.insert(key)
+            }
             return
         }
         _ = placed(element, frameStart: surfaces.now)
+    }
+
+    /// Drops what `prepare` asked for that no frame has shown since: queued images are not
+    /// drawn, finished ones leave the cache, one being drawn is dropped when it arrives. The
+    /// app calls it when the deck no longer lists anything to prepare (a list whose touch
+    /// scrolled or swiped instead of tapping the row whose detail page was prepared).
+    package func discardPreparedAhead() {
+        guard !preparedAhead.isEmpty else { return }
+        for key in preparedAhead {
+            if surfaces.remove(key) { continue }
+            // Being drawn, or finished and not yet taken in.
+            if let preparer, !preparer.cancel(key) { discardedInFlight.insert(key) }
+        }
+        preparedAhead.removeAll()
+    }
+
+    /// Whether `element`'s image is cached (drawn or prepared) as a frame would show it now.
+    package func isCached(_ element: SceneElement, background: Color) -> Bool {
+        let saved = self.background
+        self.background = background
+        defer { self.background = saved }
+        return surfaces.contains(cacheKey(element).0)
     }
 
     /// Kinds worth drawing on the preparation thread: whole cards and pages (text, gradient,
@@ -152,6 +187,16 @@ package final class SceneRenderer {
     static func drawnAhead(_ kind: ElementKind) -> Bool {
         switch kind.unmirrored {
         case .card, .detailPage, .stamp: true
+        default: false
+        }
+    }
+
+    /// Kinds drawn in the frame when a frame needs them first, but on the preparation thread
+    /// when prepared ahead: the controls with text a detail page opens with (their layout
+    /// was most of the frame that opens a prepared page).
+    static func preparedOffTheLoop(_ kind: ElementKind) -> Bool {
+        switch kind.unmirrored {
+        case .button, .wordButton: true
         default: false
         }
     }
@@ -168,6 +213,7 @@ package final class SceneRenderer {
     private func adoptPrepared(_ preparer: ElementPreparer) {
         var replaced: Set<SurfaceCache.Key> = []
         for done in preparer.takeFinished() {
+            if discardedInFlight.remove(done.key) != nil { continue }
             guard let image = done.image else { continue }
             surfaces.insert(image, for: done.key, imagePending: done.imagePending, protectedSince: surfaces.now)
             if standInsShown.remove(done.key) != nil { replaced.insert(done.key) }
@@ -233,41 +279,91 @@ package final class SceneRenderer {
         var moving: [Moving] = []
         for element in elements[still...] {
             let box = pixels(element.bounds).intersection(damage)
-            guard !box.isEmpty, element.opacity > 0, let (image, placement) = placed(element, frameStart: frameStart)
-            else { continue }
+            guard !box.isEmpty, element.opacity > 0 else { continue }
+            if let fill = flatStandIn(element) {
+                let rect = fill.rect.intersection(damage)
+                if !rect.isEmpty { moving.append(Moving(fill: fill.colour, box: rect)) }
+                continue
+            }
+            guard let (image, placement) = placed(element, frameStart: frameStart) else { continue }
             moving.append(Moving(image: image, placement: placement, opacity: element.opacity, box: box))
         }
         guard let lowest = moving.first else {
             layer.copy(damage, to: target)
             return damage
         }
-        if lowest.placement.offset == nil {
+        if let image = lowest.image, lowest.placement.offset == nil {
             // A turned card (a drag): restore the layer and draw it in one pass.
             Compositor.draw(
-                lowest.image, at: lowest.placement, opacity: lowest.opacity, into: Compositor.Rows(target),
+                image, at: lowest.placement, opacity: lowest.opacity, into: Compositor.Rows(target),
                 base: layer.base, clip: damage, kernel: kernel)
-            for m in moving.dropFirst() {
-                Compositor.draw(
-                    m.image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box, kernel: kernel)
-            }
+            for m in moving.dropFirst() { draw(m, into: target) }
         } else {
             // Unturned elements (rows, bars): restore the layer only where no opaque part of
             // a moving element will cover it, then draw them all.
             restore(damage, from: layer, into: target, except: moving)
-            for m in moving {
-                Compositor.draw(
-                    m.image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box, kernel: kernel)
-            }
+            for m in moving { draw(m, into: target) }
         }
         return damage
     }
 
-    /// An element drawn this frame over the layer.
+    /// An element drawn this frame over the layer: its cached image, or a flat stand-in.
     private struct Moving {
-        var image: ElementImage
+        /// nil: `box` filled with `fill`.
+        var image: ElementImage?
         var placement: Placement
         var opacity: Double
         var box: PixelRect
+        var fill: UInt32 = 0
+
+        init(image: ElementImage, placement: Placement, opacity: Double, box: PixelRect) {
+            (self.image, self.placement, self.opacity, self.box) = (image, placement, opacity, box)
+        }
+
+        init(fill: UInt32, box: PixelRect) {
+            let none = Placement(anchorX: 0, anchorY: 0, centerX: 0, centerY: 0, rotation: 0, scale: 1)
+            (self.image, self.placement, self.opacity, self.box, self.fill) = (nil, none, 1, box, fill)
+        }
+    }
+
+    private func draw(_ m: Moving, into target: PixelBuffer) {
+        guard let image = m.image else {
+            let rows = Compositor.Rows(target)
+            for y in m.box.y..<m.box.maxY { (rows.row(y) + m.box.x).update(repeating: m.fill, count: m.box.width) }
+            return
+        }
+        Compositor.draw(
+            image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box, kernel: kernel)
+    }
+
+    /// A detail page whose image the preparation thread has not finished (a tap quicker than
+    /// it, the page prepared at touch-down): its colour filled over its rectangle, the image
+    /// asked for first. The plain stand-in it replaces was a whole-screen image drawn with
+    /// cairo and measured in the frame (29.6 M instructions at 1920×1080, `bench --worst`);
+    /// the fill writes the pixels a placed image would. nil for anything else, or when an
+    /// image (the page's own, or another stand-in) is cached.
+    private func flatStandIn(_ element: SceneElement) -> (colour: UInt32, rect: PixelRect)? {
+        guard case .detailPage(let card, _) = element.kind.unmirrored, let preparer, element.opacity >= 1,
+            element.transform.rotation == 0, element.transform.scale == 1
+        else { return nil }
+        let (key, k) = cacheKey(element)
+        if surfaces.contains(key) { return nil }
+        if !preparedAhead.isEmpty { preparedAhead.remove(key) }
+        if !discardedInFlight.isEmpty { discardedInFlight.remove(key) }
+        guard surfaces.closest(to: key) == nil, preparer.request(key, pixelsPerPoint: k, images: images, urgent: true)
+        else { return nil }
+        standInsShown.insert(key)
+        frameUsedStandIn = true
+        lastFrame.insert(.flatStandIn)
+        let f = element.frame
+        let t = element.transform.translation
+        let x0 = Int(((f.minX + t.x) * scale).rounded())
+        let y0 = Int(((f.minY + t.y) * scale).rounded())
+        let x1 = Int(((f.maxX + t.x) * scale).rounded())
+        let y1 = Int(((f.maxY + t.y) * scale).rounded())
+        let rect = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0).intersection(
+            PixelRect(x: 0, y: 0, width: pixelWidth, height: pixelHeight))
+        return (Self.xrgb(card.color), rect)
     }
 
     /// Copies `rect` from `layer`, skipping on each row the opaque runs of the unturned,
@@ -275,17 +371,19 @@ package final class SceneRenderer {
     private func restore(_ rect: PixelRect, from layer: StillLayer, into target: PixelBuffer, except covers: [Moving]) {
         // Plain values for the row loop: (x, y, height, row extents).
         let spans: [(x: Int, y: Int, height: Int, rows: UnsafePointer<RowExtent>)] = covers.compactMap { c in
-            guard c.opacity >= 1, let o = c.placement.offset else { return nil }
-            return (o.x, o.y, c.image.image.height, UnsafePointer(c.image.rows))
+            guard c.opacity >= 1, let image = c.image, let o = c.placement.offset else { return nil }
+            return (o.x, o.y, image.image.height, UnsafePointer(image.rows))
         }
+        let fills = covers.filter { $0.image == nil }.map(\.box)
         var runs: [(Int, Int)] = []
-        runs.reserveCapacity(spans.count)
+        runs.reserveCapacity(spans.count + fills.count)
         for y in rect.y..<rect.maxY {
             runs.removeAll(keepingCapacity: true)
             for s in spans where y >= s.y && y < s.y + s.height {
                 let e = s.rows[y - s.y]
                 if e.opaqueEnd > e.opaqueFirst { runs.append((s.x + Int(e.opaqueFirst), s.x + Int(e.opaqueEnd))) }
             }
+            for f in fills where y >= f.y && y < f.maxY { runs.append((f.x, f.maxX)) }
             if runs.count > 1 { runs.sort { $0.0 < $1.0 } }
             var x = rect.x
             for (a, b) in runs {
@@ -360,6 +458,8 @@ package final class SceneRenderer {
         let (key, k) = cacheKey(element)
         let image: ElementImage
         var drawnAt = key
+        if !preparedAhead.isEmpty { preparedAhead.remove(key) }
+        if !discardedInFlight.isEmpty { discardedInFlight.remove(key) }
         if let cached = surfaces.lookup(key) {
             image = cached
         } else if let preparer, Self.drawnAhead(element.kind),

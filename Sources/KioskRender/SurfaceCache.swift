@@ -116,6 +116,13 @@ struct SurfaceCache {
         return dropped
     }
 
+    /// Drops `key`'s image; whether there was one.
+    mutating func remove(_ key: Key) -> Bool {
+        guard let e = entries.removeValue(forKey: key) else { return false }
+        bytes -= e.image.image.byteCount
+        return true
+    }
+
     mutating func removeAll() {
         entries = [:]
         bytes = 0

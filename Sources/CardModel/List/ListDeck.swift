@@ -496,8 +496,24 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         attractSince = start
     }
 
-    /// The list has nothing to draw ahead: its rows are drawn as they scroll into view.
-    public func elementsToPrepare(in scene: Scene) -> [SceneElement] { [] }
+    /// While a finger rests on a row and may still tap it, that row's detail page and its
+    /// back and Delete controls as the frame that opens it shows them (just off the right
+    /// edge, the page with its sliding shadow), page first: a tap then opens a page already
+    /// drawn, and the opening frame draws no stand-in of the whole screen and lays out no
+    /// text (`bench --worst`). Empty otherwise: once the touch scrolls or swipes, or caught a
+    /// moving list (no tap then), the page is no longer wanted. Rows are drawn as they scroll
+    /// into view. `scene` is not needed: the touch in progress decides.
+    public func elementsToPrepare(in scene: Scene) -> [SceneElement] {
+        guard let card = cardUnderPendingTap else { return [] }
+        return detailPageElements(card, slide: layout.screen.width)
+    }
+
+    /// The row a finger is down on, not yet moved past the slop, while a tap would open it.
+    public var cardUnderPendingTap: Card? {
+        guard case .pending(rowID: let rowID?, caughtScroll: false) = grab, detail == nil || detail?.closing == true
+        else { return nil }
+        return rows.first { $0.card.id == rowID }?.card
+    }
 
     private mutating func note(_ t: Instant) {
         for i in rows.indices where rows[i].since == nil { rows[i].since = t }
@@ -577,24 +593,33 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
             out += rowElements(d.card, frame: frame, x: d.swipe.value(at: t), opacity: 1, z: 8)
         }
         if let detail {
-            let x = detail.slide.value(at: t)
-            out.append(
-                SceneElement(
-                    id: "detail:" + detail.card.id, kind: .detailPage(detail.card, backTitle: title),
-                    frame: Rect(origin: .zero, size: layout.screen),
-                    transform: Transform(translation: Point(x: x, y: 0)), shadowRadius: x > 0 ? 8 : 0, zIndex: 400))
-            out.append(
-                SceneElement(
-                    id: "button:back", kind: .button(.back), frame: layout.backButton,
-                    transform: Transform(translation: Point(x: x, y: 0)), zIndex: 401))
-            out.append(
-                SceneElement(
-                    id: "button:detail-delete", kind: .wordButton(.remove, label: deleteLabel),
-                    frame: layout.detailDeleteButton, transform: Transform(translation: Point(x: x, y: 0)),
-                    zIndex: 401))
+            out += detailPageElements(detail.card, slide: detail.slide.value(at: t))
         }
         return out
     }
+
+    /// `card`'s detail page slid `x` points to the right (0: open), with its back and Delete
+    /// controls. Its shadow shows while it slides; open, the page covers the screen and the
+    /// shadow lies wholly off it, so the page keeps it: one image serves the page's whole life
+    /// (a second, shadowless one cost a whole-screen image and its arrival frame when the page
+    /// came to rest, `bench --worst`).
+    private func detailPageElements(_ card: Card, slide x: Double) -> [SceneElement] {
+        let slid = Transform(translation: Point(x: x, y: 0))
+        return [
+            SceneElement(
+                id: "detail:" + card.id, kind: .detailPage(card, backTitle: title),
+                frame: Rect(origin: .zero, size: layout.screen), transform: slid, shadowRadius: Self.detailShadow,
+                zIndex: 400),
+            SceneElement(
+                id: "button:back", kind: .button(.back), frame: layout.backButton, transform: slid, zIndex: 401),
+            SceneElement(
+                id: "button:detail-delete", kind: .wordButton(.remove, label: deleteLabel),
+                frame: layout.detailDeleteButton, transform: slid, zIndex: 401),
+        ]
+    }
+
+    /// The detail page's shadow radius in points.
+    public static let detailShadow = 8.0
 
     /// A row and, while it is swiped left, the delete area it uncovers.
     private func rowElements(_ card: Card, frame: Rect, x: Double, opacity: Double, z: Int) -> [SceneElement] {

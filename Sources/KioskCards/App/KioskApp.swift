@@ -542,10 +542,17 @@ final class KioskApp {
     }
 
     /// While idle, draws what the deck says its next gesture will show into the renderer's
-    /// cache (once per top card).
+    /// cache (once per top card). Idle includes a finger resting on a list's row: its detail
+    /// page is prepared then. When the deck lists nothing (that touch scrolled or swiped
+    /// instead), what was prepared and never shown is discarded.
     private func prepareNextCards(after scene: Scene) {
         let elements = deck.elementsToPrepare(in: scene)
-        guard let top = elements.first, top.id != preparedCardID else { return }
+        guard let top = elements.first else {
+            surface.renderer.discardPreparedAhead()
+            preparedCardID = nil
+            return
+        }
+        guard top.id != preparedCardID else { return }
         for e in elements { surface.renderer.prepare(e, background: scene.background) }
         preparedCardID = top.id
     }

@@ -93,6 +93,8 @@ struct FramePipeline {
     var prepare: (SceneElement, Color) -> Void
     /// The end of an idle moment: background preparation has had its time.
     var idle: () -> Void = {}
+    /// An idle moment with nothing to prepare: what was prepared and never shown goes.
+    var discard: () -> Void = {}
     /// Frames that showed a stand-in for an image still being prepared.
     var standIns: () -> Int = { 0 }
     /// What the last frame did (the real pipeline only).
@@ -193,7 +195,8 @@ enum Bench {
             let r = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: scale, images: images, preparer: preparer)
             return FramePipeline(
                 render: { r.render($0, into: $1) }, prepare: { r.prepare($0, background: $1) },
-                idle: { preparer.waitUntilIdle() }, standIns: { r.stats.placeholderFrames }, work: { r.lastFrame })
+                idle: { preparer.waitUntilIdle() }, discard: { r.discardPreparedAhead() },
+                standIns: { r.stats.placeholderFrames }, work: { r.lastFrame })
         case "cairo-redraw":
             let r = NaiveRenderer(scale: scale, images: images, cacheShadows: true)
             return FramePipeline(render: { r.render($0, into: $1) }, prepare: { _, _ in })
@@ -213,6 +216,7 @@ enum Bench {
         for step in steps {
             switch step {
             case .idle(let elements):
+                if elements.isEmpty { pipeline.discard() }
                 for e in elements { pipeline.prepare(e, first.background) }
                 pipeline.idle()
             case .frame(let scene):

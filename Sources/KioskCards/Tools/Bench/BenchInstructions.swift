@@ -100,6 +100,7 @@ enum BenchInstructions {
         for step in steps {
             switch step {
             case .idle(let elements):
+                if elements.isEmpty { renderer.discardPreparedAhead() }
                 for e in elements { renderer.prepare(e, background: first.background) }
                 preparer.waitUntilIdle()
             case .frame(let scene):
