@@ -119,7 +119,9 @@ extension Compositor {
     /// (`rowStart`, computed as `draw` computes it for the row it draws). A sample whose four taps
     /// are opaque is opaque (the weights add up to 256), so the columns whose taps lie in both
     /// rows' longest opaque runs follow in integers, each end one division.
-    static func opaqueSpans(_ source: ElementImage, at p: Placement, opacity: Double, clip: PixelRect, bounds: PixelRect)
+    static func opaqueSpans(
+        _ source: ElementImage, at p: Placement, opacity: Double, clip: PixelRect, bounds: PixelRect
+    )
         -> Hidden?
     {
         guard (opacity * 256).rounded() >= 256 else { return nil }

@@ -272,7 +272,8 @@ package enum Compositor {
                         // Fully opaque run: a plain copy; the rest blends.
                         let a = min(max(from, o.x + Int(extent.opaqueFirst)), to)
                         let b = max(min(to, o.x + Int(extent.opaqueEnd)), a)
-                        under.split(from, a) { p, q, u in blendRow(row, dst: dst, under: u, from: p, to: q, simd: simd) }
+                        under.split(from, a) { p, q, u in blendRow(row, dst: dst, under: u, from: p, to: q, simd: simd)
+                        }
                         (dst + a).update(from: row + a, count: b - a)
                         under.split(b, to) { p, q, u in blendRow(row, dst: dst, under: u, from: p, to: q, simd: simd) }
                     } else if simd {
