@@ -25,10 +25,12 @@ extension Compositor {
     ///   blends to `under` unchanged, a copy.
     @inline(never) static func drawTurnedRowSIMD(
         _ src: UnsafePointer<UInt32>, stride sw: Int, runs: UnsafePointer<RowRun>, _ p: Placement, y: Int,
-        dst: UnsafeMutablePointer<UInt32>, under: Under, from x0: Int, to x1: Int, opacity op: UInt64?,
-        content: SampleBounds?
+        row: Range<Int>, dst: UnsafeMutablePointer<UInt32>, under: Under, from x0: Int, to x1: Int,
+        opacity op: UInt64?, content: SampleBounds?
     ) {
-        guard let start = rowStart(p, y: y, from: x0, to: x1) else {
+        // `x0..<x1` is the part of the row `row` drawn (the rest hidden under an opaque element
+        // drawn later, `Compositor.Hidden`); its samples step from the row's start.
+        guard let start = rowStart(p, y: y, from: row.lowerBound, to: row.upperBound, at: x0) else {
             // Every sample transparent: the row blends to what is under it.
             copyUnder(under, to: dst, from: x0, to: x1)
             return

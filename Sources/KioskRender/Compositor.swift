@@ -196,18 +196,19 @@ package enum Compositor {
     /// Turned or scaled placements sample bilinearly.
     static func draw(
         _ source: ElementImage, at placement: Placement, opacity: Double, into target: PixelBuffer,
-        base: PixelBuffer?, clip: PixelRect, kernel: Kernel = .standard
+        base: PixelBuffer?, clip: PixelRect, hidden: Hidden? = nil, kernel: Kernel = .standard
     ) {
         draw(
             source, at: placement, opacity: opacity, into: Rows(target), base: base.map(Base.init), clip: clip,
-            kernel: kernel)
+            hidden: hidden, kernel: kernel)
     }
 
     /// `draw` into rows in screen coordinates (a whole buffer or a window of the screen) over
-    /// a base that may be a window plus a flat colour.
+    /// a base that may be a window plus a flat colour. Pixels in `hidden` (covered opaquely by
+    /// elements drawn later) are left as they are: not restored, not drawn.
     static func draw(
         _ source: ElementImage, at placement: Placement, opacity: Double, into target: Rows, base: Base?,
-        clip: PixelRect, kernel: Kernel = .standard
+        clip: PixelRect, hidden: Hidden? = nil, kernel: Kernel = .standard
     ) {
         let simd = kernel == .simd
         let clip = clip.intersection(target.bounds)
@@ -225,6 +226,7 @@ package enum Compositor {
         defer { scratch.deallocate() }
         // Where the SIMD kernel's turned samples can be other than transparent.
         let content = simd && placement.offset == nil ? Self.sampleBounds(source) : nil
+        let hidden = hidden ?? .none
         for y in clip.y..<clip.maxY {
             let dst = target.row(y)
             let under = Under(base, y: y, dst: dst)
@@ -247,41 +249,55 @@ package enum Compositor {
                 x1 = min(x1, span.upperBound)
             }
             if x1 <= x0 {
-                if copying { under.split(clip.x, clip.maxX) { a, b, u in (dst + a).update(from: u + a, count: b - a) } }
+                if copying {
+                    hidden.visible(y, clip.x, clip.maxX) { a, b in
+                        under.split(a, b) { a, b, u in (dst + a).update(from: u + a, count: b - a) }
+                    }
+                }
                 continue
             }
             if copying {
-                under.split(clip.x, x0) { a, b, u in (dst + a).update(from: u + a, count: b - a) }
-                under.split(x1, clip.maxX) { a, b, u in (dst + a).update(from: u + a, count: b - a) }
-            }
-            if let o = placement.offset {
-                let row = src + (y - o.y) * sw - o.x
-                if op >= 256 {
-                    // Fully opaque run: a plain copy; the rest blends.
-                    let a = min(max(x0, o.x + Int(extent.opaqueFirst)), x1)
-                    let b = max(min(x1, o.x + Int(extent.opaqueEnd)), a)
-                    under.split(x0, a) { p, q, u in blendRow(row, dst: dst, under: u, from: p, to: q, simd: simd) }
-                    (dst + a).update(from: row + a, count: b - a)
-                    under.split(b, x1) { p, q, u in blendRow(row, dst: dst, under: u, from: p, to: q, simd: simd) }
-                } else if simd {
-                    under.split(x0, x1) { p, q, u in
-                        fadeRowSIMD(row, dst: dst, under: u, from: p, to: q, opacity: op)
-                    }
-                } else {
-                    under.split(x0, x1) { p, q, u in fadeRow(row, dst: dst, under: u, from: p, to: q, opacity: op) }
+                hidden.visible(y, clip.x, x0) { a, b in
+                    under.split(a, b) { a, b, u in (dst + a).update(from: u + a, count: b - a) }
                 }
-            } else if simd {
-                // Sampled, faded and blended in one pass (`drawTurnedRowSIMD`).
-                drawTurnedRowSIMD(
-                    src, stride: sw, runs: source.runs, placement, y: y, dst: dst, under: under, from: x0, to: x1,
-                    opacity: op >= 256 ? nil : op, content: content)
-            } else {
-                let sampled = scratch - x0
-                sampleRow(
-                    src, stride: sw, runs: source.runs, placement, y: y, into: sampled, from: x0, to: x1,
-                    opacity: op >= 256 ? nil : op)
-                under.split(x0, x1) { p, q, u in
-                    blendRow(UnsafePointer(sampled), dst: dst, under: u, from: p, to: q, simd: false)
+                hidden.visible(y, x1, clip.maxX) { a, b in
+                    under.split(a, b) { a, b, u in (dst + a).update(from: u + a, count: b - a) }
+                }
+            }
+            // The parts of x0..<x1 that show; a turned row's samples step from x0 in each.
+            hidden.visible(y, x0, x1) { from, to in
+                if let o = placement.offset {
+                    let row = src + (y - o.y) * sw - o.x
+                    if op >= 256 {
+                        // Fully opaque run: a plain copy; the rest blends.
+                        let a = min(max(from, o.x + Int(extent.opaqueFirst)), to)
+                        let b = max(min(to, o.x + Int(extent.opaqueEnd)), a)
+                        under.split(from, a) { p, q, u in blendRow(row, dst: dst, under: u, from: p, to: q, simd: simd)
+                        }
+                        (dst + a).update(from: row + a, count: b - a)
+                        under.split(b, to) { p, q, u in blendRow(row, dst: dst, under: u, from: p, to: q, simd: simd) }
+                    } else if simd {
+                        under.split(from, to) { p, q, u in
+                            fadeRowSIMD(row, dst: dst, under: u, from: p, to: q, opacity: op)
+                        }
+                    } else {
+                        under.split(from, to) { p, q, u in
+                            fadeRow(row, dst: dst, under: u, from: p, to: q, opacity: op)
+                        }
+                    }
+                } else if simd {
+                    // Sampled, faded and blended in one pass (`drawTurnedRowSIMD`).
+                    drawTurnedRowSIMD(
+                        src, stride: sw, runs: source.runs, placement, y: y, row: x0..<x1, dst: dst, under: under,
+                        from: from, to: to, opacity: op >= 256 ? nil : op, content: content)
+                } else {
+                    let sampled = scratch - from
+                    sampleRow(
+                        src, stride: sw, runs: source.runs, placement, y: y, row: x0..<x1, into: sampled, from: from,
+                        to: to, opacity: op >= 256 ? nil : op)
+                    under.split(from, to) { p, q, u in
+                        blendRow(UnsafePointer(sampled), dst: dst, under: u, from: p, to: q, simd: false)
+                    }
                 }
             }
         }
@@ -430,14 +446,14 @@ package enum Compositor {
         return last >= first ? first..<(last + 1) : 0..<0
     }
 
-    /// One turned or scaled row, sampled bilinearly with 8-bit weights into `out[x0..<x1]`
-    /// (premultiplied). The span keeps every tap inside the image (checked at both ends;
-    /// positions are linear in x).
+    /// Part `x0..<x1` of one turned or scaled row `row`, sampled bilinearly with 8-bit weights
+    /// into `out[x0..<x1]` (premultiplied), the samples stepping from the row's start. The span
+    /// keeps every tap inside the image (checked at both ends; positions are linear in x).
     @inline(never) private static func sampleRow(
         _ src: UnsafePointer<UInt32>, stride sw: Int, runs: UnsafePointer<RowRun>, _ p: Placement, y: Int,
-        into out: UnsafeMutablePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64?
+        row: Range<Int>, into out: UnsafeMutablePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64?
     ) {
-        guard let start = rowStart(p, y: y, from: x0, to: x1) else {
+        guard let start = rowStart(p, y: y, from: row.lowerBound, to: row.upperBound, at: x0) else {
             (out + x0).update(repeating: 0, count: x1 - x0)
             return
         }
@@ -628,5 +644,15 @@ extension Compositor {
         let n = x1 - x0 - 1
         guard u >= 0, v >= 0, u + du * n >= 0, v + dv * n >= 0 else { return nil }
         return (u, v, du, dv)
+    }
+
+    /// `rowStart` of the row `x0..<x1`, advanced to its pixel `x`: a part of a row drawn alone
+    /// samples where the whole row would.
+    @inline(__always)
+    static func rowStart(_ p: Placement, y: Int, from x0: Int, to x1: Int, at x: Int) -> (
+        u: Int, v: Int, du: Int, dv: Int
+    )? {
+        guard let s = rowStart(p, y: y, from: x0, to: x1) else { return nil }
+        return (s.u &+ s.du &* (x &- x0), s.v &+ s.dv &* (x &- x0), s.du, s.dv)
     }
 }

@@ -27,6 +27,9 @@ package final class SceneRenderer {
         var pixelsWritten = 0
         /// Frames that showed a stand-in for an element the preparation thread was still drawing.
         package var placeholderFrames = 0
+        /// Frames in which a moving element left pixels undrawn that one drawn later covers
+        /// opaquely (`Compositor.Hidden`).
+        var framesWithHidden = 0
     }
 
     /// What a frame did beyond restoring the layer and placing cached images: the bench names
@@ -292,20 +295,39 @@ package final class SceneRenderer {
             layer.copy(damage, to: target)
             return damage
         }
-        if let image = lowest.image, lowest.placement.offset == nil {
-            // A turned card (a drag): restore the layer and draw it in one pass.
+        let turned = lowest.image != nil && lowest.placement.offset == nil
+        // What each element need not draw: pixels an element above covers opaquely (none when a
+        // flat stand-in moves: it is no cover, and a cover's layers need images).
+        let images = moving.compactMap(\.image)
+        let hidden =
+            skipsHidden && images.count == moving.count
+            ? Compositor.hidden(
+                zip(images, moving).enumerated().map { i, pair in
+                    Compositor.Layer(
+                        image: pair.0, placement: pair.1.placement, opacity: pair.1.opacity,
+                        clip: i == 0 && turned ? damage : pair.1.box)
+                }, bounds: target.bounds) : []
+        if hidden.contains(where: { $0 != nil }) { stats.framesWithHidden += 1 }
+        func hiddenOf(_ i: Int) -> Compositor.Hidden? { i < hidden.count ? hidden[i] : nil }
+        if turned, let image = lowest.image {
+            // A turned or scaled card (a drag, a swipe's close-up): restore the layer and draw
+            // it in one pass.
             Compositor.draw(
                 image, at: lowest.placement, opacity: lowest.opacity, into: Compositor.Rows(target),
-                base: layer.base, clip: damage, kernel: kernel)
-            for m in moving.dropFirst() { draw(m, into: target) }
+                base: layer.base, clip: damage, hidden: hiddenOf(0), kernel: kernel)
+            for (i, m) in moving.enumerated().dropFirst() { draw(m, into: target, hidden: hiddenOf(i)) }
         } else {
             // Unturned elements (rows, bars): restore the layer only where no opaque part of
             // a moving element will cover it, then draw them all.
             restore(damage, from: layer, into: target, except: moving)
-            for m in moving { draw(m, into: target) }
+            for (i, m) in moving.enumerated() { draw(m, into: target, hidden: hiddenOf(i)) }
         }
         return damage
     }
+
+    /// Leave pixels that a moving element drawn later covers opaquely undrawn (the same pixels;
+    /// tests compare the renderer with and without it).
+    var skipsHidden = true
 
     /// An element drawn this frame over the layer: its cached image, or a flat stand-in.
     private struct Moving {
@@ -326,14 +348,15 @@ package final class SceneRenderer {
         }
     }
 
-    private func draw(_ m: Moving, into target: PixelBuffer) {
+    private func draw(_ m: Moving, into target: PixelBuffer, hidden: Compositor.Hidden? = nil) {
         guard let image = m.image else {
             let rows = Compositor.Rows(target)
             for y in m.box.y..<m.box.maxY { (rows.row(y) + m.box.x).update(repeating: m.fill, count: m.box.width) }
             return
         }
         Compositor.draw(
-            image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box, kernel: kernel)
+            image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box, hidden: hidden,
+            kernel: kernel)
     }
 
     /// A detail page whose image the preparation thread has not finished (a tap quicker than
