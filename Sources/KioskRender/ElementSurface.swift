@@ -41,13 +41,17 @@ package enum ElementSurface {
     }
 
     /// Draws `kind` (frame `size` in points) with a shadow of `shadowRadius` points at
-    /// `pixelsPerPoint`; nil when the image cannot be allocated.
+    /// `pixelsPerPoint`; nil when the image cannot be allocated. `masks`: where its shadow's mask
+    /// is looked up and kept (tests pass their own, apart from other tests running at once).
     static func render(
-        _ kind: ElementKind, size: Size, shadowRadius: Double, pixelsPerPoint k: Double, painter: ElementPainter
+        _ kind: ElementKind, size: Size, shadowRadius: Double, pixelsPerPoint k: Double, painter: ElementPainter,
+        masks: ShadowMasks = .shared
     ) -> ElementImage? {
         let l = layout(for: size, shadowRadius: shadowRadius, pixelsPerPoint: k)
         guard let image = CairoImage(width: l.width, height: l.height) else { return nil }
-        if shadowRadius > 0, let mask = shadowAlpha(kind, size: size, radius: shadowRadius, k: k, layout: l) {
+        if shadowRadius > 0,
+            let mask = shadowAlpha(kind, size: size, radius: shadowRadius, k: k, layout: l, masks: masks)
+        {
             paintShadow(mask, into: image)
         }
         image.draw { cr in
@@ -61,11 +65,13 @@ package enum ElementSurface {
     /// The shadow's alpha over the element's image (`layout`'s size, one byte a pixel, rows
     /// `l.width` apart): the outline moved down by the shadow's offset, blurred. Cards of one
     /// size share one (`ShadowMasks`): the blur is a large part of a card's drawing time.
-    static func shadowAlpha(_ kind: ElementKind, size: Size, radius: Double, k: Double, layout l: Layout) -> [UInt8]? {
+    static func shadowAlpha(
+        _ kind: ElementKind, size: Size, radius: Double, k: Double, layout l: Layout, masks: ShadowMasks = .shared
+    ) -> [UInt8]? {
         let key = ShadowMasks.Key(
             width: l.width, height: l.height, originX: l.originX, originY: l.originY, size: size, radius: radius, k: k,
             corner: ElementPainter.cornerRadius(kind))
-        if let cached = ShadowMasks.shared.mask(key) { return cached }
+        if let cached = masks.mask(key) { return cached }
         guard let mask = CairoImage(width: l.width, height: l.height, format: CAIRO_FORMAT_A8) else { return nil }
         // The offset goes into the outline before the blur, so the blurred mask lands on whole
         // pixels (a bilinear shift of the blurred mask, as cairo did, costs more than the blur).
@@ -85,7 +91,7 @@ package enum ElementSurface {
                 (out.baseAddress! + y * l.width).update(from: data + y * mask.stride, count: l.width)
             }
         }
-        ShadowMasks.shared.store(key, bytes)
+        masks.store(key, bytes)
         return bytes
     }
 

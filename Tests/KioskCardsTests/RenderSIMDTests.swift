@@ -300,13 +300,15 @@ import Testing
     /// A card drawn with a shadow mask from `ShadowMasks` is byte-identical to one whose mask
     /// was blurred for it, and a second card of the same size reuses the mask.
     @Test func sharedShadowMaskDrawsTheSameCard() throws {
-        let masks = ShadowMasks.shared
-        masks.removeAll()
+        // Its own masks: the shared ones serve every test running at once (a draw between
+        // these two could evict the mask; qemu-user's slow run showed it).
+        let masks = ShadowMasks(capacity: 4)
         let painter = ElementPainter(background: .white, images: nil)
         let size = Size(width: 161, height: 223)
         func draw(_ card: Card) throws -> [UInt8] {
             let e = try #require(
-                ElementSurface.render(.card(card), size: size, shadowRadius: 18, pixelsPerPoint: 1.7, painter: painter))
+                ElementSurface.render(
+                    .card(card), size: size, shadowRadius: 18, pixelsPerPoint: 1.7, painter: painter, masks: masks))
             return [UInt8](UnsafeRawBufferPointer(start: e.image.data, count: e.image.byteCount))
         }
         let blurred = try draw(BuiltInCards.stack[1])

@@ -193,16 +193,17 @@ import Testing
         }
         let painter = ElementPainter(background: .white)
         for (k, radius) in cases {
-            ShadowMasks.shared.removeAll()
+            // Its own masks, apart from other tests drawing at the same time.
+            let masks = ShadowMasks(capacity: 4)
             let reference = try Self.referenceRender(card, size: size, radius: radius, k: k)
             let fresh = try #require(
                 ElementSurface.render(
-                    .card(card), size: size, shadowRadius: radius, pixelsPerPoint: k, painter: painter))
-            let hits = ShadowMasks.shared.hits
+                    .card(card), size: size, shadowRadius: radius, pixelsPerPoint: k, painter: painter, masks: masks))
+            let hits = masks.hits
             let reused = try #require(
                 ElementSurface.render(
-                    .card(card), size: size, shadowRadius: radius, pixelsPerPoint: k, painter: painter))
-            #expect(ShadowMasks.shared.hits == hits + 1, "k \(k) radius \(radius): the mask was not reused")
+                    .card(card), size: size, shadowRadius: radius, pixelsPerPoint: k, painter: painter, masks: masks))
+            #expect(masks.hits == hits + 1, "k \(k) radius \(radius): the mask was not reused")
             let worst = Self.maxDifference(fresh.image, reference)
             #expect(worst <= Self.tolerance, "k \(k) radius \(radius): a channel differs by \(worst)")
             #expect(Self.maxDifference(fresh.image, reused.image) == 0, "k \(k) radius \(radius)")
