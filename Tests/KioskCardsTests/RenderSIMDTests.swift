@@ -134,7 +134,7 @@ import Testing
                             x: Int(random.next() % 30), y: Int(random.next() % 30),
                             width: w - 30 - Int(random.next() % 30),
                             height: h - 30 - Int(random.next() % 30))
-                        var targets: [PixelBuffer] = []
+                        var out: [[UInt32]] = []
                         for kernel in [Compositor.Kernel.simd, .scalar] {
                             let target = PixelBuffer(width: w, height: h)
                             Compositor.copy(target.bounds, from: base, to: target)
@@ -149,18 +149,9 @@ import Testing
                             Compositor.draw(
                                 source, at: placement, opacity: opacity, into: target, base: overBase ? base : nil,
                                 clip: clip, kernel: kernel)
-                            targets.append(target)
+                            out.append(Self.pixels(of: target))
                         }
-                        // Row by row with memcmp (a debug build's pixel-by-pixel loop is slow); the
-                        // first difference pixel by pixel.
-                        let same = (0..<h).allSatisfy { y in
-                            memcmp(
-                                targets[0].pixels + y * targets[0].stride, targets[1].pixels + y * targets[1].stride,
-                                w * 4) == 0
-                        }
-                        if same { continue }
-                        let out = targets.map { t in (0..<(w * h)).map { t.pixel(x: $0 % w, y: $0 / w) } }
-                        if let i = (0..<(w * h)).first(where: { out[0][$0] != out[1][$0] }) {
+                        if let i = Self.firstDifference(out[0], out[1]) {
                             return
                                 "\(degrees)° ×\(scale) opacity \(opacity) base \(overBase): pixel (\(i % w), \(i / w))"
                                 + " simd \(String(out[0][i], radix: 16)) scalar \(String(out[1][i], radix: 16))"
