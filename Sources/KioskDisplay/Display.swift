@@ -57,8 +57,15 @@ package final class Display {
     /// Called when the connector is unplugged (false) or back (true).
     package var onConnection: ((Bool) -> Void)?
 
-    /// `onFrame` calls: more than flips means frames that presented nothing.
-    private(set) var framesDelivered = 0
+    /// `onFrame` calls. Each one presents a frame that flips, or calls `present` and is
+    /// refused (pacing or a flip in flight: another call follows), or presents nothing.
+    package private(set) var framesDelivered = 0
+    /// `onFrame` calls in which the app called no `present`: it had nothing new to show (input
+    /// that changed no pixel, an animation's last sub-pixel steps). A spinning app shows here
+    /// and in its CPU time, not in its flips.
+    package private(set) var framesWithNothingToShow = 0
+    /// `present` calls refused because pacing said wait or the kernel still had a flip queued.
+    package private(set) var presentsRefused = 0
     /// Completed flips, flips given up by the watchdog, and presents that copied pixels.
     package private(set) var flipCount = 0
     package private(set) var lostFlipCount = 0
@@ -91,6 +98,8 @@ package final class Display {
     private var frameTimer: Int?
     /// When the `onFrame` call in progress began (its cost, up to the flip, paces latching).
     private var frameStartedAt: Instant?
+    /// Whether the `onFrame` call in progress called `present`.
+    private var presentedThisFrame = false
     private var watchdogTimer: Int?
     private var flipSerial: UInt64 = 0
     private var isShutDown = false
@@ -159,9 +168,11 @@ package final class Display {
             return false
         }
         lastFrame = frame
+        presentedThisFrame = true
         guard isShowing else { return false }
         let now = MonotonicClock.now()
         guard pacer.decision(now: now) == .now else {
+            presentsRefused += 1
             requestFrame()
             return false
         }
@@ -181,6 +192,7 @@ package final class Display {
         } catch {
             if error.errno == .busy {
                 // The kernel still has a flip queued (one the watchdog gave up): wait for it.
+                presentsRefused += 1
                 pacer.flipIssued(at: now)
                 armWatchdog()
             } else {
@@ -230,7 +242,9 @@ package final class Display {
         let stamp = pacer.kind == .vblank ? (pacer.lastFlip.map { max($0, instant) } ?? instant) : instant
         framesDelivered += 1
         frameStartedAt = now
+        presentedThisFrame = false
         onFrame?(stamp)
+        if !presentedThisFrame { framesWithNothingToShow += 1 }
         frameStartedAt = nil
     }
 
@@ -398,7 +412,8 @@ package final class Display {
         if flipIntervals.count > 0 {
             Log.info(
                 "display: \(flipIntervals.summary); \(pacer.kind == .vblank ? "vblank-paced" : "timer-paced"); "
-                    + "\(framesDelivered) frame callbacks for \(flipCount) flips")
+                    + "\(framesDelivered) frame callbacks for \(flipCount) flips, "
+                    + "\(framesWithNothingToShow) with nothing new to show, \(presentsRefused) presents refused")
         }
         scanout.close()
         terminal = nil

@@ -210,6 +210,33 @@ import Testing
         display.shutdown()
     }
 
+    /// The display tells apart the frame callbacks that flipped, the presents it refused (a
+    /// flip in flight) and the callbacks in which the app presented nothing (its scene changed
+    /// no pixel): the vkms scenario checks the first two and reports the third.
+    @Test func frameCallbacksThatPresentNothingAndRefusedPresentsAreCounted() throws {
+        let scanout = RecordingScanout()
+        let loop = EventLoop()
+        let display = try Display(scanout: scanout, rotation: nil, loop: loop, takeTerminal: false)
+        let frame = PixelBuffer(width: 4, height: 4)
+        var presentInFrame = false
+        display.onFrame = { _ in if presentInFrame { display.present(frame, damage: frame.bounds) } }
+
+        display.requestFrame()
+        loop.runOnce(maxWait: 1)
+        #expect(display.framesDelivered == 1 && display.framesWithNothingToShow == 1 && display.presentsRefused == 0)
+
+        presentInFrame = true
+        display.requestFrame()
+        loop.runOnce(maxWait: 1)
+        #expect(display.framesDelivered == 2 && display.framesWithNothingToShow == 1, "this one presented")
+        #expect(scanout.shown.count == 1)
+        #expect(!display.present(frame, damage: frame.bounds), "a flip is in flight")
+        #expect(display.presentsRefused == 1)
+        scanout.completeFlip()
+        #expect(display.flipCount == 1)
+        display.shutdown()
+    }
+
     @Test func eachBufferGetsTheDamageItMissedAndARefusedOneIsCopiedWhole() throws {
         let scanout = RecordingScanout()
         let display = try Display(scanout: scanout, rotation: nil, loop: EventLoop(), takeTerminal: false)

@@ -367,7 +367,14 @@ final class KioskApp {
         let rss = RunStats.peakRSSKilobytes()
         Log.info(stats.line(peakRSSKilobytes: rss, now: MonotonicClock.now()))
         if let path = config.statsPath {
-            writeText(stats.json(peakRSSKilobytes: rss, more: display.flipIntervals.jsonFields) + "\n", to: path)
+            writeText(
+                stats.json(
+                    peakRSSKilobytes: rss,
+                    more: display.flipIntervals.jsonFields + [
+                        ("frame_callbacks", String(display.framesDelivered)),
+                        ("frame_callbacks_with_nothing_to_show", String(display.framesWithNothingToShow)),
+                        ("presents_refused", String(display.presentsRefused)),
+                    ]) + "\n", to: path)
         }
     }
 
