@@ -278,7 +278,7 @@ os.execv(sys.argv[1], sys.argv[1:])' "$VM_DIR/preview.sh" --vm-share "$share" --
     run_host_part "$f" "$dir/qmp.sock" "$dir/serial.log" "$share" "$dir" "$size" >"$dir/host.log" 2>&1 ||
       host_status=$?
     # A failed host check need not wait for the guest: stop the VM now.
-    ((host_status == 0)) || qmp --qmp "$dir/qmp.sock" quit >/dev/null 2>&1 || true
+    ((host_status == 0 || host_status == 77)) || qmp --qmp "$dir/qmp.sock" quit >/dev/null 2>&1 || true
   fi
   guest_status=0
   wait "$vm_pid" || guest_status=$?
@@ -287,7 +287,8 @@ os.execv(sys.argv[1], sys.argv[1:])' "$VM_DIR/preview.sh" --vm-share "$share" --
   boot=$(sed -n 's/.*userspace after \([0-9.]*\) s.*/\1/p' "$dir/run-vm.log" | head -n1)
   detail="${seconds} s, userspace after ${boot:-?} s"
 
-  if ((guest_status == 77 && host_status == 0)); then
+  # A guest that skipped ends the host's waits with 77 too (qmp.py wait-serial).
+  if ((guest_status == 77 && (host_status == 0 || host_status == 77))); then
     verdict=SKIP
     echo "SKIP $name ($detail): $(grep -m1 -i 'skip' "$dir/serial.log" | tr -d '\r' || true)"
   elif ((guest_status == 0 && host_status == 0)); then

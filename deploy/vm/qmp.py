@@ -32,6 +32,7 @@ commands take --rotation too. Exit status: 0 ok, 1 check failed, 2 usage or I/O 
 import argparse
 import json
 import os
+import re
 import socket
 import struct
 import sys
@@ -295,6 +296,14 @@ def within(actual, expected, tolerance):
     return all(abs(a - e) <= tolerance for a, e in zip(actual, expected))
 
 
+class GuestEnded(Exception):
+    """The guest's scenario ended before the serial log said what a host check waited for."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
 def wait_serial(log, text, timeout=30.0, count=1):
     """Waits until `text` has appeared `count` times in the serial log; returns the line.
 
@@ -319,6 +328,11 @@ def wait_serial(log, text, timeout=30.0, count=1):
         if len(data) != last_size:
             last_size, last_progress = len(data), now
         said = f"'{text}' appeared {len(lines)} of {count} times in {log}"
+        # The guest's scenario ended (guest/init.sh prints its status, then powers down):
+        # nothing more will come, so say so now instead of waiting out the window.
+        ended = re.search(rb"KIOSK-VM: exit (\d+)", data)
+        if ended:
+            raise GuestEnded(int(ended.group(1)), f"the guest ended (exit {int(ended.group(1))}) first: {said}")
         if now - last_progress > timeout:
             tail = [ln.strip() for ln in data.decode(errors="replace").splitlines() if ln.strip()]
             last = tail[-1][:120] if tail else "(nothing)"
@@ -512,6 +526,10 @@ def _cmd_wait_serial(args):
         raise ValueError("no serial log: pass --serial or set VM_SERIAL")
     try:
         line = wait_serial(args.serial, args.text, args.timeout, args.count)
+    except GuestEnded as error:
+        # A skipped scenario (exit 77) skips its host checks too; any other end fails them.
+        print(f"{'skip' if error.status == 77 else 'FAIL'}: {error}")
+        return 77 if error.status == 77 else 1
     except TimeoutError as error:
         print(f"FAIL {error}")
         return 1
