@@ -82,6 +82,9 @@ package enum EvdevCode {
     static let keyEqual = UInt16(KEY_EQUAL)
     static let keyF1 = UInt16(KEY_F1)
     static let keyHelp = UInt16(KEY_HELP)
+    static let keyF2 = UInt16(KEY_F2)
+    static let keyCompose = UInt16(KEY_COMPOSE)
+    static let keyMenu = UInt16(KEY_MENU)
     static let keyA = UInt16(KEY_A)
     static let keySpace = UInt16(KEY_SPACE)
 

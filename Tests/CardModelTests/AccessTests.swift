@@ -99,7 +99,11 @@ import Testing
         var decisions: [Decision] = []
         var speech: [String] = []
         func select(_ choice: ScanChoice, _ deck: inout D) {
-            let r = deck.perform(deck.command(for: choice), at: t, method: .switchAccess)
+            guard let command = deck.command(for: choice) else {
+                Issue.record("\(choice) is no deck command")
+                return
+            }
+            let r = deck.perform(command, at: t, method: .switchAccess)
             decisions += r.decisions
             if let s = r.speech { speech.append(s) }
         }

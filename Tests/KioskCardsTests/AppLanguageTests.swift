@@ -92,6 +92,9 @@ import Testing
         tap(app, app.accessControl.buttonFrame.center, at: t0.advanced(bySeconds: 0.5))
         tap(app, app.accessControl.frame(of: .largeText).center, at: t0.advanced(bySeconds: 0.7))
         #expect(app.accessControl.modes.largeText)
+        // Closed again ("Aa"): while the control is open every key is its own.
+        tap(app, app.accessControl.buttonFrame.center, at: t0.advanced(bySeconds: 0.9))
+        #expect(!app.accessControl.isOpen)
         app.handleInput(.key(.right, t0.advanced(bySeconds: 1)))
         app.handleInput(.key(.left, t0.advanced(bySeconds: 2)))
         let decided = try stack(app)

@@ -177,11 +177,18 @@ import Testing
         #expect(KeyAction(keyCode: UInt16(KEY_DELETE), value: 1) == .delete)
         #expect(KeyAction(keyCode: UInt16(KEY_KPPLUS), value: 1) == .plus)
         #expect(KeyAction(keyCode: UInt16(KEY_F1), value: 1) == .help)
+        // The accessibility control's key: F2, the PC keyboard's menu key, a keypad's Menu.
+        for code in [KEY_F2, KEY_COMPOSE, KEY_MENU] {
+            #expect(KeyAction(keyCode: UInt16(code), value: 1) == .accessibility, "\(code)")
+            #expect(KeyAction(keyCode: UInt16(code), value: 2) == nil, "\(code) autorepeat")
+        }
     }
 
     /// Every key the input layer reports is one the decks understand (the app maps them by name).
     @Test func everyKeyActionIsAnAccessKey() {
-        let all: [KeyAction] = [.left, .right, .up, .down, .enter, .backspace, .escape, .delete, .plus, .help]
+        let all: [KeyAction] = [
+            .left, .right, .up, .down, .enter, .backspace, .escape, .delete, .plus, .help, .accessibility,
+        ]
         for k in all { #expect(AccessKey(rawValue: k.rawValue) != nil, "\(k)") }
         #expect(all.count == AccessKey.allCases.count)
     }

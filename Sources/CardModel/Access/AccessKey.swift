@@ -3,6 +3,9 @@ public enum AccessKey: String, Hashable, Sendable, CaseIterable {
     case left, right, up, down, enter, backspace, escape, delete, plus
     /// The help key (F1 / Help / keypad "?"): reads the card aloud.
     case help
+    /// Opens and closes the per-visit accessibility control (F2, the Menu key; the app maps
+    /// them): while it is open every key is the control's (`AccessibleDeck.press(_:control:at:)`).
+    case accessibility
 }
 
 /// What an accessible input asks for: a deck action, or a text to be read aloud.
@@ -17,6 +20,9 @@ public enum ScanChoice: Hashable, Sendable {
     case action(DeckAction)
     /// Read the card aloud.
     case read
+    /// The accessibility control's: open it, toggle one of its switches, close it
+    /// (`AccessibleDeck.scanChoices(with:)`; never among a deck's own `scanChoices`).
+    case accessibility(AccessibilityControl.Choice)
 }
 
 /// A deck that keys and a switch can drive as fully as touch: every action the touch path
@@ -33,11 +39,13 @@ public protocol AccessibleDeck: CardDeck {
 }
 
 extension AccessibleDeck {
-    /// The command a scan choice stands for now.
-    public func command(for choice: ScanChoice) -> AccessCommand {
+    /// The command a scan choice stands for now; nil for the accessibility control's choices,
+    /// which are the control's (`select(_:control:scanner:at:)`).
+    public func command(for choice: ScanChoice) -> AccessCommand? {
         switch choice {
         case .action(let a): .deck(a)
         case .read: .speak(spokenText)
+        case .accessibility: nil
         }
     }
 
@@ -63,8 +71,13 @@ extension AccessibleDeck {
 
     /// The scan highlight for `scanner`'s current choice, a focus ring to add to the scene.
     public func scanHighlight(_ scanner: SwitchScanner, at time: Instant) -> SceneElement? {
-        guard let choice = scanner.highlighted(in: scanChoices), let frame = highlightFrame(of: choice, at: time)
-        else { return nil }
+        guard let choice = scanner.highlighted(in: scanChoices) else { return nil }
+        return scanRing(choice, at: time)
+    }
+
+    /// The scan's ring around the deck's target for `choice`.
+    func scanRing(_ choice: ScanChoice, at time: Instant) -> SceneElement? {
+        guard let frame = highlightFrame(of: choice, at: time) else { return nil }
         return SceneElement(id: "scan", kind: .focusRing, frame: frame.insetBy(-4), zIndex: 900)
     }
 }

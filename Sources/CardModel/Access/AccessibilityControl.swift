@@ -3,6 +3,10 @@
 /// it — large text, high contrast, reduced motion. No menu, no PIN; the next visitor starts
 /// with all three off (`reset`).
 ///
+/// Keys and the one switch reach it too (EN 301 549 5.1.6 / 5.2): the accessibility key opens
+/// it with a focus ring on its first switch, ↑/↓ move the ring, Enter toggles, Esc closes
+/// (`press(_:)`); the scan offers it after the deck's choices (`scanChoices(after:)`).
+///
 /// The corner is this control's: the staff entry keeps the top-left corner and the language
 /// control the top-right one. Every target is at least `StackLayout.minimumTargetMillimetres`
 /// on the glass. A touch that begins on the control belongs to it until every finger lifts,
@@ -42,6 +46,9 @@ public struct AccessibilityControl: Hashable, Sendable {
     public var labels = Labels()
     public private(set) var isOpen = false
     public private(set) var modes = VisitAccessibility()
+    /// The switch the keys act on, ringed while the control is open; nil when no key has
+    /// moved it (opened by touch: no ring until a key asks for one).
+    public internal(set) var focus: Item?
     /// Contacts that began on the control, with what they began on (nil: the panel's background).
     private var captured: [Int: Target] = [:]
 
@@ -124,7 +131,7 @@ public struct AccessibilityControl: Hashable, Sendable {
                     mine = true
                 } else if isOpen {
                     captured[c.id] = .panel
-                    isOpen = false
+                    close()
                     mine = true
                 }
             }
@@ -132,9 +139,21 @@ public struct AccessibilityControl: Hashable, Sendable {
         return mine
     }
 
+    /// Opens the panel; `focus` rings that switch (a key or the scan opened it).
+    mutating func open(focus item: Item?) {
+        isOpen = true
+        focus = item
+    }
+
+    /// Closes the panel; the next opening starts without a ring, or on the first switch.
+    mutating func close() {
+        isOpen = false
+        focus = nil
+    }
+
     private mutating func act(on target: Target) {
         switch target {
-        case .button: isOpen.toggle()
+        case .button: if isOpen { close() } else { isOpen = true }
         case .item(let item): toggle(item)
         case .panel: break
         }
@@ -159,7 +178,7 @@ public struct AccessibilityControl: Hashable, Sendable {
 
     /// The next visitor: closed, every mode off, no touch held.
     public mutating func reset() {
-        isOpen = false
+        close()
         modes = VisitAccessibility()
         captured = [:]
     }
@@ -180,6 +199,11 @@ public struct AccessibilityControl: Hashable, Sendable {
                         label: labels.text(item), isOn: isOn(item), state: isOn(item) ? labels.on : labels.off),
                     frame: frame(of: item),
                     zIndex: 1501))
+        }
+        if let focus {
+            // The list's keyboard ring (`ControlColors.focusOuter` / `focusInner`), just outside the switch.
+            out.append(
+                SceneElement(id: "a11y:focus", kind: .focusRing, frame: frame(of: focus).insetBy(-6), zIndex: 1502))
         }
         return out
     }

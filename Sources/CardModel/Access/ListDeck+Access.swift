@@ -11,6 +11,7 @@ extension ListDeck: AccessibleDeck {
         case .delete: return .deck(.remove)
         case .plus: return detailOpen ? nil : .deck(.add)
         case .help: return .speak(spokenText)
+        case .accessibility: return nil
         }
     }
 

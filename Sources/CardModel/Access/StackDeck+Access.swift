@@ -7,7 +7,7 @@ extension StackDeck: AccessibleDeck {
         case .backspace: .deck(.undo)
         case .delete: .deck(.remove)
         case .up, .enter, .help: .speak(spokenText)
-        case .down, .escape, .plus: nil
+        case .down, .escape, .plus, .accessibility: nil
         }
     }
 
@@ -24,6 +24,7 @@ extension StackDeck: AccessibleDeck {
         case .action(.dismissLeft): layout.frame(of: .dismissLeft) ?? leftHalf
         case .action(.dismissRight): layout.frame(of: .dismissRight) ?? rightHalf
         case .action(.undo): layout.frame(of: .undo) ?? layout.cardFrame
+        case .accessibility: nil
         default: layout.cardFrame
         }
     }

@@ -90,6 +90,14 @@ public struct SwitchScanner: Hashable, Sendable {
         }
     }
 
+    /// Rings the choice at `position` now, because the choices changed under the ring (the
+    /// accessibility control opened or closed); in `.automatic` it stays there a whole interval.
+    /// A press in progress carries on: the release after a long press still selects nothing.
+    public mutating func highlight(_ position: Int, at t: Instant) {
+        index = max(0, position)
+        if case .automatic = stepping { lastStep = t }
+    }
+
     /// Back to the first choice (the next visitor).
     public mutating func reset() {
         index = 0

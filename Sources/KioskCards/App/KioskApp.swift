@@ -93,6 +93,9 @@ final class KioskApp {
     var accessControl: AccessibilityControl
     /// Whether the current visit has had a mode of the control on (stored with each decision).
     var visitUsedMode = false
+    /// Whether the current visitor has asked for speech (a read key, a held finger, the scan's
+    /// read): the control then also reads its ringed switch and state as the keys move it.
+    var visitListens = false
     /// One-switch scanning (`switch-key`; KioskApp+Access) and its long-press timer.
     var scanner = SwitchScanner()
     var scanTimer: Int?
@@ -426,12 +429,8 @@ final class KioskApp {
             syncAttract(at: time)
             guard deliverKey else { break }
             recordVisits()
-            if var accessible = deck as? any AccessibleDeck {
-                let text = Self.press(
-                    languageKey(AccessKey(rawValue: key.rawValue) ?? .help), on: &accessible, at: time)
-                deck = accessible
-                if let text { read(text) }
-            }
+            // The accessibility control first: its key opens it, and while it is open it has every key.
+            accessKey(languageKey(AccessKey(rawValue: key.rawValue) ?? .help), at: time)
             collectDecisions(method: .key)
             noteInput(at: time)
             display.requestFrame()
@@ -451,7 +450,9 @@ final class KioskApp {
 
     /// Hands `text` to the speech worker in the visitor's language (queued; the loop never waits).
     /// The worker plays it on the config's ALSA device; without one it logs once and carries on.
+    /// The visitor now listens (`visitListens`) until the next visit.
     func read(_ text: String) {
+        visitListens = true
         let worker = speech ?? startSpeech()
         worker.say(text, language: languages.current, to: .alsa(device: config.speechDevice))
         Log.info("speech: reading \"\(text)\" (\(languages.current)) on '\(config.speechDevice)'")
@@ -481,19 +482,6 @@ final class KioskApp {
             [unowned self] in self.redrawAll()
         }
         return worker
-    }
-
-    /// Performs what `key` means to `deck` now; returns the text to read aloud, if that is what it means.
-    private static func press<D: AccessibleDeck>(_ key: AccessKey, on deck: inout D, at time: Instant) -> String? {
-        switch deck.command(for: key) {
-        case .deck(let action):
-            deck.perform(action, at: time)
-            return nil
-        case .speak(let text):
-            return text
-        case nil:
-            return nil
-        }
     }
 
     private func noteGestures(_ frame: TouchFrame) {
