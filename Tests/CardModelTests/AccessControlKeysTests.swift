@@ -7,11 +7,7 @@ import Testing
 /// three switches, Enter and a selection toggle them (the deck restyles at once), and while it
 /// is open no key and no scan choice reaches the deck.
 @Suite struct AccessControlKeysTests {
-    func stack(_ n: Int = 4) -> StackDeck {
-        StackDeck(
-            cards: sampleCards(n), metrics: panel7,
-            options: StackOptions(showButtons: true, leftLabel: "Nein", rightLabel: "Ja"))
-    }
+    func stack(_ n: Int = 4) -> StackDeck { buttonStack(n) }
 
     func list(_ n: Int = 4) -> ListDeck { ListDeck(cards: sampleCards(n), metrics: panel7, randomSeed: 11) }
 

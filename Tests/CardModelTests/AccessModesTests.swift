@@ -5,11 +5,7 @@ import Testing
 /// Issue 18's per-visit modes in the model: the visible control, large text, reduced motion
 /// (no fly-out spin, no spring overshoot) and the longer inactivity warning.
 @Suite struct AccessModesTests {
-    func stack(_ n: Int = 4) -> StackDeck {
-        StackDeck(
-            cards: sampleCards(n), metrics: panel7,
-            options: StackOptions(showButtons: true, leftLabel: "Nein", rightLabel: "Ja"))
-    }
+    func stack(_ n: Int = 4) -> StackDeck { buttonStack(n) }
 
     static func tap(_ p: Point, at t: Double, id: Int = 7) -> [TouchFrame] {
         [

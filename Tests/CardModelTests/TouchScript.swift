@@ -131,4 +131,11 @@ func sampleCards(_ n: Int) -> [Card] {
     (0..<n).map { Card(id: "c\($0)", title: "Card \($0)", color: Theme.allCases[$0 % 16].mainColor) }
 }
 
+/// A stack of `n` sample cards on `panel7` with the Nein / Ja buttons (the access tests' deck).
+func buttonStack(_ n: Int = 4) -> StackDeck {
+    StackDeck(
+        cards: sampleCards(n), metrics: panel7,
+        options: StackOptions(showButtons: true, leftLabel: "Nein", rightLabel: "Ja"))
+}
+
 let degrees = Double.pi / 180

@@ -108,15 +108,9 @@ import Testing
         // The visitor walks away with every mode on and the control open.
         key(.accessibility)
         #expect(app.accessControl.isOpen)
-        var resets = 0
-        for _ in 0..<6 where resets == 0 {
-            guard let deadline = app.session.nextDeadline else { break }
-            t = deadline.advanced(bySeconds: 0.001)
-            let effects = app.session.advance(to: t)
-            resets += effects.filter { if case .reset = $0 { true } else { false } }.count
-            app.apply(effects, at: t)
-        }
-        #expect(resets == 1, "no idle reset")
+        let reset = app.advanceToIdleReset(from: t)
+        t = reset.time
+        #expect(reset.resets == 1, "no idle reset")
         #expect(!app.accessControl.isOpen && app.accessControl.focus == nil)
         #expect(app.accessControl.modes == VisitAccessibility() && !app.visitUsedMode && !app.visitListens)
         #expect(try stack(app).accessibility == VisitAccessibility())

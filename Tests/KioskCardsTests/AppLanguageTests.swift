@@ -126,16 +126,7 @@ import Testing
         app.handleInput(.key(.right, t0.advanced(bySeconds: 7)))
         let arabic = try stack(app)
         #expect(arabic.canUndo)
-        var t = t0.advanced(bySeconds: 7)
-        var resets = 0
-        for _ in 0..<6 where resets == 0 {
-            guard let deadline = app.session.nextDeadline else { break }
-            t = deadline.advanced(bySeconds: 0.001)
-            let effects = app.session.advance(to: t)
-            resets += effects.filter { if case .reset = $0 { true } else { false } }.count
-            app.apply(effects, at: t)
-        }
-        #expect(resets == 1, "no idle reset")
+        #expect(app.advanceToIdleReset(from: t0.advanced(bySeconds: 7)).resets == 1, "no idle reset")
 
         // The next visitor: German, left to right, every mode off, a full stack without history.
         #expect(app.languages.current == "de" && app.languages.direction == .leftToRight)
@@ -147,5 +138,22 @@ import Testing
         #expect(next.remainingCards.count == file.cards.count && !next.canUndo)
         #expect(next.remainingCards.allSatisfy { german[$0.id] == $0.title })
         #expect(next.options.leftLabel == file.localized(to: "de").leftLabel)
+    }
+}
+
+extension KioskApp {
+    /// Advances the session deadline by deadline (up to six) until one idle reset ran; returns
+    /// how many resets ran and the time reached. Test support for the visit-reset tests.
+    func advanceToIdleReset(from start: Instant) -> (resets: Int, time: Instant) {
+        var t = start
+        var resets = 0
+        for _ in 0..<6 where resets == 0 {
+            guard let deadline = session.nextDeadline else { break }
+            t = deadline.advanced(bySeconds: 0.001)
+            let effects = session.advance(to: t)
+            resets += effects.filter { if case .reset = $0 { true } else { false } }.count
+            apply(effects, at: t)
+        }
+        return (resets, t)
     }
 }
