@@ -77,8 +77,12 @@ extension AccessibleDeck {
 
     /// The scan's ring around the deck's target for `choice`.
     func scanRing(_ choice: ScanChoice, at time: Instant) -> SceneElement? {
-        guard let frame = highlightFrame(of: choice, at: time) else { return nil }
-        return SceneElement(id: "scan", kind: .focusRing, frame: frame.insetBy(-4), zIndex: 900)
+        highlightFrame(of: choice, at: time).map { Self.scanRing(around: $0, zIndex: 900) }
+    }
+
+    /// The scan's focus ring just outside `frame`.
+    static func scanRing(around frame: Rect, zIndex: Int) -> SceneElement {
+        SceneElement(id: "scan", kind: .focusRing, frame: frame.insetBy(-4), zIndex: zIndex)
     }
 }
 

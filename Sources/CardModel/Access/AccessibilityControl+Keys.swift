@@ -158,8 +158,7 @@ extension AccessibleDeck {
     {
         guard let choice = scanner.highlighted(in: scanChoices(with: control)) else { return nil }
         guard case .accessibility(let mine) = choice else { return scanRing(choice, at: time) }
-        guard let frame = control.highlightFrame(of: mine) else { return nil }
-        return SceneElement(id: "scan", kind: .focusRing, frame: frame.insetBy(-4), zIndex: 1503)
+        return control.highlightFrame(of: mine).map { Self.scanRing(around: $0, zIndex: 1503) }
     }
 
     private mutating func respond(to command: AccessCommand?, at time: Instant) -> AccessResponse {

@@ -123,9 +123,7 @@ extension KioskApp {
         let response = accessible.select(choice, control: &accessControl, scanner: &scanner, at: time)
         deck = accessible
         if response.modesChanged { noteAccessibility(accessControl.modes) }
-        if accessControl.isOpen != wasOpen {
-            Log.info("access: control \(accessControl.isOpen ? "opened" : "closed") by the switch")
-        }
+        controlMoved(wasOpen: wasOpen, by: "the switch", at: time)
         speak(response)
         collectDecisions(method: .switchAccess)
         display.requestFrame()
