@@ -238,6 +238,10 @@ enum Bench {
         let buffer = PixelBuffer(width: w, height: h)
         let warm = makePipeline("real", pixelWidth: w, pixelHeight: h, scale: scale, images: images)
         _ = run(warm, first: first, steps: steps, buffer: buffer)
+        // Its preparation thread asks for photos of cards it draws after the frame that needed
+        // them returned: wait for it before waiting for the decodes, or one may start later
+        // and a timed (or compared) frame show its stand-in.
+        warm.idle()
         images.waitUntilIdle()
         images.drainReady()
     }
