@@ -307,14 +307,6 @@ package enum DecisionDatabase {
                     mark.reset()
                 }
             }
-            if !discarding.isEmpty {
-                let mark = try db.prepare("UPDATE decisions SET discarded = 1 WHERE session_id = ?1")
-                for session in discarding {
-                    try mark.bind(1, session)
-                    _ = try mark.step()
-                    mark.reset()
-                }
-            }
             try db.execute("COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
@@ -338,6 +330,8 @@ package enum DecisionDatabase {
         package var discarded: Bool?
         package var tooFast: Bool?
         package var retractsUID: String?
+        package var accessibilityMode: Bool?
+        package var language: String?
     }
 
     /// Calls `body` for every decision with wall time ≥ `sinceMs`, in storage order.
@@ -448,11 +442,14 @@ package enum DecisionDatabase {
                 path: path)
         }
         // Columns by the migration that added them (3: position, input method; 4: boot id,
-        // clock flag, retraction; 5: the flags); NULL on an older file.
+        // clock flag, retraction; 5: the flags; 6: accessibility mode; 7: language); NULL on
+        // an older file.
         let later = [
             version >= 3 ? "position, input_method" : "NULL, NULL",
             version >= 4 ? "boot_id, clock_synced, retracts_uid" : "NULL, NULL, NULL",
             version >= 5 ? "discarded, too_fast" : "NULL, NULL",
+            version >= 6 ? "accessibility_mode" : "NULL",
+            version >= 7 ? "language" : "NULL",
         ].joined(separator: ", ")
         let stmt = try db.prepare(
             """
@@ -473,7 +470,8 @@ package enum DecisionDatabase {
                     position: stmt.optionalInt64(11).map { Int($0) }, inputMethodName: stmt.optionalText(12),
                     bootID: stmt.optionalText(13), clockSynced: stmt.optionalInt64(14).map { $0 != 0 },
                     discarded: stmt.optionalInt64(16).map { $0 != 0 }, tooFast: stmt.optionalInt64(17).map { $0 != 0 },
-                    retractsUID: stmt.optionalText(15)))
+                    retractsUID: stmt.optionalText(15), accessibilityMode: stmt.optionalInt64(18).map { $0 != 0 },
+                    language: stmt.optionalText(19)))
         }
     }
 }

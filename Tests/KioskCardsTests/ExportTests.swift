@@ -126,8 +126,12 @@ import Testing
         }
         var fast = record("v1", "a", .swipedRight, 1, 0, .swipe)
         fast.tooFast = true
+        fast.accessibilityMode = false
+        fast.language = "de"
         store.enqueue(fast)
-        store.enqueue(record("v1", "b", .swipedLeft, 2, 1, .button))
+        var large = record("v1", "b", .swipedLeft, 2, 1, .button)
+        (large.accessibilityMode, large.language) = (true, "ar")
+        store.enqueue(large)
         store.enqueue(record("v1", "b", .undone, 3, 1, .key))
         store.enqueue(record("v2", "a", .swipedLeft, 4, 0, .switchAccess))
         store.discardVisit(sessionID: "v2")
@@ -140,7 +144,8 @@ import Testing
         #expect(
             text.hasPrefix(
                 "id,kiosk_id,session_id,deck_id,deck_version,card_id,action,wall_time,wall_ms,monotonic_ns,dwell_ms,"
-                    + "position,input_method,discarded,too_fast,uid,boot_id,clock_synced,retracts_uid\r\n"))
+                    + "position,input_method,discarded,too_fast,uid,boot_id,clock_synced,retracts_uid,"
+                    + "accessibility_mode,language\r\n"))
         let table = Self.parseCSV(text)
         let rows = Array(table.dropFirst())
         #expect(
@@ -152,6 +157,8 @@ import Testing
         // The undo names the uid of the decision it takes back; the others take nothing back.
         #expect(rows.map { $0[18] } == ["", "", rows[1][15], ""])
         #expect(Set(rows.map { $0[15] }).count == 4)
+        // The mode and the language as the app stored them; empty where a decision has none.
+        #expect(rows.map { Array($0[19...20]) } == [["false", "de"], ["true", "ar"], ["", ""], ["", ""]])
 
         let json = try #require(StoreTestSupport.run(["export", "--data", dir, "--format", "json"]))
         let array = try #require(try JSONReader.parse(json.stdout).elements)
@@ -162,6 +169,9 @@ import Testing
         #expect(array[3]["discarded"]?.value == .bool(true))
         #expect(array[3]["input_method"]?.value == .string("switch"))
         #expect(array[0]["retracts_uid"]?.value == .null)
+        #expect(array[1]["accessibility_mode"]?.value == .bool(true))
+        #expect(array[1]["language"]?.value == .string("ar"))
+        #expect(array[2]["accessibility_mode"]?.value == .null)
     }
 
     @Test(.enabled(if: StoreTestSupport.executableExists, "build the KioskCards executable first"))
@@ -187,7 +197,7 @@ import Testing
             Array(table[1][0..<11]) == [
                 "1", "old", "s", "d", "1", "c", "swipedLeft", WallClock.iso8601(milliseconds: 5), "5", "6", "7",
             ])
-        #expect(Array(table[1][11...]) == ["", "", "", "", "u1", "", "", ""])
+        #expect(Array(table[1][11...]) == ["", "", "", "", "u1", "", "", "", "", ""])
     }
 
     @Test func emptyDatabaseGivesEmptyArray() throws {

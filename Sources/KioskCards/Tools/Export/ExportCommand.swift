@@ -23,11 +23,14 @@ enum ExportCommand {
         "discarded", "too_fast",
         // Migration 1's uid (unique across kiosks), migration 4's boot id, clock flag and retraction.
         "uid", "boot_id", "clock_synced", "retracts_uid",
+        // Migrations 6 and 7: an accessibility mode was on in the visit by this decision; the
+        // language the visitor read the card in (a BCP 47 tag).
+        "accessibility_mode", "language",
     ]
 
     /// Columns written as JSON numbers or booleans rather than strings.
     static let numericColumns: Set<String> = ["id", "deck_version", "wall_ms", "monotonic_ns", "dwell_ms", "position"]
-    static let booleanColumns: Set<String> = ["discarded", "too_fast", "clock_synced"]
+    static let booleanColumns: Set<String> = ["discarded", "too_fast", "clock_synced", "accessibility_mode"]
 
     struct Options: Equatable {
         var dataDirectory = "/var/lib/kioskcards"
@@ -113,7 +116,7 @@ enum ExportCommand {
             String(row.id), r.kioskID, r.sessionID, r.deckID, String(r.deckVersion), r.cardID, row.actionName,
             r.wallTimeISO, String(r.wallTimeMs), String(r.monotonicNs), String(r.dwellMs),
             row.position.map { String($0) }, row.inputMethodName, flag(row.discarded), flag(row.tooFast), row.uid,
-            row.bootID, flag(row.clockSynced), row.retractsUID,
+            row.bootID, flag(row.clockSynced), row.retractsUID, flag(row.accessibilityMode), row.language,
         ]
     }
 
