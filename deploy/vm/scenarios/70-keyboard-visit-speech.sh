@@ -4,9 +4,12 @@
 # null device, so what espeak-ng says goes through real libasound into a WAV file. Checked:
 # F1 makes a non-empty WAV (RIFF/WAVE, more than a header); then one-switch scanning
 # (switch-key = space): a short press of Space steps the ring from ✗ to ✓ and holding Space
-# 1.3 s selects ✓ on the first card; then ← → → → decide the other four cards by key. The deck
+# 1.3 s selects ✓ on the first card; then the "Aa" control by keypad (F2 opens it, ↓ rings high
+# contrast, Enter switches it on, Esc closes it, none of them reaching the deck); then ← → → →
+# decide the other four cards by key. The deck
 # is completed and the database holds the five decisions, in order, with input_method 'switch'
-# for the first and 'key' for the rest (read back by `report`).
+# for the first and 'key' for the rest (read back by `report`), and accessibility_mode false
+# for the first and true for the four after high contrast (read back by `export`).
 VM_DISPLAY=virtio
 VM_TIMEOUT=90
 
@@ -47,6 +50,20 @@ guest() {
   kiosk_check "a long press selected the ringed ✓" kiosk_wait_until 10 grep -q 'switch: dismissRight selected' /tmp/app.log
   kiosk_wait_until 10 decisions 1
 
+  # The "Aa" control by keypad: F2 opens it with the ring on large text, ↓ rings high contrast,
+  # Enter switches it on, Esc closes the control.
+  for k in 60:f2 108:down 28:enter 1:esc; do key "${k%%:*}" >"/tmp/${k#*:}.evemu"; done
+  evemu-play "$dev" </tmp/f2.evemu
+  kiosk_check "F2 opened the control" kiosk_wait_until 10 grep -q 'access: control opened by key' /tmp/app.log
+  evemu-play "$dev" </tmp/down.evemu
+  sleep 0.3
+  evemu-play "$dev" </tmp/enter.evemu
+  kiosk_check "↓ Enter switched high contrast on" \
+    kiosk_wait_until 10 grep -q 'access: large text off, high contrast on, reduced motion off' /tmp/app.log
+  evemu-play "$dev" </tmp/esc.evemu
+  kiosk_check "Esc closed the control" kiosk_wait_until 10 grep -q 'access: control closed by key' /tmp/app.log
+  kiosk_check "no key reached the deck while the control was open" test "$(grep -c '^decision:' /tmp/app.log)" = 1
+
   for k in left right right right; do
     evemu-play "$dev" </tmp/$k.evemu
     sleep 0.4
@@ -67,6 +84,10 @@ guest() {
   methods=$(tr -d ' \n' </tmp/report.json | grep -o '"inputMethods":{[^}]*}')
   echo "$methods"
   kiosk_check "stored with input method 'switch' (1) and 'key' (4)" test "$methods" = '"inputMethods":{"swipe":0,"button":0,"key":4,"switch":1,"tap":0,"unknown":0}'
+  # Column 20 is accessibility_mode: off for the switch's decision, on once high contrast was.
+  modes=$(tr -d '\r' </tmp/decisions.csv | awk -F, 'NR > 1 { printf "%s%s", (n++ ? " " : ""), $20 }')
+  kiosk_check "accessibility_mode false, then true after high contrast (is: $modes)" \
+    test "$modes" = "false true true true true"
   cp /tmp/app.log /tmp/decisions.csv /tmp/report.json /tmp/speech.wav "$KIOSK_OUT/"
 }
 
