@@ -305,6 +305,50 @@ import Testing
         #expect(scanner.highlighted(in: deck.scanChoices(with: c)) == .accessibility(.open))
     }
 
+    /// A keypad and a switch used together ring one switch: ↑ / ↓ take the scan's ring along,
+    /// the scan's steps take the keys' ring along (and Enter then toggles what the visitor sees
+    /// ringed); a control opened by the scan keeps no keys' ring.
+    @Test func theKeysRingAndTheScansRingStayOnOneSwitch() {
+        var deck = stack()
+        var c = control()
+        var scanner = SwitchScanner()
+        var t = Instant.seconds(1)
+        func ringed() -> ScanChoice? { scanner.highlighted(in: deck.scanChoices(with: c)) }
+        func key(_ k: AccessKey) {
+            t = t.advanced(bySeconds: 0.5)
+            let wasOpen = c.isOpen
+            _ = deck.press(k, control: &c, at: t)
+            scanner.follow(c, wasOpen: wasOpen, deckChoices: deck.scanChoices, at: t)
+            scanner.follow(focusOf: c, at: t)
+        }
+        func step() {
+            t = t.advanced(bySeconds: 0.5)
+            _ = scanner.press(at: t, choices: deck.scanChoices(with: c))
+            _ = scanner.release(at: t.advanced(bySeconds: 0.1), choices: deck.scanChoices(with: c))
+            c.follow(scanner)
+        }
+        key(.accessibility)
+        key(.down)
+        #expect(c.focus == .highContrast && ringed() == .accessibility(.toggle(.highContrast)))
+        key(.up)
+        key(.up)
+        #expect(c.focus == .reducedMotion && ringed() == .accessibility(.toggle(.reducedMotion)))
+        // The scan steps on to close (the keys' ring goes), then wraps to large text.
+        step()
+        #expect(ringed() == .accessibility(.close) && c.focus == nil)
+        key(.down)
+        #expect(c.focus == .largeText && ringed() == .accessibility(.toggle(.largeText)))
+        step()
+        #expect(c.focus == .highContrast && ringed() == .accessibility(.toggle(.highContrast)))
+        key(.enter)
+        #expect(c.modes == VisitAccessibility(highContrast: true), "Enter toggled the switch both rings are on")
+        // Opened by the scan: its own ring alone, steps add no keys' ring.
+        key(.escape)
+        _ = deck.select(.accessibility(.open), control: &c, scanner: &scanner, at: t)
+        step()
+        #expect(c.isOpen && c.focus == nil && ringed() == .accessibility(.toggle(.highContrast)))
+    }
+
     // MARK: The next visitor
 
     /// Decisions made before, between and after the control's use are all kept; the next

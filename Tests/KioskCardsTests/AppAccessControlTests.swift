@@ -66,6 +66,7 @@ import Testing
         #expect(try stack(app).remainingCards.count == count - 1)
         // ↓ Enter: high contrast, on the deck at once, and the warning lasts ≥ 20 s.
         key(.down)
+        #expect(try ringed(app) == .accessibility(.toggle(.highContrast)), "the scan's ring moved with the keys'")
         key(.enter)
         #expect(app.accessControl.modes == VisitAccessibility(highContrast: true))
         #expect(try stack(app).accessibility == VisitAccessibility(highContrast: true))

@@ -182,4 +182,27 @@ extension SwitchScanner {
         guard control.isOpen != wasOpen else { return }
         highlight(control.isOpen ? 0 : deckChoices.count, at: t)
     }
+
+    /// The keys moved the open control's ring (↑ / ↓): the scan's ring goes to the same switch,
+    /// so a visitor using a keypad and a switch together sees one ringed switch, not two.
+    public mutating func follow(focusOf control: AccessibilityControl, at t: Instant) {
+        guard control.isOpen, let focus = control.focus,
+            let i = AccessibilityControl.Item.allCases.firstIndex(of: focus), i != index
+        else { return }
+        highlight(i, at: t)
+    }
+}
+
+extension AccessibilityControl {
+    /// The scan's ring moved over the open control: the keys' ring, where there is one, moves
+    /// with it (and goes while the scan rings close), so Enter toggles the switch the visitor
+    /// sees ringed.
+    public mutating func follow(_ scanner: SwitchScanner) {
+        guard isOpen, focus != nil else { return }
+        if case .accessibility(.toggle(let item)) = scanner.highlighted(in: scanChoices(after: [])) {
+            focus = item
+        } else {
+            focus = nil
+        }
+    }
 }

@@ -34,6 +34,7 @@ extension KioskApp {
         if response.byControl { Log.info("access: key \(key.rawValue) on the control") }
         if response.modesChanged { noteAccessibility(accessControl.modes) }
         controlMoved(wasOpen: wasOpen, by: "key", at: time)
+        scanner.follow(focusOf: accessControl, at: time)
         speak(response)
         return response.byControl
     }
@@ -110,6 +111,7 @@ extension KioskApp {
                 Log.info("switch: ring on \(Self.name(of: ringed))")
             }
         }
+        accessControl.follow(scanner)
         rescheduleScan()
         display.requestFrame()
     }
@@ -149,7 +151,10 @@ extension KioskApp {
             let now = MonotonicClock.now()
             guard let accessible = self.deck as? any AccessibleDeck,
                 let chosen = self.scanner.advance(to: now, choices: accessible.scanChoices(with: self.accessControl))
-            else { return self.rescheduleScan() }
+            else {
+                self.accessControl.follow(self.scanner)
+                return self.rescheduleScan()
+            }
             self.selectScanned(chosen, at: now)
             self.rescheduleScan()
         }
