@@ -102,10 +102,12 @@ package enum DecisionSync {
         let after = try cursor(db, target: target)
         let version = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
         let flags = version >= 5 ? "discarded, too_fast" : "NULL, NULL"
+        let mode = version >= 6 ? "accessibility_mode" : "NULL"
+        let language = version >= 7 ? "language" : "NULL"
         let stmt = try db.prepare(
             """
             SELECT id, uid, kiosk_id, session_id, deck_id, deck_version, card_id, action, wall_ms, monotonic_ns,
-                   dwell_ms, boot_id, clock_synced, retracts_uid, position, input_method, \(flags)
+                   dwell_ms, boot_id, clock_synced, retracts_uid, position, input_method, \(flags), \(mode), \(language)
             FROM decisions WHERE id > ?1 ORDER BY id LIMIT ?2
             """)
         try stmt.bind(1, after)
@@ -122,6 +124,8 @@ package enum DecisionSync {
                 clockSynced: stmt.optionalInt64(12).map { $0 != 0 })
             let tooFast = stmt.optionalInt64(17).map { $0 != 0 }
             record.tooFast = tooFast ?? false
+            record.accessibilityMode = stmt.optionalInt64(18).map { $0 != 0 }
+            record.language = stmt.optionalText(19)
             rows.append(
                 Row(
                     id: stmt.int64(0), uid: stmt.text(1), record: record, actionName: stmt.text(7),

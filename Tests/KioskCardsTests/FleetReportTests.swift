@@ -254,7 +254,7 @@ extension FleetTests {
         let data = scratch + "/oldpay"
         try produce(700, into: data, kiosk: kiosk)
         let local = try localUIDs(data)
-        settings.maxPayloadVersion = FleetSchema.payloadVersion - 1
+        settings.maxPayloadVersion = 2
         let old = FleetSyncWorker(settings: settings, dataDirectory: data) { FleetHealth.standalone() }
         #expect(old.syncOnce() == nil)
         #expect(old.payloadVersion == 2)
@@ -270,7 +270,7 @@ extension FleetTests {
         settings.maxPayloadVersion = FleetSchema.payloadVersion
         let new = FleetSyncWorker(settings: settings, dataDirectory: data) { FleetHealth.standalone() }
         #expect(new.syncOnce() == nil)
-        #expect(new.payloadVersion == 3)
+        #expect(new.payloadVersion == FleetSchema.payloadVersion)
         #expect(new.sent == 0)
         try expectExactlyOnce(name, kiosk: kiosk, local: local)
         // The decisions keep what payload 2 carried (no position, method, flags); the rest arrived.
@@ -291,15 +291,40 @@ extension FleetTests {
         let local = try localUIDs(data)
         // A server whose payload list stops at 2 (as before migration 5).
         let admin = try pg.admin(name)
-        try admin.execute("DELETE FROM fleet.payload_versions WHERE version = $1", [String(FleetSchema.payloadVersion)])
+        try admin.execute("DELETE FROM fleet.payload_versions WHERE version > 2")
         let worker = FleetSyncWorker(settings: settings, dataDirectory: data) { FleetHealth.standalone() }
         #expect(worker.syncOnce() == nil)
-        #expect(worker.payloadVersion == FleetSchema.payloadVersion - 1)
+        #expect(worker.payloadVersion == 2)
         try expectExactlyOnce(name, kiosk: kiosk, local: local)
         #expect(try admin.execute("SELECT count(*) FROM fleet.visits").scalar == "0")
         // The visits wait on the kiosk: their cursor has not moved.
         let target = try #require(worker.cursorTarget)
         #expect(try DecisionSync.cursor(dataDirectory: data, target: DecisionSync.visitsTarget(target)) == 0)
+    }
+
+    @Test func aKioskSendsPayloadThreeToAServerWithoutTheModeAndLanguage() throws {
+        let name = try freshFleet()
+        let kiosk = "pay3-\(getpid())"
+        let settings = try addKiosk(kiosk, database: name)
+        let data = scratch + "/pay3"
+        try produce(100, into: data, kiosk: kiosk)
+        let local = try localUIDs(data)
+        // A server whose payload list stops at 3 (as before migration 7).
+        let admin = try pg.admin(name)
+        try admin.execute("DELETE FROM fleet.payload_versions WHERE version > 3")
+        let worker = FleetSyncWorker(settings: settings, dataDirectory: data) { FleetHealth.standalone() }
+        #expect(worker.syncOnce() == nil)
+        #expect(worker.payloadVersion == 3)
+        try expectExactlyOnce(name, kiosk: kiosk, local: local)
+        try expectReportRowsOnce(name, kiosk: kiosk, data: data, decisionFields: false)
+        // Payload 3's columns arrived; the mode and the language stay on the kiosk.
+        let rows = try admin.execute(
+            """
+            SELECT count(*) FILTER (WHERE position IS NOT NULL AND input_method IS NOT NULL),
+                   count(*) FILTER (WHERE accessibility_mode IS NULL AND language IS NULL), count(*)
+            FROM fleet.decisions WHERE kiosk_id = $1 AND payload_version = 3
+            """, [kiosk])
+        #expect(rows.values == [["100", "100", "100"]])
     }
 
     @Test func theReportRowsArePrivateToTheirKiosk() throws {

@@ -100,6 +100,9 @@ final class FleetTests {
                 wallTimeMs: wall, monotonicNs: Int64(n) * 1_000_000, dwellMs: 700, position: n % 20,
                 inputMethod: n % 3 == 0 ? .button : .swipe)
             record.tooFast = n % 7 == 0
+            // Payload 4's columns: a mode on in some visits, three languages and some unknown.
+            record.accessibilityMode = n / 20 % 3 == 1
+            record.language = n % 4 == 3 ? nil : ["de", "ar", "en"][n % 4]
             try #require(store.enqueue(record) != nil)
             if n % 20 == 19 || n == count - 1, var v = visit {
                 v.endedWallMs = wall
@@ -143,17 +146,23 @@ final class FleetTests {
         #expect(ended.scalar == "0", "every visit arrives with its end", sourceLocation: sourceLocation)
         guard decisionFields else { return }
         let stmt = try db.prepare(
-            "SELECT count(*) FILTER (WHERE too_fast = 1), count(*) FILTER (WHERE input_method = 'button'), sum(position) FROM decisions"
-        )
+            """
+            SELECT count(*) FILTER (WHERE too_fast = 1), count(*) FILTER (WHERE input_method = 'button'), sum(position),
+                   count(*) FILTER (WHERE accessibility_mode = 1), count(*) FILTER (WHERE language = 'ar'),
+                   count(*) FILTER (WHERE language IS NULL)
+            FROM decisions
+            """)
         _ = try stmt.step()
         let fields = try admin.execute(
             """
-            SELECT count(*) FILTER (WHERE too_fast), count(*) FILTER (WHERE input_method = 'button'), sum(position)
+            SELECT count(*) FILTER (WHERE too_fast), count(*) FILTER (WHERE input_method = 'button'), sum(position),
+                   count(*) FILTER (WHERE accessibility_mode), count(*) FILTER (WHERE language = 'ar'),
+                   count(*) FILTER (WHERE language IS NULL)
             FROM fleet.decisions WHERE kiosk_id = $1
             """, [kiosk])
-        #expect(
-            fields.values == [[String(stmt.int64(0)), String(stmt.int64(1)), String(stmt.int64(2))]],
-            sourceLocation: sourceLocation)
+        let local = (0..<6).map { String(stmt.int64(Int32($0))) }
+        #expect(local[3] != "0" && local[4] != "0" && local[5] != "0", "the kiosk has modes and languages to send")
+        #expect(fields.values == [local], sourceLocation: sourceLocation)
     }
 
     /// Every local decision uid (read through a cursor no one advances).
@@ -245,9 +254,10 @@ final class FleetTests {
         try db.execute("DELETE FROM fleet.payload_versions WHERE version = $1", [String(FleetSchema.payloadVersion)])
         try FleetSchema.checkCompatible(db)
         #expect(try FleetSchema.negotiatePayload(db) == FleetSchema.payloadVersion - 1)
-        // The server moved on past this kiosk's payload versions.
+        // The server moved on past every payload version this kiosk sends.
         try db.execute(
-            "DELETE FROM fleet.payload_versions WHERE version = $1", [String(FleetSchema.payloadVersion - 1)])
+            "DELETE FROM fleet.payload_versions WHERE version BETWEEN $1 AND $2",
+            [String(FleetSchema.oldestPayloadVersion), String(FleetSchema.payloadVersion)])
         do {
             try FleetSchema.checkCompatible(db)
             Issue.record("a server without this payload version was accepted")

@@ -289,7 +289,7 @@ final class FleetSyncWorker: @unchecked Sendable {
             action: row.actionName, wallTimeISO: r.wallTimeISO, wallTimeMs: r.wallTimeMs, monotonicNs: r.monotonicNs,
             dwellMs: r.dwellMs, bootID: r.bootID, clockSynced: r.clockSynced, retractsUID: row.retractsUID,
             localID: row.id, position: r.position, inputMethod: row.inputMethodName, discarded: row.discarded,
-            tooFast: row.tooFast)
+            tooFast: row.tooFast, accessibilityMode: r.accessibilityMode, language: r.language)
     }
 
     static func upload(_ v: VisitRecord) -> VisitUpload {

@@ -10,8 +10,9 @@ package enum FleetSchema {
     /// The payload version this KioskCards sends (`decisions.payload_version`).
     /// 1: the first fleet payload (no boot id, clock flag or retraction); 2: with them;
     /// 3: with each decision's local id, position, input method and flags, and the kiosk's
-    /// visits, events and maintenance log (central schema 5).
-    package static let payloadVersion = 3
+    /// visits, events and maintenance log (central schema 5); 4: with each decision's
+    /// accessibility mode and language (central schema 7).
+    package static let payloadVersion = 4
 
     /// The schema version the report (`report --postgres`) needs: visits and positions.
     package static let reportSchemaVersion = 5
@@ -333,6 +334,16 @@ package enum FleetSchema {
                 CREATE TRIGGER deck_assignments_notify AFTER INSERT OR UPDATE ON fleet.deck_assignments
                     FOR EACH ROW EXECUTE FUNCTION fleet.notify_deck_assignment();
                 """),
+        // 6 → 7: payload version 4, what the kiosk's store has kept since its migrations 6 and 7.
+        Migration(
+            description: "decision accessibility mode and language (payload version 4)",
+            sql: """
+                INSERT INTO fleet.payload_versions VALUES
+                    (4, 'decision with accessibility_mode, language');
+                ALTER TABLE fleet.decisions
+                    ADD COLUMN accessibility_mode boolean,
+                    ADD COLUMN language text;
+                """),
     ]
 
     package static var schemaVersion: Int { migrations.count }
@@ -407,21 +418,27 @@ package enum FleetSchema {
         _ = try negotiatePayload(db, upTo: payloadVersion)
     }
 
-    /// The newest payload version, at most `newest`, that the server accepts: this one, or the
-    /// previous one on a server not yet migrated (then only decisions travel, without the
-    /// report's columns, and the visits wait locally until the server is upgraded).
+    /// The oldest payload version this KioskCards still sends, to a server not yet migrated.
+    package static let oldestPayloadVersion = 2
+
+    /// The newest payload version, at most `newest`, that the server accepts: this one, or an
+    /// older one down to `oldestPayloadVersion` on a server not yet migrated. Then the columns
+    /// that server lacks stay on the kiosk: with 3, each decision's accessibility mode and
+    /// language; with 2 also the report's columns, and the visits wait locally until the server
+    /// is upgraded.
     package static func negotiatePayload(_ db: PostgresConnection, upTo newest: Int = payloadVersion)
         throws(FleetError) -> Int
     {
+        let oldest = min(newest, oldestPayloadVersion)
         let rows = try db.execute(
             "SELECT max(version) FROM fleet.payload_versions WHERE version BETWEEN $1 AND $2",
-            [String(newest - 1), String(newest)])
+            [String(oldest), String(newest)])
         guard let best = rows.scalar.flatMap({ Int($0) }) else {
             let version = try currentVersion(db)
             throw FleetError(
                 kind: .schemaTooNew,
                 message:
-                    "the central schema (version \(version)) no longer accepts payload version \(newest) or \(newest - 1)"
+                    "the central schema (version \(version)) no longer accepts payload versions \(oldest) to \(newest)"
                     + "; upgrade this KioskCards")
         }
         return best

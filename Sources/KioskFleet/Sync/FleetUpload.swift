@@ -21,13 +21,20 @@ package struct DecisionUpload: Hashable, Sendable {
     package var inputMethod: String?
     package var discarded: Bool?
     package var tooFast: Bool?
+    // Payload version 4: an accessibility mode was on in the visit by this decision; the
+    // language the visitor read the card in (nil where the kiosk's schema lacks them).
+    package var accessibilityMode: Bool?
+    package var language: String?
 
     package init(
         uid: String, sessionID: String, deckID: String, deckVersion: Int, cardID: String, action: String,
         wallTimeISO: String, wallTimeMs: Int64, monotonicNs: Int64, dwellMs: Int64, bootID: String?,
         clockSynced: Bool?, retractsUID: String?, localID: Int64? = nil, position: Int? = nil,
-        inputMethod: String? = nil, discarded: Bool? = nil, tooFast: Bool? = nil
+        inputMethod: String? = nil, discarded: Bool? = nil, tooFast: Bool? = nil, accessibilityMode: Bool? = nil,
+        language: String? = nil
     ) {
+        self.accessibilityMode = accessibilityMode
+        self.language = language
         self.localID = localID
         self.position = position
         self.inputMethod = inputMethod
@@ -197,12 +204,13 @@ package enum FleetUpload {
         precondition(
             batch.decisions.count <= maxBatch && batch.visits.count <= maxBatch && batch.events.count <= maxBatch
                 && batch.maintenance.count <= maxBatch, "a batch part is over \(maxBatch)")
-        precondition(payloadVersion == 2 || payloadVersion == 3, "payload version \(payloadVersion)")
+        precondition((2...4).contains(payloadVersion), "payload version \(payloadVersion)")
         if batch.isEmpty { return 0 }
         let v3 = payloadVersion >= 3
+        let v4 = payloadVersion >= 4
         var statements: [(sql: String, parameters: [String?])] = []
         if !batch.decisions.isEmpty {
-            let width = v3 ? 18 : 13
+            let width = v4 ? 20 : v3 ? 18 : 13
             var tuples: [String] = []
             var parameters: [String?] = []
             tuples.reserveCapacity(batch.decisions.count)
@@ -226,9 +234,15 @@ package enum FleetUpload {
                         bool(d.tooFast),
                     ]
                 }
+                if v4 {
+                    tuple += ", $\(b + 19)::boolean, $\(b + 20)"
+                    parameters += [bool(d.accessibilityMode), d.language]
+                }
                 tuples.append(tuple + ")")
             }
-            let extra = v3 ? ", local_id, position, input_method, discarded, too_fast" : ""
+            let extra =
+                (v3 ? ", local_id, position, input_method, discarded, too_fast" : "")
+                + (v4 ? ", accessibility_mode, language" : "")
             statements.append(
                 (
                     """
