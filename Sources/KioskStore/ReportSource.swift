@@ -76,6 +76,9 @@ package struct SQLiteReportSource: ReportSource {
         a.hasEvents = try tableExists(db, "kiosk_events")
         let positionColumn = a.hasPositions ? "position" : "NULL"
         let methodColumn = a.hasPositions ? "input_method" : "NULL"
+        // Store migrations 6 and 7.
+        let modeColumn = try columnExists(db, "decisions", "accessibility_mode") ? "accessibility_mode" : "NULL"
+        let languageColumn = try columnExists(db, "decisions", "language") ? "language" : "NULL"
         let rowFilter =
             "wall_ms >= :since AND wall_ms < :until AND (:kiosk IS NULL OR kiosk_id = :kiosk) AND (:deck IS NULL OR deck_id = :deck)"
         // d: the decisions in range. m: suspected mashing visits. f: each visit's final answer
@@ -86,7 +89,8 @@ package struct SQLiteReportSource: ReportSource {
             CREATE TEMP TABLE d AS SELECT id, kiosk_id, session_id, deck_id, card_id,
                 CASE action WHEN 'swipedLeft' THEN 0 WHEN 'swipedRight' THEN 1 WHEN 'removed' THEN 2
                     WHEN 'undone' THEN 3 ELSE 4 END AS a, wall_ms, dwell_ms,
-                \(positionColumn) AS position, \(methodColumn) AS input_method
+                \(positionColumn) AS position, \(methodColumn) AS input_method,
+                \(modeColumn) AS accessibility_mode, \(languageColumn) AS language
             FROM decisions WHERE \(rowFilter)
             """, f
         ) { _ in }
@@ -277,6 +281,12 @@ package struct SQLiteReportSource: ReportSource {
         }
         try query(db, "SELECT input_method, COUNT(*) FROM d WHERE a <> 3 GROUP BY input_method", f) { s in
             a.inputMethods[s.isNull(0) ? nil : s.text(0)] = Int(s.int64(1))
+        }
+        try query(db, "SELECT language, COUNT(*) FROM d WHERE a <> 3 GROUP BY language", f) { s in
+            a.languages[s.isNull(0) ? nil : s.text(0)] = Int(s.int64(1))
+        }
+        try query(db, "SELECT accessibility_mode, COUNT(*) FROM d WHERE a <> 3 GROUP BY accessibility_mode", f) { s in
+            a.accessibilityModes[s.isNull(0) ? nil : s.int64(0) != 0, default: 0] += Int(s.int64(1))
         }
         try query(db, "SELECT COUNT(*), COALESCE(SUM(rows), 0) FROM m", f) { s in
             a.mashingVisits = Int(s.int64(0))

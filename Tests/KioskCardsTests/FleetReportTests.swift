@@ -54,7 +54,10 @@ extension FleetTests {
         for (i, kiosk) in kiosks.enumerated() {
             let settings = try addKiosk(kiosk, database: name)
             let dir = scratch + "/" + kiosk
-            try ReportTests.simulate(dir, seed: 21 + i, visitors: 160 + 60 * i, kiosk: kiosk)
+            // The second kiosk's deck has six languages: the decisions' languages travel too.
+            try ReportTests.simulate(
+                dir, seed: 21 + i, visitors: i == 0 ? 160 : 320, kiosk: kiosk,
+                deck: i == 0 ? "seed-stack.json" : "multilingual.json")
             let worker = FleetSyncWorker(settings: settings, dataDirectory: dir) { FleetHealth.standalone() }
             #expect(worker.syncOnce() == nil)
             dirs.append(dir)
@@ -70,6 +73,8 @@ extension FleetTests {
                 let f = try #require(fleet.json)
                 #expect(ReportTests.number(l["totals"]?["decisionRows"]) ?? 0 > 500)
                 #expect(Self.comparable(l) == Self.comparable(f), "\(kiosk) \(extra)")
+                let languages = f["quality"]?["languages"]?.elements ?? []
+                #expect(languages.count >= (kiosk == kiosks[1] ? 3 : 1), "\(kiosk): \(languages.count) languages")
             }
         }
     }

@@ -31,8 +31,10 @@ import Testing
         return try JSONReader.parse(result.stdout)
     }
 
-    static func simulate(_ dir: String, seed: Int, visitors: Int, kiosk: String = "sim-kiosk") throws {
-        let deck = DeckFixtures.packageRoot + "/examples/seed-stack.json"
+    static func simulate(
+        _ dir: String, seed: Int, visitors: Int, kiosk: String = "sim-kiosk", deck name: String = "seed-stack.json"
+    ) throws {
+        let deck = DeckFixtures.packageRoot + "/examples/" + name
         let result = try #require(
             StoreTestSupport.run([
                 "simulate", "--deck", deck, "--data", dir, "--visitors", String(visitors), "--seed", String(seed),
@@ -58,6 +60,41 @@ import Testing
 
     static func nearestRank(_ sorted: [Int64], _ p: Double) -> Int64 {
         sorted[max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1)]
+    }
+
+    /// Decisions by language and by accessibility mode, from a multilingual deck's simulation
+    /// (visits in three languages, some with a mode on), counted again from the raw rows.
+    @Test func languagesAndAccessibilityModesMatchTheRawRows() throws {
+        let dir = DeckFixtures.temporaryDirectory("report-languages")
+        defer { DeckFixtures.removeTree(dir) }
+        try Self.simulate(dir, seed: 5, visitors: 150, deck: "multilingual.json")
+        let json = try Self.report(["--data", dir])
+        let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir), readOnly: true, create: false)
+        var byLanguage: [String: Int] = [:]
+        var byMode: [Bool: Int] = [:]
+        let stmt = try db.prepare("SELECT language, accessibility_mode FROM decisions WHERE action <> 'undone'")
+        while try stmt.step() {
+            byLanguage[stmt.text(0), default: 0] += 1
+            byMode[stmt.int64(1) != 0, default: 0] += 1
+        }
+        #expect(byLanguage.count >= 3, "\(byLanguage)")
+        #expect((byMode[true] ?? 0) > 0 && (byMode[false] ?? 0) > 0, "\(byMode)")
+        let listed = try #require(json["quality"]?["languages"]?.elements)
+        var reported: [String: Int] = [:]
+        for entry in listed {
+            guard case .string(let tag)? = entry["language"]?.value else {
+                Issue.record("a language without a tag: every simulated decision has one")
+                continue
+            }
+            reported[tag] = Int(try #require(Self.number(entry["decisions"])))
+        }
+        #expect(reported == byLanguage)
+        let counts = listed.compactMap { Self.number($0["decisions"]) }
+        #expect(counts == counts.sorted(by: >), "most decisions first")
+        let modes = json["quality"]?["accessibilityMode"]
+        #expect(Self.number(modes?["on"]) == Double(byMode[true] ?? 0))
+        #expect(Self.number(modes?["off"]) == Double(byMode[false] ?? 0))
+        #expect(Self.number(modes?["unknown"]) == 0)
     }
 
     @Test func everyFigureMatchesAnIndependentComputationFromTheRawRows() throws {
@@ -253,6 +290,11 @@ import Testing
         #expect(Self.number(json["totals"]?["visits"]) == 10)
         #expect(Self.number(json["totals"]?["finalAnswers"]) == 30)
         #expect(Self.number(json["quality"]?["inputMethods"]?["unknown"]) == 30)
+        // No language or mode column: all unknown.
+        #expect(Self.number(json["quality"]?["accessibilityMode"]?["unknown"]) == 30)
+        let languages = try #require(json["quality"]?["languages"]?.elements)
+        #expect(languages.count == 1 && languages.first?["language"]?.value == .null)
+        #expect(Self.number(languages.first?["decisions"]) == 30)
         #expect(Self.number(json["funnel"]?["endReasons"]?["unknown"]) == 10)
         #expect(json["funnel"]?["attractShown"]?.value == .null)
         // The report only reads: the old file keeps its schema.

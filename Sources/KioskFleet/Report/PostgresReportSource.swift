@@ -139,12 +139,16 @@ package struct PostgresReportSource: ReportSource {
         // d: the decisions in range, in each kiosk's storage order (local_id; older payloads
         // have none and fall back to the monotonic time). m: suspected mashing visits. f: each
         // visit's final answer per card.
+        // Central schema 7 (payload 4): each decision's accessibility mode and language.
+        let modeAndLanguage =
+            try FleetSchema.currentVersion(db) >= 7
+            ? "accessibility_mode, language" : "NULL::boolean AS accessibility_mode, NULL::text AS language"
         _ = try run(
             """
             CREATE TEMP TABLE report_d ON COMMIT DROP AS SELECT kiosk_id, session_id, deck_id, card_id,
                 CASE action WHEN 'swipedLeft' THEN 0 WHEN 'swipedRight' THEN 1 WHEN 'removed' THEN 2
                     WHEN 'undone' THEN 3 ELSE 4 END AS a, wall_ms, dwell_ms, position, input_method,
-                local_id, monotonic_ns, decision_uid
+                local_id, monotonic_ns, decision_uid, \(modeAndLanguage)
             FROM fleet.decisions WHERE \(rowFilter)
             """)
         _ = try run(
@@ -365,6 +369,12 @@ package struct PostgresReportSource: ReportSource {
         }
         for r in try run("SELECT input_method, COUNT(*) FROM report_d WHERE a <> 3 GROUP BY input_method") {
             a.inputMethods[r[0]] = int(r[1])
+        }
+        for r in try run("SELECT language, COUNT(*) FROM report_d WHERE a <> 3 GROUP BY language") {
+            a.languages[r[0]] = int(r[1])
+        }
+        for r in try run("SELECT accessibility_mode, COUNT(*) FROM report_d WHERE a <> 3 GROUP BY accessibility_mode") {
+            a.accessibilityModes[r[0].map { $0 == "t" }, default: 0] += int(r[1])
         }
         if let r = try run("SELECT COUNT(*), COALESCE(SUM(rows), 0) FROM report_m").first {
             a.mashingVisits = int(r[0])

@@ -119,6 +119,10 @@ package struct ReportAggregates: Hashable, Sendable {
     package var undoRows = 0
     /// Non-undo decision rows by input method (nil: not recorded), all visits.
     package var inputMethods: [String?: Int] = [:]
+    /// Non-undo decision rows by the language the visitor read the card in (nil: not recorded), all visits.
+    package var languages: [String?: Int] = [:]
+    /// Non-undo decision rows by whether an accessibility mode was on by then (nil: not recorded), all visits.
+    package var accessibilityModes: [Bool?: Int] = [:]
     package var mashingVisits = 0
     package var mashingDecisions = 0
     /// Counted final answers, and those below the too-fast limit.

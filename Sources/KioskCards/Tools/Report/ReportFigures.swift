@@ -129,10 +129,20 @@ struct ReportFigures {
         var methods: [(String, JSONValue)] = []
         for m in ["swipe", "button", "key", "switch", "tap"] { methods.append((m, .int(a.inputMethods[m] ?? 0))) }
         methods.append(("unknown", .int(a.inputMethods[nil] ?? 0)))
+        // Most decisions first, then by tag; the rows without a language last.
+        let tagged = a.languages.compactMap { key, n in key.map { ($0, n) } }.sorted { ($1.1, $0.0) < ($0.1, $1.0) }
+        var languages: [JSONValue] = tagged.map { .object([("language", .string($0.0)), ("decisions", .int($0.1))]) }
+        if let unknown = a.languages[nil] {
+            languages.append(.object([("language", .null), ("decisions", .int(unknown))]))
+        }
+        let modes: JSONValue = .object([
+            ("on", .int(a.accessibilityModes[true] ?? 0)), ("off", .int(a.accessibilityModes[false] ?? 0)),
+            ("unknown", .int(a.accessibilityModes[nil] ?? 0)),
+        ])
         let quality: JSONValue = .object([
             ("undoRate", ratio(a.undoRows, a.decidedRows)), ("undoRows", .int(a.undoRows)),
             ("decidedRows", .int(a.decidedRows)), ("tooFastShare", ratio(a.tooFastAnswers, a.finalAnswers)),
-            ("inputMethods", .object(methods)),
+            ("inputMethods", .object(methods)), ("languages", .array(languages)), ("accessibilityMode", modes),
             (
                 "mashing",
                 .object([

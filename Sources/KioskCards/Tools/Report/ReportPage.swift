@@ -218,6 +218,16 @@ struct ReportPage {
                 methods += "<tr><td>\(Self.escape(name))</td>" + cell("quality.inputMethods.\(name)", "int") + "</tr>"
             }
         }
+        var languages = ""
+        for i in 0..<count("quality.languages") {
+            let p = "quality.languages.\(i)"
+            let name = json["\(p).language"] == .null ? "unknown" : string("\(p).language")
+            languages += "<tr><td>\(name)</td>" + cell("\(p).decisions", "int") + "</tr>"
+        }
+        var modes = ""
+        for (key, label) in [("on", "on"), ("off", "off"), ("unknown", "unknown")] {
+            modes += "<tr><td>\(label)</td>" + cell("quality.accessibilityMode.\(key)", "int") + "</tr>"
+        }
         body += """
             <section id="quality"><h2>Quality</h2>
             <div class="scroll"><table><tr><th>Undo rate</th><th>Too fast (&lt; \(figures.filter.tooFastMs) ms)</th><th>Mashing visits</th><th>Their decisions</th></tr>
@@ -227,7 +237,12 @@ struct ReportPage {
             <div class="two"><div class="chart"><canvas id="chart-methods"></canvas></div>
             <div class="chart"><canvas id="chart-position"></canvas></div></div>
             <div class="two"><div class="scroll"><table><tr><th>Input method</th><th>Decisions</th></tr>\(methods)</table></div>
-            <div class="scroll"><table><tr><th>Position</th><th>Answers</th><th>Approval</th></tr>\(positions)</table></div></div></section>
+            <div class="scroll"><table><tr><th>Position</th><th>Answers</th><th>Approval</th></tr>\(positions)</table></div></div>
+            <div class="two"><div class="scroll"><table><tr><th>Language</th><th>Decisions</th></tr>\(languages)</table></div>
+            <div class="scroll"><table><tr><th>Accessibility mode</th><th>Decisions</th></tr>\(modes)</table></div></div>
+            <p class="help">Decisions that are not undos, all visits: by the language the visitor read the card in, and by
+            whether large text, high contrast, reduced motion or the kiosk's accessible mode was on in that visit by then
+            (unknown: recorded before the kiosk kept it, or a fleet server before central schema 7).</p></section>
             """
         let data = Self.replacing("<", with: "\\u003c", in: json.text())
         return """

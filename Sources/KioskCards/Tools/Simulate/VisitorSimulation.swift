@@ -14,6 +14,10 @@ import KioskSystem
 ///   too-short drag springs back and is tried again, a decision is undone and redone, or the
 ///   visitor walks away mid-deck (the idle timeout then ends the visit);
 /// - button-mashers (about 5 %): hit ✓ (or ✗) every 120–280 ms through the whole deck.
+///
+/// Each visit also reads the deck in one of its languages (its own about 60 %, the others
+/// sharing the rest) and has an accessibility mode on in about 8 % of visits; these come from a
+/// second generator, so they leave the first one's sequence of decisions as it was.
 struct VisitorSimulation {
     struct Summary: Hashable {
         var visitors = 0
@@ -26,6 +30,10 @@ struct VisitorSimulation {
     let deckFile: DeckFile
     let options: SimulateCommand.Options
     private var random: SplitMix64
+    /// The visits' language and accessibility mode (see above).
+    private var visitRandom: SplitMix64
+    private var visitLanguage: String
+    private var visitMode = false
     private var deck: StackDeck
     private var session: VisitorSession
     private var recorder: VisitRecorder
@@ -44,6 +52,8 @@ struct VisitorSimulation {
         deckFile = file
         self.options = options
         random = SplitMix64(seed: options.seed ^ 0x5EED_0F_715170)
+        visitRandom = SplitMix64(seed: options.seed ^ 0x1A96_0A6E_0F_715170)
+        visitLanguage = file.language
         let metrics = ScreenMetrics(size: Size(width: 800, height: 480), pointsPerMillimetre: 800 / 154.0)
         deck = StackDeck(
             cards: file.cards, metrics: metrics,
@@ -75,6 +85,18 @@ struct VisitorSimulation {
 
     private mutating func chance(_ p: Double) -> Bool { uniform() < p }
 
+    /// The new visit's language (the deck's own about 60 %) and accessibility mode (about 8 %).
+    private mutating func pickLanguageAndMode() {
+        let u = Double(visitRandom.next() >> 11) / Double(1 << 53)
+        let others = deckFile.languages.filter { $0 != deckFile.language }
+        if u < 0.6 || others.isEmpty {
+            visitLanguage = deckFile.language
+        } else {
+            visitLanguage = others[min(others.count - 1, Int((u - 0.6) / 0.4 * Double(others.count)))]
+        }
+        visitMode = Double(visitRandom.next() >> 11) / Double(1 << 53) < 0.08
+    }
+
     // MARK: Clock
 
     private func wallMs(_ t: Instant) -> Int64 { options.startMs + (t.nanoseconds - origin.nanoseconds) / 1_000_000 }
@@ -105,7 +127,10 @@ struct VisitorSimulation {
 
     private mutating func flushVisitEvents() {
         for event in session.takeVisitEvents() {
-            if case .started = event { summary.visits += 1 }
+            if case .started = event {
+                summary.visits += 1
+                pickLanguageAndMode()
+            }
             let start = options.startMs
             let zero = origin.nanoseconds
             let items = recorder.record(event) { start + ($0.nanoseconds - zero) / 1_000_000 }
@@ -119,9 +144,11 @@ struct VisitorSimulation {
             session.noteActivity(at: d.time)
             flushVisitEvents()
             recorder.note(d)
-            let record = DecisionRecord(
+            var record = DecisionRecord(
                 d, kioskID: options.kioskID, sessionID: session.sessionID, deck: deckFile, wallNow: wallMs(now),
                 monotonicNow: now)
+            record.language = visitLanguage
+            record.accessibilityMode = visitMode
             summary.decisions += 1
             emit(.decision(record), simulatedSeconds)
         }
