@@ -55,6 +55,9 @@ live_decode_lane() {
 
 live_decode_one() {
   name=$1 f=/testdata/touch/$1 base=/tmp/${1%.evemu}
+  # The lanes' results are printed together at the end; meanwhile each recording started shows
+  # on the serial console, so a slow, busy host is not taken for a stuck VM (run-vm.sh --stall).
+  echo "live-decode: $name" >/dev/console
   KioskCards replay "$f" >"$base.replay" 2>/dev/null
   want=$(wc -l <"$base.replay")
   evemu-device "$f" >"$base.device" 2>&1 &
