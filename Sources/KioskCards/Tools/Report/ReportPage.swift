@@ -225,8 +225,8 @@ struct ReportPage {
             languages += "<tr><td>\(name)</td>" + cell("\(p).decisions", "int") + "</tr>"
         }
         var modes = ""
-        for (key, label) in [("on", "on"), ("off", "off"), ("unknown", "unknown")] {
-            modes += "<tr><td>\(label)</td>" + cell("quality.accessibilityMode.\(key)", "int") + "</tr>"
+        for key in ["on", "off", "unknown"] {
+            modes += "<tr><td>\(key)</td>" + cell("quality.accessibilityMode.\(key)", "int") + "</tr>"
         }
         body += """
             <section id="quality"><h2>Quality</h2>

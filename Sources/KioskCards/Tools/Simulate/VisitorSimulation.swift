@@ -75,7 +75,12 @@ struct VisitorSimulation {
 
     // MARK: Randomness
 
-    private mutating func uniform() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
+    private mutating func uniform() -> Double { Self.unit(&random) }
+
+    /// A uniform draw in [0, 1) from `generator`.
+    private static func unit(_ generator: inout SplitMix64) -> Double {
+        Double(generator.next() >> 11) / Double(1 << 53)
+    }
 
     /// A standard normal (Box–Muller).
     private mutating func normal() -> Double {
@@ -87,14 +92,14 @@ struct VisitorSimulation {
 
     /// The new visit's language (the deck's own about 60 %) and accessibility mode (about 8 %).
     private mutating func pickLanguageAndMode() {
-        let u = Double(visitRandom.next() >> 11) / Double(1 << 53)
+        let u = Self.unit(&visitRandom)
         let others = deckFile.languages.filter { $0 != deckFile.language }
         if u < 0.6 || others.isEmpty {
             visitLanguage = deckFile.language
         } else {
             visitLanguage = others[min(others.count - 1, Int((u - 0.6) / 0.4 * Double(others.count)))]
         }
-        visitMode = Double(visitRandom.next() >> 11) / Double(1 << 53) < 0.08
+        visitMode = Self.unit(&visitRandom) < 0.08
     }
 
     // MARK: Clock
