@@ -281,26 +281,32 @@ private struct EvemuParser {
     init(source: String) { self.source = source }
 
     /// Parses one line; returns the event of an `E:` line.
+    ///
+    /// The line is read by Unicode scalars, not by characters: a '#', ':' or blank followed by a
+    /// combining mark is one character, and must still end the data, mark the line type or
+    /// separate fields as it does for `EvemuFastEvent`, which reads bytes.
     mutating func parse(line raw: Substring, number: Int) throws(EvemuError) -> InputEvent? {
-        var line = raw
+        var line = raw.unicodeScalars[...]
         if line.last == "\r" { line = line.dropLast() }
-        let trimmed = line.drop { $0 == " " || $0 == "\t" }
+        func isBlank(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" }
+        let trimmed = line.drop(while: isBlank)
         if trimmed.isEmpty || trimmed.first == "#" { return nil }
-        guard trimmed.count >= 2, trimmed.dropFirst().first == ":" else {
+        guard trimmed.count >= 2, trimmed.dropFirst().first == ":", let kind = trimmed.first else {
             throw fail(
-                number, "not an evemu line: '\(trimmed.prefix(40))' (expected 'N:', 'I:', 'P:', 'B:', 'A:' or 'E:')")
+                number,
+                "not an evemu line: '\(Substring(trimmed.prefix(40)))' (expected 'N:', 'I:', 'P:', 'B:', 'A:' or 'E:')")
         }
-        let kind = trimmed.first!
         let rest = trimmed.dropFirst(2)
         if kind == "N" {
             // Names may contain '#': no trailing-comment stripping here.
-            device.name = String(
-                rest.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+            var name = rest.drop(while: isBlank)
+            while let last = name.last, isBlank(last) { name = name.dropLast() }
+            device.name = String(Substring(name))
             sawDescription = true
             return nil
         }
-        let body = rest.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let fields = body.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        let body = rest[..<(rest.firstIndex(of: "#") ?? rest.endIndex)]
+        let fields = body.split(whereSeparator: isBlank).map { Substring($0) }
         switch kind {
         case "I": try parseID(fields, number)
         case "P": try parseProperties(fields, number)
@@ -413,8 +419,8 @@ private struct EvemuParser {
     private mutating func parseEvent(_ f: [Substring], _ line: Int) throws(EvemuError) -> InputEvent {
         if firstEventLine == nil { firstEventLine = line }
         guard f.count == 4 else { throw fail(line, "'E:' needs sec.usec type code value, got \(f.count) fields") }
-        let parts = f[0].split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let sec = Int64(parts[0]), sec >= 0, parts[1].count <= 6,
+        let parts = f[0].unicodeScalars.split(separator: ".", omittingEmptySubsequences: false).map { Substring($0) }
+        guard parts.count == 2, let sec = Int64(parts[0]), sec >= 0, parts[1].utf8.count <= 6,
             let usec = Int64(parts[1]), usec >= 0
         else { throw fail(line, "time '\(Excerpt.of(f[0]))' is not seconds.microseconds") }
         // Nanoseconds in an Int64 end at 9223372036 s (year 2262); later is not a real clock.

@@ -163,6 +163,37 @@ import Testing
         #expect(EvemuFastEvent.parse(Array("E: 12.500000 0000 0000 0000".utf8)[...]) != nil)
     }
 
+    /// The evemu fuzzer's crash of session 9's CI: `E:0.6 0 3 0#` followed by U+073A (a combining
+    /// mark, bytes DC BA; "0.6" is 6 µs, as evemu reads it). The fast reader, reading bytes, saw a comment; the parser, reading
+    /// characters, saw one character "#\u{073A}", no comment, and rejected the value. The parser
+    /// now reads scalars too, so a combining mark after '#', ':', '.' or a blank changes nothing.
+    @Test func aCombiningMarkAfterAMarkOrABlankMeansWhatTheMarkMeans() throws {
+        let mark = "\u{073A}"
+        let header = "N: x\nB: 03 03\n"
+        for (line, expected) in [
+            ("E:0.6 0 3 0#\(mark)", InputEvent(time: Instant(nanoseconds: 6_000), type: 0, code: 3, value: 0)),
+            (
+                "E: 1.000000 0003 0035 12 #\(mark) comment",
+                InputEvent(time: Instant(nanoseconds: 1_000_000_000), type: 3, code: 0x35, value: 12)
+            ),
+        ] {
+            let fast = try #require(EvemuFastEvent.parse(Array(line.utf8)[...]), "'\(line)'")
+            #expect(fast == expected)
+            let general = try EvemuReader(parsing: header + line, source: "x").next()
+            #expect(general == expected, "'\(line)'")
+        }
+        // A comment line beginning "#" + mark is a comment; "N:" + mark keeps the mark in the name.
+        let recording = try EvemuRecording(
+            parsing: "#\(mark) recorded by hand\nN:\(mark) panel \nB: 03 03\nE: 0.5 0003 0035 7\n", source: "x")
+        #expect(recording.device.name == "\(mark) panel")
+        #expect(recording.events.map(\.value) == [7])
+        // A mark inside a field still makes the field wrong, in both readers alike.
+        for line in ["E: 1.000000 0003 0035 1\u{0301}2", "E: 1.\(mark)000000 0003 0035 1", "E:\(mark)1.0 3 35 1"] {
+            #expect(EvemuFastEvent.parse(Array(line.utf8)[...]) == nil, "'\(line)'")
+            #expect(throws: EvemuError.self, "'\(line)'") { try EvemuReader(parsing: header + line, source: "x").next() }
+        }
+    }
+
     @Test func aStreamedRecordingGivesTheEventsOfTheWholeFile() throws {
         for name in TouchTestData.allFiles {
             let path = try TouchTestData.requireDirectory() + "/" + name
