@@ -190,7 +190,9 @@ import Testing
         // A mark inside a field still makes the field wrong, in both readers alike.
         for line in ["E: 1.000000 0003 0035 1\u{0301}2", "E: 1.\(mark)000000 0003 0035 1", "E:\(mark)1.0 3 35 1"] {
             #expect(EvemuFastEvent.parse(Array(line.utf8)[...]) == nil, "'\(line)'")
-            #expect(throws: EvemuError.self, "'\(line)'") { try EvemuReader(parsing: header + line, source: "x").next() }
+            #expect(throws: EvemuError.self, "'\(line)'") {
+                try EvemuReader(parsing: header + line, source: "x").next()
+            }
         }
     }
 
