@@ -6,7 +6,8 @@ Usage: scripts/report-browser-check.py REPORT.html REPORT.json SCREENSHOT_DIR
 Talks to Chromium over the DevTools protocol on a pipe (--remote-debugging-pipe: JSON
 messages separated by NUL on fds 3 and 4), so no websocket library is needed. Checks:
 no console errors or exceptions, no network request (anything but file: and data:), every
-<canvas> drew something, every figure cell (data-k) shows the JSON's value, and no horizontal
+<canvas> drew something, the languages and accessibility-mode charts show every value the
+JSON counts, every figure cell (data-k) shows the JSON's value, and no horizontal
 scroll at 390x844. Saves screenshots at 1280x800 and 390x844. Exit 0 when all hold.
 """
 import base64, json, os, shutil, subprocess, sys, tempfile, time
@@ -100,7 +101,12 @@ PROBE = r"""(() => {
   });
   const cells = Array.from(document.querySelectorAll('[data-k]')).map(e =>
     ({k: e.dataset.k, f: e.dataset.f, text: e.textContent.trim()}));
-  return {canvases, cells, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
+  const labels = {};
+  for (const c of document.querySelectorAll('canvas')) {
+    const ch = window.Chart && Chart.getChart(c);
+    if (ch) labels[c.id] = ch.data.labels;
+  }
+  return {canvases, cells, labels, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
           chartVersion: (window.Chart && Chart.version) || null};
 })()"""
 
@@ -168,6 +174,16 @@ def main():
             for c in probe["canvases"]:
                 if c["painted"] == 0:
                     problems.append(f"{name}: chart {c['id']} drew nothing ({c['width']}x{c['height']})")
+            # The languages and accessibility-mode charts show every value the JSON counts.
+            expected_labels = {
+                "chart-languages": sorted("unknown" if l["language"] is None else l["language"]
+                                          for l in doc["quality"]["languages"] if l["decisions"] > 0),
+                "chart-modes": sorted(k for k, v in doc["quality"]["accessibilityMode"].items() if v > 0),
+            }
+            for chart_id, want in expected_labels.items():
+                got = sorted(probe["labels"].get(chart_id) or [])
+                if got != want:
+                    problems.append(f"{name}: chart {chart_id} shows {got}, the JSON counts {want}")
             for cell in probe["cells"]:
                 issue = check_cell(cell, doc)
                 if issue:

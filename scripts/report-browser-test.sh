@@ -12,6 +12,8 @@ rm -rf "$out"
 mkdir -p "$out"
 "$bin" simulate --deck examples/seed-stack.json --data "$out/data" --visitors 400 --seed 42 --kiosk lobby-1
 "$bin" simulate --deck examples/seed-stack.json --data "$out/data" --visitors 150 --seed 43 --kiosk lobby-2
+# A deck in six languages, so the languages chart has several slices.
+"$bin" simulate --deck examples/multilingual.json --data "$out/data" --visitors 120 --seed 44 --kiosk lobby-3
 TZ=UTC "$bin" report --data "$out/data" --out "$out/report.html"
 TZ=UTC "$bin" report --data "$out/data" --format json >"$out/report.json"
 python3 scripts/report-browser-check.py "$out/report.html" "$out/report.json" "$out"

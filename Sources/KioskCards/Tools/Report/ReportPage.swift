@@ -238,6 +238,8 @@ struct ReportPage {
             <div class="chart"><canvas id="chart-position"></canvas></div></div>
             <div class="two"><div class="scroll"><table><tr><th>Input method</th><th>Decisions</th></tr>\(methods)</table></div>
             <div class="scroll"><table><tr><th>Position</th><th>Answers</th><th>Approval</th></tr>\(positions)</table></div></div>
+            <div class="two"><div class="chart"><canvas id="chart-languages"></canvas></div>
+            <div class="chart"><canvas id="chart-modes"></canvas></div></div>
             <div class="two"><div class="scroll"><table><tr><th>Language</th><th>Decisions</th></tr>\(languages)</table></div>
             <div class="scroll"><table><tr><th>Accessibility mode</th><th>Decisions</th></tr>\(modes)</table></div></div>
             <p class="help">Decisions that are not undos, all visits: by the language the visitor read the card in, and by
@@ -349,6 +351,13 @@ struct ReportPage {
         const m=Object.entries(R.quality.inputMethods).filter(e=>e[1]>0);
         chart('chart-methods',{type:'doughnut',data:{labels:m.map(e=>e[0]),datasets:[{data:m.map(e=>e[1]),backgroundColor:['#2563eb','#30a46c','#f59e0b','#8b5cf6','#e5484d','#8c959f']}]},
           options:{plugins:{title:{display:true,text:'Input methods'}}}});
+        const lang=R.quality.languages.filter(l=>l.decisions>0);
+        chart('chart-languages',{type:'doughnut',data:{labels:lang.map(l=>l.language===null?'unknown':l.language),datasets:[{data:lang.map(l=>l.decisions),backgroundColor:['#2563eb','#30a46c','#f59e0b','#8b5cf6','#e5484d','#06b6d4','#db2777','#65a30d','#8c959f']}]},
+          options:{plugins:{title:{display:true,text:'Decisions by language read'}}}});
+        const am=R.quality.accessibilityMode;
+        const modes=[['on',am.on,'#8b5cf6'],['off',am.off,'#2563eb'],['unknown',am.unknown,'#8c959f']].filter(e=>e[1]>0);
+        chart('chart-modes',{type:'doughnut',data:{labels:modes.map(e=>e[0]),datasets:[{data:modes.map(e=>e[1]),backgroundColor:modes.map(e=>e[2])}]},
+          options:{plugins:{title:{display:true,text:'Decisions with an accessibility mode on'}}}});
         const pb=R.positionBias.filter(p=>!p.suppressed);
         chart('chart-position',{type:'line',data:{labels:pb.map(p=>'Position '+(p.position+1)),datasets:[{label:'Approval',data:pb.map(p=>p.approval),borderColor:'#8b5cf6'}]},
           options:{scales:{y:{min:0,max:1}},plugins:{title:{display:true,text:'Position bias: approval by position shown'}}}});
