@@ -102,4 +102,17 @@ import Testing
         #expect(s.max == 100)
         #expect(s.overBudget == 5)
     }
+
+    /// p99 ÷ median of the frames valgrind counted, in JSON too; none counted: no figure.
+    @Test func instructionsP99OverMedianIsTheCountedFramesRatio() {
+        var r = BenchResult(
+            scene: "stack-drag", size: "800x480", pipeline: "real", stats: FrameStats([1, 2, 3], budget: 4))
+        #expect(r.instructionsP99OverMedian == nil)
+        #expect(!r.json().contains("instructions_p99_over_median"))
+        // 100 frames: 1…100 M instructions, shuffled; the median is 50 M, the p99 99 M.
+        r.countedFrames = (1...100).map { FrameRecord(index: $0, ms: 0, work: nil, instructions: Double($0) * 1e6) }
+            .shuffled()
+        #expect(r.instructionsP99OverMedian == 99.0 / 50.0)
+        #expect(r.json().contains("\"instructions_p99_over_median\":1.98"))
+    }
 }

@@ -61,6 +61,16 @@ struct BenchResult {
     var countedFrames: [FrameRecord] = []
     var extra: [(String, Double)] = []
 
+    /// p99 ÷ median of the counted frames' instructions: how much more work the p99 frame does
+    /// than the median one, which machine load does not stretch; nil when none were counted.
+    var instructionsP99OverMedian: Double? {
+        let counts = countedFrames.compactMap(\.instructions)
+        guard let median = percentile(50, of: counts), median > 0, let p99 = percentile(99, of: counts) else {
+            return nil
+        }
+        return p99 / median
+    }
+
     /// The worst frames by time and, when counted, by instructions (`--worst`).
     func worst(_ count: Int) -> (byTime: WorstFrames?, byInstructions: WorstFrames?) {
         guard count > 0 else { return (nil, nil) }
@@ -76,6 +86,7 @@ struct BenchResult {
         s += "\"median_ms\":\(num(stats.median)),\"p90_ms\":\(num(stats.p90)),\"p99_ms\":\(num(stats.p99)),"
         s += "\"max_ms\":\(num(stats.max)),\"over_budget\":\(stats.overBudget)"
         if let instructions { s += ",\"instructions_per_frame\":\(num(instructions.rounded()))" }
+        if let ratio = instructionsP99OverMedian { s += ",\"instructions_p99_over_median\":\(num(ratio))" }
         if let standIns { s += ",\"stand_in_frames\":\(standIns)" }
         for (k, v) in extra { s += ",\"\(k)\":\(num(v))" }
         let (byTime, byInstructions) = worst(count)

@@ -66,9 +66,11 @@ enum BenchReport {
         }
         let visits = ["stack-visit", "photo-visit", "list-visit"].map { find($0, "1920x1080", "real")?.stats.max }
         Swift.print("  worst frame of a whole visit, 1080p (stack / photo / list): \(list(visits, unit: " ms"))")
+        let flatCounted = sizes.map { find("stack-drag", $0, "real")?.instructionsP99OverMedian }
         Swift.print(
             "  p99 / median, stack drag, by size:                       "
-                + list(flat.map { $0.map { $0.p99 / $0.median } }, unit: "×"))
+                + list(flat.map { $0.map { $0.p99 / $0.median } }, unit: "×")
+                + (flatCounted.contains { $0 != nil } ? " (in instructions: \(list(flatCounted, unit: "×")))" : ""))
         if let memory {
             let value = { (key: String) in memory.extra.first { $0.0 == key }?.1 ?? 0 }
             Swift.print(
