@@ -92,6 +92,16 @@ import Testing
         #expect(LayoutDirection(language: "zh") == .leftToRight)
     }
 
+    /// ← and → act on the side drawn there: swapped right to left, every other key unchanged.
+    @Test func arrowKeysFollowTheLayoutDirection() {
+        #expect(AccessKey.left.inDirection(.rightToLeft) == .right)
+        #expect(AccessKey.right.inDirection(.rightToLeft) == .left)
+        for key in AccessKey.allCases {
+            #expect(key.inDirection(.leftToRight) == key)
+            if key != .left && key != .right { #expect(key.inDirection(.rightToLeft) == key) }
+        }
+    }
+
     @Test func aMirroredSceneSwapsSidesAndTouchesFollow() {
         let cards = [Card(id: "a", title: "A", color: .white), Card(id: "b", title: "B", color: .black)]
         let metrics = ScreenMetrics(size: Size(width: 1000, height: 600), pointsPerMillimetre: 4)

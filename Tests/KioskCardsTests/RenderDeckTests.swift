@@ -42,6 +42,55 @@ import Testing
         #expect(topCardID(flicked) == deck.cards[1].id)
     }
 
+    /// `--keys`: the accessibility key opens the control with its ring on the first switch, the
+    /// ring moves and Enter toggles as on the kiosk, and the deck shows the mode; with the control
+    /// closed a key is the deck's.
+    @Test func keysReachTheControlAndTheDeckAsOnTheKiosk() throws {
+        let deck = try RenderInputs.deck(path: Self.examples + "/onboarding.json", layout: nil)
+        let size = Size(width: 1000, height: 600)
+        func scene(_ keys: [AccessKey], atMs: Double = 1000) throws -> Scene {
+            try RenderInputs.scene(
+                deck: deck, size: size, gesture: nil, scriptPath: nil, atMs: atMs, accessControl: true, keys: keys)
+        }
+        func switchOn(_ s: Scene, _ item: AccessibilityControl.Item) -> Bool? {
+            for e in s.elements where e.id == "a11y:\(item.rawValue)" {
+                if case .accessibilitySwitch(_, let isOn, _) = e.kind { return isOn }
+            }
+            return nil
+        }
+        func topCard(_ s: Scene) -> Card? {
+            for e in s.elements.reversed() {
+                if case .card(let c) = e.kind { return c }
+            }
+            return nil
+        }
+        let closed = try scene([])
+        #expect(switchOn(closed, .largeText) == nil, "closed: only the Aa button")
+        #expect(!closed.elements.contains { $0.id == "a11y:focus" })
+        let control = AccessibilityControl(screen: size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
+
+        let opened = try scene([.accessibility])
+        #expect(switchOn(opened, .largeText) == false)
+        #expect(opened.elements.first { $0.id == "a11y:focus" }?.frame == control.frame(of: .largeText).insetBy(-6))
+
+        let large = try scene([.accessibility, .enter])
+        #expect(switchOn(large, .largeText) == true)
+        #expect(topCard(large)?.textScale == VisitAccessibility.largeTextScale)
+        #expect(topCard(opened)?.textScale == 1)
+
+        let contrast = try scene([.accessibility, .down, .enter])
+        #expect(switchOn(contrast, .largeText) == false && switchOn(contrast, .highContrast) == true)
+        #expect(
+            contrast.elements.first { $0.id == "a11y:focus" }?.frame == control.frame(of: .highContrast).insetBy(-6))
+
+        // Closed again by the same key: the keys after it are the deck's (→ dismisses the card).
+        let back = try scene([.accessibility, .accessibility, .right], atMs: 3000)
+        #expect(switchOn(back, .largeText) == nil)
+        #expect(topCard(back)?.id == deck.cards[1].id)
+        // While the control is open → is the control's: the card stays.
+        #expect(topCard(try scene([.accessibility, .right], atMs: 3000))?.id == deck.cards[0].id)
+    }
+
     @Test func listLayoutAndBadInput() throws {
         let deck = try RenderInputs.deck(path: Self.examples + "/seed-list.json", layout: nil)
         #expect(deck.layout == .list)

@@ -146,6 +146,13 @@ import Testing
         #expect(throws: RenderError.self) {
             try RenderOptions.parse(["--out", "a.png", "--gesture", "drag 1 2", "--script", "s.txt"])
         }
+        let keyed = try RenderOptions.parse(["--out", "a.png", "--keys", "accessibility down  enter"])
+        #expect(keyed.keys == [.accessibility, .down, .enter])
+        for bad in ["", "accessibility F2", "enter,down"] {
+            #expect(throws: RenderError.self, "--keys '\(bad)'") {
+                try RenderOptions.parse(["--out", "a.png", "--keys", bad])
+            }
+        }
     }
 
     @Test func renderCommandWritesThePanelPicture() throws {

@@ -6,6 +6,17 @@ public enum AccessKey: String, Hashable, Sendable, CaseIterable {
     /// Opens and closes the per-visit accessibility control (F2, the Menu key; the app maps
     /// them): while it is open every key is the control's (`AccessibleDeck.press(_:control:at:)`).
     case accessibility
+
+    /// The key in the visitor's `direction`: ← and → swapped for a right-to-left layout, so ←
+    /// acts on the side drawn on the left (the ✓ button there).
+    public func inDirection(_ direction: LayoutDirection) -> AccessKey {
+        guard direction == .rightToLeft else { return self }
+        switch self {
+        case .left: return .right
+        case .right: return .left
+        default: return self
+        }
+    }
 }
 
 /// What an accessible input asks for: a deck action, or a text to be read aloud.

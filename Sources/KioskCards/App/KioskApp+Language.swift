@@ -100,16 +100,8 @@ extension KioskApp {
         return before != languages.current
     }
 
-    /// ← and → in the visitor's direction: mirrored for a right-to-left layout, so ← acts on
-    /// the side drawn on the left (the ✓ button there).
-    func languageKey(_ key: AccessKey) -> AccessKey {
-        guard languages.direction == .rightToLeft else { return key }
-        switch key {
-        case .left: return .right
-        case .right: return .left
-        default: return key
-        }
-    }
+    /// ← and → in the visitor's direction (`AccessKey.inDirection`).
+    func languageKey(_ key: AccessKey) -> AccessKey { key.inDirection(languages.direction) }
 
     static func languageChoice(_ file: DeckFile, config: KioskConfig) -> LanguageChoice {
         LanguageChoice(offered: file.languages, deckLanguage: file.language, configured: config.language)

@@ -9,7 +9,7 @@ import KioskSystem
 /// `KioskCards render`: draws one frame headlessly into a PNG (docs, golden tests, support).
 ///
 ///     KioskCards render [--deck FILE] --size WxH --out FILE.png [--layout stack|list]
-///                       [--gesture "drag DX DY" | --script FILE] [--at MS]
+///                       [--gesture "drag DX DY" | --script FILE] [--keys "K …"] [--at MS]
 ///                       [--scale S | --panel-mm WxH] [--rotation 0|90|180|270] [--touch-matrix M] [--naive]
 ///
 /// `--size` is the panel's pixel size; with `--rotation 90`/`270` the scene is laid out
@@ -28,6 +28,9 @@ struct RenderOptions: Equatable {
     var language: String?
     var gesture: String?
     var scriptPath: String?
+    /// `--keys`: keys pressed after the gesture or script, as the kiosk takes them (the
+    /// accessibility control first: `accessibility` opens it, and while it is open every key is its own).
+    var keys: [AccessKey] = []
     var atMs: Double = 0
     /// The latest `--at`: a day after the last touch is long past every animation.
     static let maxAtMs: Double = 86_400_000
@@ -87,6 +90,20 @@ struct RenderOptions: Equatable {
                 name: "script", value: "FILE", help: "play an evemu recording (e.g. a flight-recorder file) instead"
             ) { o, v in
                 o.scriptPath = v
+                return nil
+            },
+            CommandOption(
+                name: "keys", value: "\"K …\"",
+                help: "then press these keys 100 ms apart: "
+                    + AccessKey.allCases.map(\.rawValue).joined(separator: ", ")
+            ) { o, v in
+                let words = v.split(separator: " ")
+                let keys = words.compactMap { AccessKey(rawValue: String($0)) }
+                guard !words.isEmpty, keys.count == words.count, keys.count <= 100 else {
+                    return "1 to 100 key names separated by spaces, e.g. \"accessibility down enter\" (names: "
+                        + AccessKey.allCases.map(\.rawValue).joined(separator: ", ") + ")"
+                }
+                o.keys = keys
                 return nil
             },
             CommandOption(name: "at", value: "MS", help: "draw MS milliseconds after the last touch (default 0)") {
@@ -170,7 +187,8 @@ enum RenderInputs {
     }
 
     /// The scene of `deck` laid out in `size` points after `gesture` or the touches of the evemu
-    /// recording at `scriptPath`, `atMs` milliseconds after the last touch frame.
+    /// recording at `scriptPath`, then `keys` 100 ms apart, `atMs` milliseconds after the last
+    /// touch frame or key.
     /// As in the kiosk, the visitor session starts on the attract screen (the deck's attract
     /// line and hint) and the first touch begins a visit.
     ///
@@ -183,7 +201,7 @@ enum RenderInputs {
     static func scene(
         deck file: DeckFile, size: Size, gesture: String?, scriptPath: String?, atMs: Double, buttons: Bool = true,
         touch: TouchReplayOptions? = nil, pointsPerMillimetre: Double = RenderScale.baselinePixelsPerInch / 25.4,
-        language: String? = nil, accessControl: Bool = false
+        language: String? = nil, accessControl: Bool = false, keys: [AccessKey] = []
     ) throws(RenderError) -> Scene {
         let metrics = ScreenMetrics(size: size, pointsPerMillimetre: pointsPerMillimetre)
         let start = Instant.seconds(1)
@@ -218,13 +236,30 @@ enum RenderInputs {
                 feed(f)
             }
         }
-        var scene = deck.scene(at: last.advanced(bySeconds: atMs / 1000))
-        if accessControl {
-            // The visible accessibility control ("Aa"), closed, as a public kiosk shows it.
-            scene = AccessibilityControl(
-                screen: size, pointsPerMillimetre: pointsPerMillimetre, trailing: file.layout == .list
-            ).overlay(scene)
+        // The visible accessibility control ("Aa"), as a public kiosk shows it: closed, unless
+        // `keys` open it.
+        var control = AccessibilityControl(
+            screen: size, pointsPerMillimetre: pointsPerMillimetre, trailing: file.layout == .list)
+        control.labels = AccessibilityControl.Labels(language: languages.current)
+        for key in keys {
+            // As the kiosk takes a key: the session first (a key starts a visit), then the
+            // control in front of the deck; ← and → in the visitor's direction.
+            let time = last.advanced(bySeconds: 0.1)
+            _ = deck.scene(at: time)
+            let deliver = session.handleKey(at: time).deliver
+            if session.attractSince != attractShown {
+                attractShown = session.attractSince
+                deck.setAttract(since: attractShown, at: time)
+            }
+            last = time
+            guard deliver else { continue }
+            if var accessible = deck as? any AccessibleDeck {
+                _ = accessible.press(key.inDirection(rtl ? .rightToLeft : .leftToRight), control: &control, at: time)
+                deck = accessible
+            }
         }
+        var scene = deck.scene(at: last.advanced(bySeconds: atMs / 1000))
+        if accessControl { scene = control.overlay(scene) }
         guard language != nil else { return scene }
         return KioskApp.composed(
             scene, languages: languages, prominent: session.phase == .attract && file.layout == .stack,
@@ -349,7 +384,7 @@ func runRenderCommand(_ args: [String]) -> Int32 {
         let scene = try RenderInputs.scene(
             deck: deck, size: panel.metrics.size, gesture: o.gesture, scriptPath: o.scriptPath, atMs: o.atMs,
             touch: touch, pointsPerMillimetre: panel.metrics.pointsPerMillimetre, language: o.language,
-            accessControl: true)
+            accessControl: true, keys: o.keys)
         let images = ImageCache()
         let buffer = PixelBuffer(width: pw, height: ph)
         // Headless: wait for photos instead of drawing placeholders.
