@@ -145,9 +145,14 @@ package struct ElementPainter {
             cairo_rectangle(cr, 0, 0, w, h)
             cairo_fill(cr)
             let style = Text.Style(size: 20, weight: .semibold, color: .white, maxLines: 1)
+            // Right to left (mirrored) each line is its own isolate (FSI … PDI): one that is all
+            // Latin ("IP: 192.0.2.10 (eth0)") keeps its order and its closing parenthesis, and
+            // reads from the right edge like the Arabic ones.
+            let isolated = Text.isMirrored(cr)
             var y = 30.0
             for line in lines {
-                y += Text.show(line, cr: cr, x: 30, y: y, width: w / 2 + 60, style: style) + 8
+                let shown = isolated ? "\u{2068}" + line + "\u{2069}" : line
+                y += Text.show(shown, cr: cr, x: 30, y: y, width: w / 2 + 60, style: style) + 8
             }
         case .staffKey(let label):
             Draw.setColor(cr, Color(rgb: 0x3A3A3C))

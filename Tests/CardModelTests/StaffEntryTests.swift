@@ -127,14 +127,14 @@ import Testing
     let screen = Size(width: 1000, height: 600)
 
     func press(_ m: inout StaffMenu, _ key: String, at t: Double) -> StaffMenu.Output? {
-        let frame = StaffMenu.layout(m.page, screen: screen).first { $0.id == key }!.frame
+        let frame = StaffMenu.layout(m.page, screen: screen, direction: m.direction).first { $0.id == key }!.frame
         return m.tap(at: frame.center, screen: screen, time: .seconds(t))
     }
 
     /// Every word the menu draws (panel lines and keys) on each page, in `language`.
     func drawnWords(_ m: StaffMenu) -> [String] {
         m.elements(info: [], screen: screen).flatMap { e -> [String] in
-            switch e.kind {
+            switch e.kind.unmirrored {
             case .staffPanel(let lines): lines
             case .staffKey(let label): [label]
             default: []
@@ -203,6 +203,65 @@ import Testing
         #expect(m.isOpen)
         #expect(press(&m, "action:exit", at: 69) == .perform(.exit))
         #expect(!m.isOpen)
+    }
+
+    /// Right to left (Arabic) the menu's actions and the touch test's "Done" swap sides and are
+    /// drawn mirrored, the panel's lines read from the right; the PIN pad keeps its keys where
+    /// they are (1 2 3 from left to right) and the fingers are drawn where they touch.
+    @Test func rightToLeftTheActionsSwapSidesAndThePadStays() {
+        var ar = StaffMenu(language: "ar")
+        var de = StaffMenu(language: "de")
+        #expect(ar.direction == .rightToLeft && de.direction == .leftToRight)
+        #expect(StaffMenu(language: nil).direction == .leftToRight)
+        for m in [ar, de] { #expect(m.elements(info: [], screen: screen).isEmpty, "closed: nothing drawn") }
+        ar.open(at: .seconds(0))
+        de.open(at: .seconds(0))
+        func frames(_ m: StaffMenu) -> [String: Rect] {
+            Dictionary(uniqueKeysWithValues: StaffMenu.layout(m.page, screen: screen, direction: m.direction))
+        }
+        #expect(frames(ar) == frames(de), "the PIN pad is the same right to left")
+        #expect(frames(ar)["key:1"]!.origin.x < frames(ar)["key:3"]!.origin.x, "1 2 3 from left to right")
+        let pinKeys = ar.elements(info: [], screen: screen).filter { $0.id.hasPrefix("staff:key:") }
+        #expect(pinKeys.count == 12 && pinKeys.allSatisfy { if case .staffKey = $0.kind { true } else { false } })
+        #expect(
+            ar.elements(info: [], screen: screen).first?.kind.unmirrored
+                != ar.elements(info: [], screen: screen).first?.kind)
+
+        for i in 0..<2 {
+            _ = press(&ar, "key:1", at: 1 + Double(i))
+            _ = press(&de, "key:1", at: 1 + Double(i))
+        }
+        #expect(press(&ar, "key:OK", at: 2) == .checkPIN("11") && press(&de, "key:OK", at: 2) == .checkPIN("11"))
+        _ = ar.pinChecked(correct: true, at: .seconds(2))
+        _ = de.pinChecked(correct: true, at: .seconds(2))
+        #expect(ar.page == .menu)
+        let (left, right) = (frames(ar), frames(de))
+        for a in StaffMenu.Action.allCases {
+            let id = "action:\(a.rawValue)"
+            let l = left[id]!, r = right[id]!
+            #expect(l.origin.x == screen.width - r.maxX && l.origin.y == r.origin.y && l.size == r.size, "\(id)")
+            #expect(
+                l.maxX < screen.width / 2 && r.origin.x > screen.width / 2, "\(id): left in Arabic, right in German")
+        }
+        // Where German has the actions, Arabic has the kiosk's state: a tap there does nothing.
+        #expect(ar.tap(at: right["action:screenshot"]!.center, screen: screen, time: .seconds(3)) == nil)
+        let drawn = ar.elements(info: ["IP: 192.0.2.10 (eth0)"], screen: screen)
+        #expect(drawn.first?.kind == .mirrored(.staffPanel(lines: ["IP: 192.0.2.10 (eth0)"])))
+        #expect(
+            drawn.first { $0.id == "staff:action:screenshot" }?.kind
+                == .mirrored(.staffKey(label: UIStrings.text(.screenshot, in: "ar"))))
+        #expect(
+            de.elements(info: [], screen: screen).allSatisfy { $0.kind.unmirrored == $0.kind }, "German: none mirrored")
+
+        #expect(press(&ar, "action:touchTest", at: 4) == .perform(.touchTest))
+        #expect(ar.page == .touchTest)
+        #expect(frames(ar)["key:done"]!.origin.x < screen.width / 2, "Done at the top left")
+        let finger = Point(x: 700, y: 300)
+        ar.follow(TouchFrame(time: .seconds(5), contacts: [TouchContact(id: 7, position: finger, phase: .began)]))
+        let shown = ar.elements(info: [], screen: screen).first { $0.id == "staff:finger:7" }
+        #expect(shown?.frame.center == finger && shown?.kind == .staffKey(label: "1"), "a finger is where it touches")
+        _ = press(&ar, "key:done", at: 6)
+        #expect(ar.page == .menu)
     }
 
     @Test func closesItselfAfterSixtySecondsIdle() {

@@ -81,8 +81,27 @@ public struct StaffMenu: Sendable {
 
     static let keys = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"]
 
-    /// The PIN pad's keys and the menu's actions, laid out on a `screen`.
-    public static func layout(_ page: Page, screen: Size) -> [(id: String, frame: Rect)] {
+    /// Which way the menu is laid out: right to left in a right-to-left language (Arabic,
+    /// Hebrew, Persian…), as the deck is for a visitor who reads one.
+    public var direction: LayoutDirection { language.map(LayoutDirection.init(language:)) ?? .leftToRight }
+
+    /// The PIN pad's keys and the menu's actions, laid out on a `screen` in `direction`. Right to
+    /// left, the menu's actions and the touch test's "Done" swap sides (the kiosk's state is
+    /// read from the right, the actions sit on the left); the PIN pad stays as it is — 1 2 3
+    /// from left to right, as phone and payment keypads keep it in Arabic and Hebrew — and
+    /// calibration's "Cancel" is in the middle either way.
+    public static func layout(
+        _ page: Page, screen: Size, direction: LayoutDirection = .leftToRight
+    ) -> [(id: String, frame: Rect)] {
+        let frames = leftToRightLayout(page, screen: screen)
+        guard direction == .rightToLeft, page == .menu || page == .touchTest else { return frames }
+        return frames.map { id, f in
+            (id, Rect(x: screen.width - f.maxX, y: f.origin.y, width: f.size.width, height: f.size.height))
+        }
+    }
+
+    /// `layout` left to right.
+    private static func leftToRightLayout(_ page: Page, screen: Size) -> [(id: String, frame: Rect)] {
         switch page {
         case .closed: return []
         case .pin:
@@ -120,7 +139,9 @@ public struct StaffMenu: Sendable {
     /// A touch landing at `p` while open.
     public mutating func tap(at p: Point, screen: Size, time: Instant) -> Output? {
         lastActivity = time
-        guard let hit = Self.layout(page, screen: screen).first(where: { $0.frame.contains(p) })?.id else { return nil }
+        guard
+            let hit = Self.layout(page, screen: screen, direction: direction).first(where: { $0.frame.contains(p) })?.id
+        else { return nil }
         switch page {
         case .closed: return nil
         case .pin(let entered, _):
@@ -247,14 +268,21 @@ public struct StaffMenu: Sendable {
                 }
         case .calibrate: lines = calibrationLines
         }
+        // Right to left the panel's lines read from the right edge, and the menu's and the touch
+        // test's buttons are drawn mirrored (their words laid out right to left); the PIN pad's
+        // keys, the calibration target and the fingers are where they are on the glass.
+        let rtl = direction == .rightToLeft
+        let mirrorKeys = rtl && (page == .menu || page == .touchTest)
+        let panel = ElementKind.staffPanel(lines: lines)
         var out = [
             SceneElement(
-                id: "staff:panel", kind: .staffPanel(lines: lines), frame: Rect(origin: .zero, size: screen),
+                id: "staff:panel", kind: rtl ? panel.mirrored : panel, frame: Rect(origin: .zero, size: screen),
                 zIndex: 3000)
         ]
-        for (id, frame) in Self.layout(page, screen: screen) {
-            let label = self.label(of: id)
-            out.append(SceneElement(id: "staff:\(id)", kind: .staffKey(label: label), frame: frame, zIndex: 3001))
+        for (id, frame) in Self.layout(page, screen: screen, direction: direction) {
+            let key = ElementKind.staffKey(label: label(of: id))
+            out.append(
+                SceneElement(id: "staff:\(id)", kind: mirrorKeys ? key.mirrored : key, frame: frame, zIndex: 3001))
         }
         if page == .calibrate, let t = calibrationTarget {
             out.append(
