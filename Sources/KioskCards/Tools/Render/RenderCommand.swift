@@ -216,14 +216,17 @@ enum RenderInputs {
         var attractShown = session.attractSince
         deck.setAttract(since: attractShown, at: start)
         var last = start
+        // The deck shows the attract screen while the session is on it (as `KioskApp.syncAttract`).
+        func syncAttract(at time: Instant) {
+            guard session.attractSince != attractShown else { return }
+            attractShown = session.attractSince
+            deck.setAttract(since: attractShown, at: time)
+        }
         func feed(_ f: TouchFrame) {
             // The scene is drawn only at the end, but the model advances with each frame, as in the app.
             _ = deck.scene(at: f.time)
             let (deliver, _) = session.handle(f)
-            if session.attractSince != attractShown {
-                attractShown = session.attractSince
-                deck.setAttract(since: attractShown, at: f.time)
-            }
+            syncAttract(at: f.time)
             if let deliver { deck.handle(rtl ? deliver.mirrored(width: size.width) : deliver) }
             last = f.time
         }
@@ -247,10 +250,7 @@ enum RenderInputs {
             let time = last.advanced(bySeconds: 0.1)
             _ = deck.scene(at: time)
             let deliver = session.handleKey(at: time).deliver
-            if session.attractSince != attractShown {
-                attractShown = session.attractSince
-                deck.setAttract(since: attractShown, at: time)
-            }
+            syncAttract(at: time)
             last = time
             guard deliver else { continue }
             if var accessible = deck as? any AccessibleDeck {
