@@ -259,6 +259,24 @@ import Testing
         #expect(Compositor.Kernel(rawValue: "scalar") == .scalar)
     }
 
+    /// The sampler's start positions round as `Int(x.rounded())` does, without libm's `round`:
+    /// halves away from zero on both sides, values just off a half, whole numbers, and random
+    /// fixed-point positions of the size a turned row meets (up to ±2⁴⁰).
+    @Test func rowStartRoundsAsTheStandardLibrary() {
+        var values: [Double] = [0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994]
+        values += [1e15 + 0.5, -1e15 - 0.5, 4_503_599_627_370_495.5, 9_007_199_254_740_992, 3, -3]
+        for half in [0.5, -0.5, 2.5, -2.5] { values += [half.nextUp, half.nextDown] }
+        var random = SplitMix64(seed: 14)
+        for _ in 0..<10_000 {
+            let whole = Double(Int64.random(in: -(1 << 40)...(1 << 40), using: &random))
+            values.append(whole + Double.random(in: -1...1, using: &random))
+            values.append(whole + [0.5, -0.5][Int.random(in: 0...1, using: &random)])
+        }
+        for x in values {
+            #expect(Compositor.roundedToInt(x) == Int(x.rounded()), "x = \(x)")
+        }
+    }
+
     /// Whole frames of the example decks through the real renderer, a card dragged to both
     /// sides and up (turned by the drag), in landscape and portrait (a panel turned by 90° or
     /// 270° lays out on the swapped size): the photo deck's cards and the flat ones.
