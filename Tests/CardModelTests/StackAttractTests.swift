@@ -64,4 +64,35 @@ import Testing
         #expect(topX(deck.scene(at: t.advanced(bySeconds: 5))) == 0)
         #expect(deck.nextWakeup == nil)
     }
+    /// Where the card is shown decides: a slow 100 pt drag (held still before the lift, so no
+    /// velocity) from a card caught 20+ pt out mid-nudge ends past the 120 pt threshold and
+    /// dismisses it; the same drag from a card at rest springs back. (The virtual kiosk's stack
+    /// scenarios tap first for this reason: the aarch64 CI's 50 caught the card mid-nudge.)
+    @Test(arguments: [true, false]) func aSlowDragCountsFromWhereTheCaughtCardWas(midNudge: Bool) {
+        var deck = StackDeck(cards: cards, metrics: metrics)
+        let start = Instant.seconds(10)
+        deck.setAttract(since: start, at: start)
+        let nudge = StackDeck.hintDelay + StackDeck.hintDuration / 4
+        let t = start.advanced(bySeconds: midNudge ? nudge : StackDeck.hintDelay - 0.5)
+        let caught = topX(deck.scene(at: t))
+        #expect(midNudge ? caught > 20 : caught == 0)
+        let from = Point(x: 400, y: 200)
+        var contact = TouchContact(id: 1, position: from, phase: .began)
+        deck.handle(TouchFrame(time: t, contacts: [contact]))
+        contact.phase = .moved
+        for i in 1...20 {
+            contact.position = Point(x: from.x + 5 * Double(i), y: from.y)
+            deck.handle(TouchFrame(time: t.advanced(bySeconds: 0.1 * Double(i)), contacts: [contact]))
+        }
+        contact.phase = .ended
+        deck.handle(TouchFrame(time: t.advanced(bySeconds: 2.5), contacts: [contact]))
+        let decisions = deck.takeDecisions()
+        if midNudge {
+            #expect(decisions.map(\.cardID) == ["c0"])
+            #expect(decisions.first?.action == .swipedRight)
+        } else {
+            #expect(decisions.isEmpty)
+            #expect(topX(deck.scene(at: t.advanced(bySeconds: 10))) == 0)
+        }
+    }
 }
