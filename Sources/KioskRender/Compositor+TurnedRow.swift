@@ -159,13 +159,24 @@ extension Compositor {
                     continue
                 }
                 var s: SIMD4<UInt32>
-                let alike = (p00 .== p10) .& (p00 .== p01) .& (p00 .== p11)
+                // Each pixel's left taps equal its right ones (inside a row of flat pixels).
+                let level = (p00 .== p10) .& (p01 .== p11)
+                let alike = level .& (p00 .== p01)
                 // A band can begin where the last pixel's taps are alike.
                 lookForBand = alike[3]
                 if all(alike) {
                     // Four flat pixels (a card's inside): each one's taps are alike, and
                     // (c·Σ wᵢ) >> 8 = c.
                     s = p00
+                } else if all(level) {
+                    // Four pixels whose taps change only from the upper row to the lower (a
+                    // card's vertical gradient): w00 + w10 = 256 − fy and w01 + w11 = fy, so two
+                    // products give the four's exact sums (every product and sum fits 16 bits).
+                    let fyHigh = (SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: vStart)) &+ dvSteps) & 0x00FF_0000
+                    let fyy = unsafeBitCast(fyHigh | (fyHigh &>> 16), to: SIMD8<UInt16>.self)
+                    let t = scaled(p00, full &- fyy)
+                    let b = scaled(p01, fyy)
+                    s = packed(t.rb &+ b.rb, t.ag &+ b.ag)
                 } else {
                     // Bits 16…23 of the four positions (the 8-bit fractions; the low 32 bits of
                     // the positions step exactly modulo 2^32) in the upper 16-bit half of each
