@@ -172,19 +172,13 @@ extension Compositor {
                     // Four pixels whose taps change only from the upper row to the lower (a
                     // card's vertical gradient): w00 + w10 = 256 − fy and w01 + w11 = fy, so two
                     // products give the four's exact sums (every product and sum fits 16 bits).
-                    let fyHigh = (SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: vStart)) &+ dvSteps) & 0x00FF_0000
-                    let fyy = unsafeBitCast(fyHigh | (fyHigh &>> 16), to: SIMD8<UInt16>.self)
+                    let fyy = fractions(vStart, dvSteps)
                     let t = scaled(p00, full &- fyy)
                     let b = scaled(p01, fyy)
                     s = packed(t.rb &+ b.rb, t.ag &+ b.ag)
                 } else {
-                    // Bits 16…23 of the four positions (the 8-bit fractions; the low 32 bits of
-                    // the positions step exactly modulo 2^32) in the upper 16-bit half of each
-                    // lane, copied into the lower half.
-                    let fxHigh = (SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: uStart)) &+ duSteps) & 0x00FF_0000
-                    let fyHigh = (SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: vStart)) &+ dvSteps) & 0x00FF_0000
-                    let fxx = unsafeBitCast(fxHigh | (fxHigh &>> 16), to: SIMD8<UInt16>.self)
-                    let fyy = unsafeBitCast(fyHigh | (fyHigh &>> 16), to: SIMD8<UInt16>.self)
+                    let fxx = fractions(uStart, duSteps)
+                    let fyy = fractions(vStart, dvSteps)
                     let w11 = (fxx &* fyy) &>> 8
                     let w00 = full &- fxx &- fyy &+ w11
                     let w10 = fxx &- w11
@@ -220,6 +214,13 @@ extension Compositor {
                 x &+= 4
             }
         }
+    }
+
+    /// The 8-bit fractions (bits 16…23) of four positions, `start` plus 0…3 steps (`steps`: their
+    /// low 32 bits, which step exactly modulo 2³²), in both 16-bit halves of each lane.
+    @inline(__always) static func fractions(_ start: Int, _ steps: SIMD4<UInt32>) -> SIMD8<UInt16> {
+        let f = (SIMD4<UInt32>(repeating: UInt32(truncatingIfNeeded: start)) &+ steps) & 0x00FF_0000
+        return unsafeBitCast(f | (f &>> 16), to: SIMD8<UInt16>.self)
     }
 
     /// Where the sample point of a turned image must lie for any of its four taps to be a drawn
