@@ -64,6 +64,7 @@ import Testing
         #expect(topX(deck.scene(at: t.advanced(bySeconds: 5))) == 0)
         #expect(deck.nextWakeup == nil)
     }
+
     /// Where the card is shown decides: a slow 100 pt drag (held still before the lift, so no
     /// velocity) from a card caught 20+ pt out mid-nudge ends past the 120 pt threshold and
     /// dismisses it; the same drag from a card at rest springs back. (The virtual kiosk's stack
