@@ -30,7 +30,7 @@ final class KioskApp {
     /// The kiosk's rules: the visit, the deck, the layers on screen.
     private(set) var kiosk: Kiosk
     private var visits: VisitRecorder
-    private(set) var surface: Surface
+    private(set) var surface: KioskSurface
     private(set) var input: InputManager?
     /// Off-loop work whose answers come back on the loop: deck files read, PINs checked.
     private var workers: Workers?
@@ -39,8 +39,8 @@ final class KioskApp {
     /// The earliest input not yet in a presented frame, and the one in the flip in flight.
     private var unshownInput: InputTrace?
     private var inFlightInput: InputTrace?
-    /// The staff menu's calibration: the tap sequence on raw frames (nil until the first one).
-    private var calibration: CalibrationSequence?
+    /// The staff menu's calibration on the raw device frames.
+    private var calibration: StaffCalibration?
     /// The speech worker, started by the first text to read (its own thread).
     private var speech: Speech?
     private(set) var stats: RunStats
@@ -48,14 +48,6 @@ final class KioskApp {
     private(set) var stopSignal: Int32?
     /// What the loop holds for the kiosk: signals, the deck watcher, tokens, clock steps, notes.
     private var held = Held()
-
-    /// What frames are drawn into, sized for the display's current mode.
-    struct Surface {
-        var frame: PixelBuffer
-        var renderer: SceneRenderer
-        var metrics: ScreenMetrics
-        var scale: Double
-    }
 
     struct Workers {
         var decks: LoopDelivery<(path: String?, result: Result<DeckFile, DeckProblems>)>
@@ -68,8 +60,6 @@ final class KioskApp {
         var clockSteps: WallClockSteps?
         var tokens: [Int] = []
         var preparedCardID: String?
-        var lastFlipNoted: Instant?
-        var lastTouchNoted: Instant?
         /// The deck file the kiosk started with (the watcher reports only a change from it).
         var startDeck: DeckFile?
     }
@@ -81,7 +71,7 @@ final class KioskApp {
         kioskID = config.kioskID ?? KioskApp.hostName()
         held.startDeck = deckFile
         stats = RunStats(processStart: processStart)
-        surface = KioskApp.makeSurface(display: display, scale: config.scale)
+        surface = KioskSurface(display: display, scale: config.scale)
         kiosk = Kiosk(
             deck: config.kioskDeck(deckFile), metrics: surface.metrics, settings: config.kioskSettings,
             seed: RandomID.bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }, at: MonotonicClock.now(),
@@ -110,19 +100,6 @@ final class KioskApp {
                 "config: 'buttons = off' ignored: a public kiosk always shows the stack's ✗ / ✓ / undo buttons "
                     + "(WCAG 2.5.7); set 'public = off' for a staff-only kiosk")
         }
-    }
-
-    static func makeSurface(display: Display, scale: Double?) -> Surface {
-        // The same geometry `render --panel-mm` draws with.
-        let panel = PanelGeometry(
-            pixelWidth: display.pixelWidth, pixelHeight: display.pixelHeight, millimetres: display.logicalSizeMM,
-            scale: scale)
-        return Surface(
-            frame: PixelBuffer(width: display.pixelWidth, height: display.pixelHeight),
-            renderer: SceneRenderer(
-                pixelWidth: display.pixelWidth, pixelHeight: display.pixelHeight, scale: panel.scale,
-                images: ImageCache(), preparer: ElementPreparer()),
-            metrics: panel.metrics, scale: panel.scale)
     }
 
     static func hostName() -> String {
@@ -177,11 +154,15 @@ final class KioskApp {
             Log.info("display: \(connected ? "connected again, redrawing" : "disconnected, waiting for it")")
             if connected { self.redrawAll() }
         }
-        startWatchdog()
+        let notifier = SystemdNotifier.fromEnvironment()
+        notifier.watch(display, on: loop) { [unowned self] in
+            self.saveFlightRecordings(reason: "fatal: display stuck, the watchdog restarts the kiosk")
+        }
         watchImages()
         watchClockSteps()
         feed(.tick)
         lookAtSchedule()
+        _ = notifier.ready(status: kiosk.onScreen.summary)
     }
 
     // MARK: The core
@@ -196,7 +177,7 @@ final class KioskApp {
     func handleInput(_ output: InputManager.Output) {
         switch output {
         case .touch(let frame):
-            noteForHeartbeat(touch: frame.time)
+            if fleet != nil { health.noteTouch(at: frame.time) }
             feed(.touch(frame), at: frame.time)
         case .key(let key, let time): feed(.key(AccessKey(rawValue: key.rawValue) ?? .help), at: time)
         case .switchKey(let pressed, let time): feed(.switchKey(pressed: pressed), at: time)
@@ -247,7 +228,8 @@ final class KioskApp {
                     readDeck(window)
                 }
             case .screenshot: saveScreenshot()
-            case .calibration(let running): running ? startCalibration() : stopCalibration()
+            case .calibration(true): startCalibration()
+            case .calibration(false): calibration?.stop()
             }
         }
     }
@@ -313,7 +295,7 @@ final class KioskApp {
     private func flipped(at t: Instant) {
         stats.flipCompleted(at: t, input: inFlightInput)
         inFlightInput = nil
-        noteForHeartbeat(flip: t)
+        if fleet != nil { health.noteFlip(at: t) { Double(stats.framesPerSecond(at: t)) } }
         if stats.flips == 1 {
             Log.info(
                 "kiosk: first frame on screen \(jsonNumber(t.seconds(since: stats.processStart) * 1000, decimals: 1)) ms after start"
@@ -343,7 +325,7 @@ final class KioskApp {
     }
 
     private func displayResized() {
-        surface = KioskApp.makeSurface(display: display, scale: config.scale)
+        surface = KioskSurface(display: display, scale: config.scale)
         held.preparedCardID = nil
         watchImages()
         feed(.resize(surface.metrics))
@@ -400,8 +382,6 @@ final class KioskApp {
 extension KioskApp {
     /// Seconds of input kept per touch device (bounded by `FlightRecorder`'s default capacity).
     static let flightRecorderWindow = 180.0
-    /// The longest wait between two looks at the schedule: the wall clock can be set or jump.
-    static let scheduleRecheckSeconds = 600.0
 
     /// The deck file on disk: reloaded when it changes. With a fleet the deck on screen is the
     /// fleet's: its `current` (the worker replaces it by rename when a verified deck arrived).
@@ -438,28 +418,16 @@ extension KioskApp {
         }
     }
 
-    /// The opening hours and the window now, on the local civil time (`LocalTime`, the system
-    /// time zone), and when to look again: a boundary, or at the latest `scheduleRecheckSeconds`.
+    /// The opening hours and the deck's window now (`ScheduleClock`), for the rules.
     func lookAtSchedule() {
         let now = MonotonicClock.now()
-        guard let schedule = kiosk.primary.schedule else {
-            return perform(kiosk.handle(.schedule(open: true, window: nil, lookAgainAt: nil), at: now))
-        }
-        let civil = LocalTime.now()
-        var wait = Self.scheduleRecheckSeconds
-        if let civil, let next = schedule.nextChange(after: civil), let at = LocalTime.epochSeconds(next) {
-            wait = min(wait, max(0.5, Double(at) - Double(WallClock.nowMilliseconds()) / 1000 + 0.25))
-        }
-        let open = civil.map { schedule.state(at: $0) != .closed } ?? true
-        let look = KioskInput.schedule(
-            open: open, window: civil.flatMap { schedule.deck(at: $0) }, lookAgainAt: now.advanced(bySeconds: wait))
-        perform(kiosk.handle(look, at: now))
+        perform(kiosk.handle(ScheduleClock.look(at: kiosk.primary.schedule, now: now), at: now))
         rescheduleTimer()
         display.requestFrame()
     }
 
     /// A set wall clock (NTP's first step after boot, `date -s`) moves the schedule's
-    /// boundaries: look again at once; without the watch, within `scheduleRecheckSeconds`.
+    /// boundaries: look again at once; without the watch, within `ScheduleClock.recheckSeconds`.
     private func watchClockSteps() {
         do {
             held.clockSteps = try WallClockSteps(loop: loop) { [unowned self] step in
@@ -469,70 +437,13 @@ extension KioskApp {
             }
         } catch {
             Log.warning(
-                "clock: \(error); a wall-clock step reaches the schedule within \(Int(Self.scheduleRecheckSeconds)) s")
+                "clock: \(error); a wall-clock step reaches the schedule within \(Int(ScheduleClock.recheckSeconds)) s")
         }
     }
 
-    /// Product photos are decoded, and cards drawn, off the loop; when one is ready, the frame
-    /// that showed its placeholder is drawn again.
     private func watchImages() {
         for token in held.tokens { loop.remove(token) }
-        held.tokens = []
-        if let images = surface.renderer.images {
-            held.tokens.append(
-                loop.add(fd: images.readyFD) { [unowned self] _ in
-                    images.drainReady()
-                    self.display.requestFrame()
-                })
-        }
-        if let preparer = surface.renderer.preparer {
-            // Images drawn ahead of need wait for the next frame; one replacing a stand-in asks now.
-            held.tokens.append(
-                loop.add(fd: preparer.readyFD) { [unowned self] _ in
-                    preparer.drainReady()
-                    if self.surface.renderer.isShowingStandIns { self.display.requestFrame() }
-                })
-        }
-    }
-
-    /// The pings run on this loop, so a hung loop stops them by itself; beyond that, flips that
-    /// keep timing out mean the display is stuck: let systemd restart us.
-    private func startWatchdog() {
-        let notifier = SystemdNotifier.fromEnvironment()
-        var lostAtLastPing = display.lostFlipCount
-        var stallRecorded = false
-        notifier.scheduleWatchdog(on: loop) { [unowned self] in
-            let lost = self.display.lostFlipCount - lostAtLastPing
-            lostAtLastPing = self.display.lostFlipCount
-            if lost >= 3 {
-                Log.error("display: \(lost) page flips timed out since the last watchdog ping")
-                if !stallRecorded {
-                    self.saveFlightRecordings(reason: "fatal: display stuck, the watchdog restarts the kiosk")
-                }
-                stallRecorded = true
-            }
-            return lost < 3
-        }
-        _ = notifier.ready(status: kiosk.onScreen.summary)
-    }
-
-    /// The heartbeat's proof that frames reach the screen and fingers the glass: wall times and
-    /// the frame rate, noted at most once a second (a lock and a clock read, nothing more).
-    private func noteForHeartbeat(flip: Instant? = nil, touch: Instant? = nil) {
-        guard fleet != nil else { return }
-        if let t = flip, held.lastFlipNoted.map({ t.seconds(since: $0) >= 1 }) ?? true {
-            held.lastFlipNoted = t
-            let (wall, fps) = (WallClock.nowMilliseconds(), Double(stats.framesPerSecond(at: t)))
-            health.update {
-                $0.lastFlipMs = wall
-                $0.framesPerSecond = fps
-            }
-        }
-        if let t = touch, held.lastTouchNoted.map({ t.seconds(since: $0) >= 1 }) ?? true {
-            held.lastTouchNoted = t
-            let wall = WallClock.nowMilliseconds()
-            health.update { $0.lastTouchMs = wall }
-        }
+        held.tokens = surface.watch(on: loop) { [unowned self] in self.display.requestFrame() }
     }
 
     /// Hands `text` to the speech worker (queued; the loop never waits), on the config's ALSA
@@ -543,10 +454,9 @@ extension KioskApp {
             ?? {
                 let w = Speech()
                 speech = w
-                held.tokens.append(
-                    SpeechPrivacy.watch(w, loop: loop, display: display, enabled: config.speechPrivacy) {
-                        [unowned self] in self.redrawAll()
-                    })
+                _ = SpeechPrivacy.watch(w, loop: loop, display: display, enabled: config.speechPrivacy) {
+                    [unowned self] in self.redrawAll()
+                }
                 return w
             }()
         worker.say(text, language: language, to: .alsa(device: config.speechDevice))
@@ -564,115 +474,37 @@ extension KioskApp {
 // MARK: Staff calibration and diagnostics
 
 extension KioskApp {
-    /// The calibration from the staff menu: `CalibrationSequence` (as `KioskCards calibrate` runs
-    /// it) on the raw device frames. The result maps touches at once and is written to
-    /// kiosk.conf's `touch-matrix` off the loop.
+    /// The calibration from the staff menu (`StaffCalibration`), its progress fed to the rules.
     private func startCalibration() {
-        calibration = nil
-        let targets = TouchCalibration.targets(for: surface.metrics.size)
-        feed(.calibration(target: targets.first, step: 0, of: targets.count, note: nil))
-        Log.info("staff: calibration started, target 1 at \(CalibrateCommand.pointText(targets[0])) pt")
-        input?.onDeviceFrame = { [unowned self] raw, mapping in self.calibrationFrame(raw, mapping: mapping) }
-    }
-
-    private func stopCalibration() {
-        input?.onDeviceFrame = nil
-        calibration = nil
-    }
-
-    private func calibrationFrame(_ raw: DeviceTouchFrame, mapping: TouchMapping) {
-        guard kiosk.staffMenu.page == .calibrate else { return stopCalibration() }  // closed meanwhile
-        var sequence = calibration ?? CalibrationSequence(mapping: mapping)
-        let outcome = sequence.handle(raw)
-        calibration = sequence
-        let n = sequence.targets.count
-        let target = sequence.currentTarget.map { sequence.targets[$0] }
-        switch outcome {
-        case .nothing, .pressed: break
-        case .accepted(let i):
-            Log.info("staff: calibration target \(i + 1) of \(n) tapped")
-            feed(.calibration(target: target, step: sequence.currentTarget, of: n, note: nil), at: raw.time)
-        case .refused(let why), .restarted(let why):
-            Log.warning("staff: calibration: \(why)")
-            let note = why.text(in: kiosk.staffMenu.language)
-            feed(.calibration(target: target, step: sequence.currentTarget, of: n, note: note), at: raw.time)
-        case .finished(let result):
-            Log.info(
-                "staff: calibrated, touch-matrix = \(ConfigEdit.matrixValue(result.matrix)), worst error "
-                    + "\(jsonNumber(result.worstErrorPoints, decimals: 2)) pt; touches use it now")
-            input?.setCalibration(result.matrix)
-            stopCalibration()
-            feed(.calibration(target: nil, step: nil, of: n, note: nil), at: raw.time)
-            saveCalibration(result.matrix)
-        }
-    }
-
-    /// Writes `touch-matrix` into the config file in the background (the file may be on a slow card).
-    private func saveCalibration(_ matrix: TouchMatrix) {
-        guard let path = config.configPath else {
-            return Log.warning("staff: no config file was read; the calibration lasts until restart")
-        }
-        BackgroundWork.run("calibration-save") {
-            let original = try? FileIO.readText(path, limit: 1 << 20)
-            switch CalibrateCommand.save(matrix, original: original, path: path) {
-            case .success(let p): Log.info("staff: calibration written to \(p)")
-            case .failure(let e): Log.error("staff: calibration not saved: \(e)")
+        guard let input else { return Log.warning("staff: calibration needs a touchscreen; input is off") }
+        let run = StaffCalibration(
+            input: input, screen: surface.metrics.size, configPath: config.configPath,
+            language: kiosk.staffMenu.language
+        ) {
+            [unowned self] progress, time in
+            if self.kiosk.staffMenu.page != .calibrate {
+                self.calibration?.stop()  // the menu closed (idle, Escape) in the middle
+            } else {
+                self.feed(progress, at: time)
             }
         }
+        calibration = run
+        run.start(at: MonotonicClock.now())
     }
 
-    /// SIGUSR1 and the staff menu: the current frame as a PNG in the data directory, written off the loop.
-    func saveScreenshot() {
-        let copy = PixelBuffer(width: surface.frame.width, height: surface.frame.height)
-        copy.pixels.copyMemory(from: surface.frame.pixels, byteCount: copy.stride * copy.height)
-        let path = "\(config.dataDirectory)/screenshot-\(WallClock.nowMilliseconds()).png"
-        BackgroundWork.run("screenshot", UncheckedBox(copy)) { box in
-            do {
-                try box.value.writePNG(to: path)
-                Log.info("screenshot: saved \(path)")
-            } catch {
-                Log.error("screenshot: \(error) — is \(path) writable?")
-            }
-        }
-    }
+    /// SIGUSR1 and the staff menu: the current frame as a PNG in the data directory.
+    func saveScreenshot() { Diagnostics.saveScreenshot(surface.frame, directory: config.dataDirectory) }
 
-    /// The input flight recorder: every touch device's last minutes of raw events, written as
-    /// evemu files into the data directory (off the loop) on SIGUSR2 and on a fatal error.
+    /// SIGUSR2 and a stuck display: the input flight recorder's last minutes as evemu files.
     @discardableResult
     func saveFlightRecordings(reason: String) -> [String] {
-        guard let input else {
-            Log.warning("flight recorder: \(reason): input is off, nothing recorded")
-            return []
-        }
-        return FlightRecordingDump.save(
-            input.flightRecordings(), reason: reason,
+        Diagnostics.saveFlightRecordings(
+            input, reason: reason,
             context: FlightRecordingDump.Context(
                 dataDirectory: config.dataDirectory, kioskID: kioskID, panelWidth: display.panelWidth,
                 panelHeight: display.panelHeight, scale: surface.scale, deckPath: kiosk.onScreen.path,
                 panelMM: display.physicalSizeMM))
     }
 
-    /// The stats line to the log and, with `--stats FILE`, the figures as JSON to the file
-    /// (on SIGUSR2 and at exit; a small write into the page cache, no fsync).
-    private func reportStats() {
-        let rss = RunStats.peakRSSKilobytes()
-        Log.info(stats.line(peakRSSKilobytes: rss, now: MonotonicClock.now()))
-        guard let path = config.statsPath else { return }
-        let json = stats.json(
-            peakRSSKilobytes: rss,
-            more: display.flipIntervals.jsonFields + [
-                ("frame_callbacks", String(display.framesDelivered)),
-                ("frame_callbacks_with_nothing_to_show", String(display.framesWithNothingToShow)),
-                ("presents_refused", String(display.presentsRefused)),
-            ])
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            return Log.error(
-                "stats: cannot write \(path): \(Errno.current) — check the directory exists and is writable")
-        }
-        defer { close(fd) }
-        do { try FileIO.writeAll(fd: fd, bytes: Array((json + "\n").utf8), detail: path) } catch {
-            Log.error("stats: \(error)")
-        }
-    }
+    private func reportStats() { Diagnostics.reportStats(stats, display: display, to: config.statsPath) }
 }

@@ -24,7 +24,7 @@ enum StaffFacts {
             UIStrings.text(.infoUptime, in: l, "\(up / 3600)", "\(up / 60 % 60)"),
             Self.fleetLine(fleet, language: l),
         ]
-        if let t = Self.cpuTemperature() {
+        if let t = FleetHealth.cpuTemperature() {
             lines.append(UIStrings.text(.infoTemperature, in: l, jsonNumber(t, decimals: 1)))
         }
         return lines
@@ -58,13 +58,6 @@ enum StaffFacts {
             }
         }
         return out
-    }
-
-    /// The first thermal zone's temperature in °C (sysfs, millidegrees); nil without one.
-    static func cpuTemperature() -> Double? {
-        guard let bytes = try? FileIO.readAll("/sys/class/thermal/thermal_zone0/temp", limit: 64) else { return nil }
-        let text = String(decoding: bytes, as: UTF8.self).filter(\.isNumber)
-        return Double(text).map { $0 / 1000 }
     }
 }
 

@@ -393,7 +393,7 @@ func runRenderCommand(_ args: [String]) -> Int32 {
         let logical = o.rotation.logicalSize(physical: Size(width: Double(o.width), height: Double(o.height)))
         let pw = Int(logical.width)
         let ph = Int(logical.height)
-        // The kiosk's own geometry for this panel (KioskApp.makeSurface): scale, size, slop.
+        // The kiosk's own geometry for this panel (KioskSurface): scale, size, slop.
         let mm = o.panelMM.map {
             o.rotation == .deg90 || o.rotation == .deg270 ? Size(width: $0.height, height: $0.width) : $0
         }
