@@ -354,6 +354,21 @@ import Testing
         #expect(!r.kiosk.staffMenu.isOpen)
     }
 
+    @Test func threeTapsInTheCornerAndAHoldOpenThePinPad() {
+        var r = Rig(settings: Kiosk.Settings(staffEnabled: true))
+        let corner = Point(x: 20, y: 20)
+        r.tap(corner)
+        r.wait(0.3)
+        r.tap(corner)
+        r.wait(0.3)
+        let id = r.next()
+        r.frame([TouchContact(id: id, position: corner, phase: .began)])
+        r.pass(3.2)
+        #expect(r.kiosk.staffMenu.isOpen)
+        r.frame([TouchContact(id: id, position: corner, phase: .ended)])
+        #expect(r.decisions.isEmpty)
+    }
+
     @Test func withoutAPinTheStaffKeysDoNothing() {
         var r = Rig()
         r.feed(.staffKeys)
