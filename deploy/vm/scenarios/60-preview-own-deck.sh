@@ -1,5 +1,5 @@
 # shellcheck shell=sh disable=SC2034,SC2317,SC1091,SC2153  # VM_* read by e2e.sh; functions run indirectly; lib/ is on the host; OWN, DATA from own.env
-# The preview of your own deck (issue 16): deploy/vm/preview.sh itself, as a person starts it,
+# The preview of your own deck: deploy/vm/preview.sh itself, as a person starts it,
 # on a deck in a temp folder outside the repo with a PNG beside it, driven by the VNC mouse
 # (the usb-tablet):
 #   first frame   the deck's blue card with its amber image           expected-first + colours

@@ -1,5 +1,5 @@
 # shellcheck shell=sh disable=SC2034,SC2317,SC1091  # VM_* read by e2e.sh; functions run indirectly; lib/ is in /share
-# The list's iOS manners on virtio (issue 16), examples/seed-list.json ("Color Cards"):
+# The list's iOS manners on virtio, examples/seed-list.json ("Color Cards"):
 #   partial swipe  the first row 100 pt left, slowly: it stays open with its Delete button,
 #                  nothing is deleted                                        expected-partial
 #   tap Delete     the row goes (a `deleted` decision)                       expected-deleted

@@ -1,5 +1,5 @@
 # shellcheck shell=sh disable=SC2034,SC2317,SC1091  # VM_* read by e2e.sh; functions run indirectly; lib/ is in /share
-# DRM connector hotplug with the app running (issue 15): QEMU cannot unplug a virtio-gpu
+# DRM connector hotplug with the app running: QEMU cannot unplug a virtio-gpu
 # output, but the kernel's own interface forces a connector's state — writing off / detect
 # to /sys/class/drm/cardN-CONNECTOR/status. Whether that write alone sends a uevent is
 # checked (the figures say); when it does not, a `change` written to the card's uevent file

@@ -18,7 +18,7 @@
 # the last card has flown out. (Not before the first touch: the attract screen nudges the top
 # card every few seconds by design, StackDeck.hintPeriod. A finger that lands mid-nudge keeps
 # the card where it was, up to 46 pt right, so the slow drag's 100 pt would end past the
-# 120 pt threshold and dismiss it: the aarch64 CI's 50 did, session 11. Hence the tap first.)
+# 120 pt threshold and dismiss it (seen in the aarch64 CI). Hence the tap first.)
 
 STACK_DECK=examples/onboarding.json
 IDLE_SECONDS=5
