@@ -15,6 +15,7 @@ variables e2e.sh sets for a scenario's host() checks. Commands (see `qmp.py COMM
     expect-color X Y '#RRGGBB' [TOL]   fails unless every channel is within TOL (default 16)
     region-avg X Y W H                 prints the average colour of the rectangle
     expect-region X Y W H '#RRGGBB' [TOL]
+    expect-region-away X Y W H '#RRGGBB' [TOL]   fails unless a channel is more than TOL away
     tablet-move X Y | tablet-down X Y | tablet-up | tablet-tap X Y
     tablet-drag X0 Y0 X1 Y1 MS [--steps N]
     tablet-unplug | tablet-plug        the usb-tablet leaves / comes back (hot-unplug)
@@ -481,6 +482,22 @@ def _cmd_expect_region(args):
     return _probe_loop(args, check)
 
 
+def _cmd_expect_region_away(args):
+    before = parse_color(args.color)
+
+    def check(image):
+        rect = rect_to_physical(
+            args.x, args.y, args.w, args.h, args.rotation, (image.width, image.height)
+        )
+        actual = image.region_average(*rect)
+        return not within(actual, before, args.tolerance), (
+            f"region {args.x},{args.y} {args.w}x{args.h} averages {hex_color(actual)}, "
+            f"expected a channel more than {args.tolerance} away from {hex_color(before)}"
+        )
+
+    return _probe_loop(args, check)
+
+
 def _tablet_point(args, x, y):
     return to_physical(x, y, args.rotation, parse_size(args.size))
 
@@ -610,6 +627,13 @@ def main(argv=None):
     p.add_argument("color")
     p.add_argument("tolerance", type=int, nargs="?", default=16)
     p.set_defaults(run=_cmd_expect_region)
+
+    p = probe("expect-region-away", "check a rectangle's average colour has left COLOR")
+    for name in ("x", "y", "w", "h"):
+        p.add_argument(name, type=int)
+    p.add_argument("color")
+    p.add_argument("tolerance", type=int, nargs="?", default=16)
+    p.set_defaults(run=_cmd_expect_region_away)
 
     for name in ("tablet-move", "tablet-down", "tablet-tap"):
         p = sub.add_parser(name, help=f"usb-tablet: {name[7:]} at X Y")
