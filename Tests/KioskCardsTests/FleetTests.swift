@@ -11,9 +11,7 @@ import Testing
 /// written by the real DecisionStore, and the real `KioskCards fleet …` processes.
 @Suite(
     .serialized,
-    .enabled(
-        if: PostgresTestServer.available,
-        "PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin): apt-get install postgresql"))
+    TestRequirement.postgres.trait)
 final class FleetTests {
     /// One server for the suite (initdb takes seconds); each test gets its own database and
     /// its own kiosk ids (roles are per cluster).
