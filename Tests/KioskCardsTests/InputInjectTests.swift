@@ -222,7 +222,15 @@ import Testing
     }
 
     @Test func discoveryListsEventNodesInNumericOrder() {
-        // /dev/input may not exist here; a missing directory is an empty list, not a crash.
+        let dir = DeckFixtures.temporaryDirectory("event-nodes")
+        defer { DeckFixtures.removeTree(dir) }
+        for name in ["event10", "mouse0", "event2", "event11", "js0", "event0", "event9", "event1"] {
+            DeckFixtures.write("", to: dir + "/" + name)
+        }
+        #expect(
+            InputManager.eventNodes(in: dir)
+                == ["event0", "event1", "event2", "event9", "event10", "event11"].map { dir + "/" + $0 })
+        // A missing directory is an empty list, not a crash.
         #expect(InputManager.eventNodes(in: "/nonexistent-dir").isEmpty)
     }
 }
