@@ -695,8 +695,10 @@ final class FleetTests {
                 "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = $1",
                 [role])
             if waiting && killed.scalar == "1" { cutInTransaction += 1 }
+            let before = centralCount(name, kiosk: kiosk)
             try admin.execute("COMMIT")
-            usleep(300_000)
+            // The kiosk reconnects and sends again before the next cut (waited for, not timed).
+            #expect(StoreTestSupport.waitFor(seconds: 60) { centralCount(name, kiosk: kiosk) > before })
         }
         #expect(cutInTransaction == 3)
         #expect(StoreTestSupport.waitFor(seconds: 90) { centralCount(name, kiosk: kiosk) == local.count })
