@@ -31,6 +31,8 @@ if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  # An install killed half-way (Ctrl-C during a first run) leaves dpkg "interrupted": finish it.
+  [ -z "$(dpkg --audit 2>/dev/null)" ] || $sudo dpkg --configure -a
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
