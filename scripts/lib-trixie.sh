@@ -121,14 +121,13 @@ ensure_build_chroot() {
   fi
 }
 
-# build_chroot_run CMD...: CMD in the build chroot, in the work tree (bound at its own path,
-# with ../shared beside it and the arm64 tree at $ARM64_MOUNT), Debian's Swift on PATH.
+# build_chroot_run CMD...: CMD in the build chroot, in the work tree (bound at its own path;
+# the tests' touch recordings are in it) and the arm64 tree at $ARM64_MOUNT, Debian's Swift
+# on PATH.
 build_chroot_run() {
-  local repo shared
+  local repo
   repo=$(pwd -P)
-  shared=$(cd .. && pwd -P)/shared
   local b=(--bind "$repo" --bind "$ARM64_DIR=$ARM64_MOUNT")
-  [ -d "$shared" ] && b+=(--bind "$shared")
   # shellcheck disable=SC2016  # expanded inside the chroot
   in_chroot "$BUILD_CHROOT" "${b[@]}" -- bash -c 'cd "$1" && shift && export PATH=/usr/libexec/swift/bin:$PATH && exec "$@"' \
     sh "$repo" "$@"
