@@ -52,20 +52,6 @@ step() {
 
 sdk=(--swift-sdks-path "$ARM64_MOUNT/sdk" --swift-sdk "$SDK_NAME" --scratch-path .build-arm64)
 
-# "unit tests: N ran, M skipped" from a run's log ($1) and its test list ($2, swift test
-# --list-tests): every listed test less those skipped by name ("Test NAME skipped: why") or with
-# their whole suite ("Suite NAME skipped: why"), then each skip and its reason.
-unit_counts() {
-  local log=$1 list=$2 total skipped suite
-  total=$(grep -c . "$list" || true)
-  skipped=$(grep -cE 'Test [^ ]+\) skipped' "$log" || true)
-  while read -r suite; do
-    skipped=$((skipped + $(grep -c "\.$suite/" "$list" || true)))
-  done < <(grep -oE 'Suite [A-Za-z0-9_]+ skipped' "$log" | awk '{ print $2 }' | sort -u)
-  echo "unit tests: $((total - skipped)) ran, $skipped skipped"
-  grep -E '(Test|Suite) .* skipped' "$log" | sed 's/^/   /' || true
-}
-
 # swift test in the chroot; prints the summary line, how many ran and were skipped, and the
 # failing tests.
 unit_tests() {
@@ -75,12 +61,12 @@ unit_tests() {
   build_chroot_run "$@" --list-tests >"$list" 2>/dev/null || true
   if build_chroot_run "$@" >"$log" 2>&1; then
     grep -E '^✔ Test run with|Executed [0-9]+ tests' "$log" | tail -n 1
-    unit_counts "$log" "$list"
+    scripts/unit-counts.sh "$log" "$list"
     rm -f "$log" "$list"
   else
     grep -E '✘|error:' "$log" | grep -v 'skipped' | head -n 40
     grep -E 'Test run with' "$log" | tail -n 1
-    unit_counts "$log" "$list"
+    scripts/unit-counts.sh "$log" "$list"
     echo "test-arm64: unit tests failed (log $log)" >&2
     return 1
   fi
