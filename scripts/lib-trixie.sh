@@ -14,7 +14,10 @@ BUILD_PACKAGES=(
   libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev libpq-dev libespeak-ng-dev libasound2-dev
   fontconfig fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
   dpkg-dev lintian binutils-aarch64-linux-gnu file man-db systemd
-  libjs-chart.js # the report tests inline Chart.js (PostgreSQL is not here: the fleet suite skips, counted in the lane's summary)
+  libjs-chart.js # the report tests inline Chart.js
+  # The fleet suite's server: the (emulated) tests start it from these amd64 binaries and the
+  # aarch64 KioskCards processes they spawn reach it over TCP on 127.0.0.1.
+  postgresql
   make gcc-14-aarch64-linux-gnu # deploy/vm/build-vkms.sh for the arm64 kernel
 )
 # The arm64 sysroot: -dev packages the package links against, the runtime the tests meet on a
@@ -110,7 +113,9 @@ ensure_build_chroot() {
   if [ "$(cat "$BUILD_CHROOT/.kiosk-packages" 2>/dev/null)" != "$want" ]; then
     rm -f "$BUILD_CHROOT/.kiosk-packages"
     trixie_log "installing in the build chroot: ${BUILD_PACKAGES[*]}"
+    # policy-rc.d: no package starts a service inside the chroot (postgresql's cluster).
     in_chroot "$BUILD_CHROOT" -- bash -c 'dpkg --add-architecture arm64 &&
+      printf "#!/bin/sh\nexit 101\n" >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d &&
       { dpkg --configure -a && apt-get install -y -qq -f; } >/tmp/repair.log 2>&1 &&
       apt-get update -qq &&
       apt-get install -y -qq --no-install-recommends "$@" >/tmp/install.log 2>&1 ||
