@@ -93,6 +93,11 @@ package final class Display {
     private var staleBuffers: Set<Int>
     /// The damage of the last `bufferCount - 1` presents, oldest first: what the back buffer missed.
     private var recentDamage: [PixelRect] = []
+    /// Damage handed to `present` that no flip has shown yet (the present was refused).
+    package private(set) var unshownDamage = PixelRect.empty
+
+    /// Everything on screen must be copied again at the next present (a redraw from scratch).
+    package func damageAll() { unshownDamage = PixelRect(x: 0, y: 0, width: pixelWidth, height: pixelHeight) }
     private weak var lastFrame: PixelBuffer?
     private var frameRequested = false
     private var frameTimer: Int?
@@ -160,8 +165,11 @@ package final class Display {
     /// successful present), or when the panel is off or unplugged (an `onFrame` follows when it
     /// is back).
     @discardableResult
-    package func present(_ frame: PixelBuffer, damage: PixelRect) -> Bool {
+    package func present(_ frame: PixelBuffer, damage newDamage: PixelRect) -> Bool {
         guard !isShutDown else { return false }
+        // The output owns what it has not shown yet: damage of a refused present waits here.
+        let damage = unshownDamage.union(newDamage)
+        unshownDamage = damage
         guard frame.width == pixelWidth, frame.height == pixelHeight else {
             Log.error(
                 "display: frame is \(frame.width)x\(frame.height) but the display needs \(pixelWidth)x\(pixelHeight)")
@@ -204,6 +212,7 @@ package final class Display {
         pacer.flipIssued(at: MonotonicClock.now(), frameStarted: frameStartedAt)
         frameStartedAt = nil
         staleBuffers.remove(back)
+        unshownDamage = .empty
         recentDamage = Array((recentDamage + [damage.intersection(full)]).suffix(scanout.bufferCount - 1))
         back = (back + 1) % scanout.bufferCount
         switch commit {

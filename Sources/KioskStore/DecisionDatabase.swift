@@ -99,7 +99,7 @@ package enum DecisionDatabase {
         );
         """,
         // 6 (index 5): whether the visit had an accessibility mode on by this decision
-        // (issue 18; NULL on older rows).
+        // (docs/ACCESSIBILITY.md; NULL on older rows).
         "ALTER TABLE decisions ADD COLUMN accessibility_mode INTEGER;",
         // 7 (index 6): the language the visitor read the card in (a BCP 47 tag;
         // NULL on older rows).

@@ -27,7 +27,7 @@ import Testing
         return KioskApp(config: config, deck: file, display: display, loop: loop, processStart: .seconds(0))
     }
 
-    func stack(_ app: KioskApp) throws -> StackDeck { try #require(app.deck as? StackDeck) }
+    func stack(_ app: KioskApp) throws -> StackDeck { try #require(app.kiosk.deck as? StackDeck) }
 
     /// A short press of the switch (steps the ring) or a long one (selects the ringed choice).
     func switchPress(_ app: KioskApp, long: Bool, at t: inout Instant) {
@@ -38,8 +38,8 @@ import Testing
     }
 
     func ringed(_ app: KioskApp) throws -> ScanChoice? {
-        let deck = try #require(app.deck as? any AccessibleDeck)
-        return app.scanner.highlighted(in: deck.scanChoices(with: app.accessControl))
+        let deck = try #require(app.kiosk.deck as? any AccessibleDeck)
+        return app.kiosk.scanner.highlighted(in: deck.scanChoices(with: app.kiosk.accessControl))
     }
 
     @Test func keysAndTheSwitchReachTheModesOnTheStackAndTheNextVisitorStartsWithThemOff() throws {
@@ -57,7 +57,7 @@ import Testing
         // One decision with every mode off, then F2 opens the control.
         key(.right)
         key(.accessibility)
-        #expect(app.accessControl.isOpen && app.accessControl.focus == .largeText)
+        #expect(app.kiosk.accessControl.isOpen && app.kiosk.accessControl.focus == .largeText)
         // The scan's ring followed it onto the first switch.
         #expect(try ringed(app) == .accessibility(.toggle(.largeText)))
         // → and ← are the control's now: no card leaves.
@@ -68,12 +68,12 @@ import Testing
         key(.down)
         #expect(try ringed(app) == .accessibility(.toggle(.highContrast)), "the scan's ring moved with the keys'")
         key(.enter)
-        #expect(app.accessControl.modes == VisitAccessibility(highContrast: true))
+        #expect(app.kiosk.accessControl.modes == VisitAccessibility(highContrast: true))
         #expect(try stack(app).accessibility == VisitAccessibility(highContrast: true))
-        #expect(app.session.policy.warningSeconds >= 20)
-        #expect(app.visitUsedMode)
+        #expect(app.kiosk.session.policy.warningSeconds >= 20)
+        #expect(app.kiosk.visitUsedMode)
         key(.escape)
-        #expect(!app.accessControl.isOpen)
+        #expect(!app.kiosk.accessControl.isOpen)
         #expect(try ringed(app) == .accessibility(.open))
         key(.right)
         #expect(try stack(app).remainingCards.count == count - 2)
@@ -85,10 +85,10 @@ import Testing
         for _ in 0..<4 { switchPress(app, long: false, at: &t) }
         #expect(try ringed(app) == .accessibility(.open))
         switchPress(app, long: true, at: &t)
-        #expect(app.accessControl.isOpen && app.accessControl.focus == nil)
+        #expect(app.kiosk.accessControl.isOpen && app.kiosk.accessControl.focus == nil)
         #expect(try ringed(app) == .accessibility(.toggle(.largeText)))
         switchPress(app, long: true, at: &t)
-        #expect(app.accessControl.modes == VisitAccessibility(highContrast: true, largeText: true))
+        #expect(app.kiosk.accessControl.modes == VisitAccessibility(highContrast: true, largeText: true))
         #expect(try stack(app).remainingCards.allSatisfy { $0.textScale == 1.5 })
         // Reduced motion is two steps on; then close, two more.
         switchPress(app, long: false, at: &t)
@@ -100,7 +100,7 @@ import Testing
         switchPress(app, long: false, at: &t)
         #expect(try ringed(app) == .accessibility(.close))
         switchPress(app, long: true, at: &t)
-        #expect(!app.accessControl.isOpen)
+        #expect(!app.kiosk.accessControl.isOpen)
         #expect(try ringed(app) == .accessibility(.open))
         #expect(try stack(app).remainingCards.count == count - 2, "the control decided nothing")
         key(.left)
@@ -108,12 +108,14 @@ import Testing
 
         // The visitor walks away with every mode on and the control open.
         key(.accessibility)
-        #expect(app.accessControl.isOpen)
+        #expect(app.kiosk.accessControl.isOpen)
         let reset = app.advanceToIdleReset(from: t)
         t = reset.time
         #expect(reset.resets == 1, "no idle reset")
-        #expect(!app.accessControl.isOpen && app.accessControl.focus == nil)
-        #expect(app.accessControl.modes == VisitAccessibility() && !app.visitUsedMode && !app.visitListens)
+        #expect(!app.kiosk.accessControl.isOpen && app.kiosk.accessControl.focus == nil)
+        #expect(
+            app.kiosk.accessControl.modes == VisitAccessibility() && !app.kiosk.visitUsedMode && !app.kiosk.visitListens
+        )
         #expect(try stack(app).accessibility == VisitAccessibility())
         #expect(try stack(app).remainingCards.count == count)
         #expect(try ringed(app) == .action(.dismissLeft))
@@ -144,12 +146,12 @@ import Testing
             t = t.advanced(bySeconds: 0.5)
             app.handleInput(.key(k, t))
         }
-        func list() throws -> ListDeck { try #require(app.deck as? ListDeck) }
+        func list() throws -> ListDeck { try #require(app.kiosk.deck as? ListDeck) }
         let rows = try list().cards.count
-        #expect(app.accessControl.trailing)
+        #expect(app.kiosk.accessControl.trailing)
         key(.accessibility)
         for k in [KeyAction.down, .down, .enter, .delete, .plus, .right] { key(k) }
-        #expect(app.accessControl.modes == VisitAccessibility(reducedMotion: true))
+        #expect(app.kiosk.accessControl.modes == VisitAccessibility(reducedMotion: true))
         #expect(try list().accessibility == VisitAccessibility(reducedMotion: true))
         #expect(try list().focusedRowID == nil && list().openCard == nil && list().cards.count == rows)
         key(.accessibility)

@@ -66,14 +66,15 @@ import Testing
     /// Taps `language`'s key where the control draws it (mirrored in a right-to-left language).
     func pick(_ language: String, _ app: KioskApp, at t: Instant) throws {
         let screen = app.surface.metrics.size
-        let keys = app.languages.elements(
-            screen: screen, prominent: app.languageProminent, placement: app.languagePlacement)
+        let keys = app.kiosk.languages.elements(
+            screen: screen, prominent: app.kiosk.session.phase == .attract && app.kiosk.onScreen.layout == .stack,
+            placement: Kiosk.languagePlacement(app.kiosk.onScreen.layout))
         let key = try #require(keys.first { $0.id == "language:" + language })
         let c = key.frame.center
-        tap(app, app.languages.direction == .rightToLeft ? Point(x: screen.width - c.x, y: c.y) : c, at: t)
+        tap(app, app.kiosk.languages.direction == .rightToLeft ? Point(x: screen.width - c.x, y: c.y) : c, at: t)
     }
 
-    func stack(_ app: KioskApp) throws -> StackDeck { try #require(app.deck as? StackDeck) }
+    func stack(_ app: KioskApp) throws -> StackDeck { try #require(app.kiosk.deck as? StackDeck) }
 
     @Test func aSwitchMidVisitKeepsTheUndoHistoryAndTheNextVisitorStartsInTheConfiguredLanguage() throws {
         let data = DeckFixtures.temporaryDirectory("app-language")
@@ -81,7 +82,7 @@ import Testing
         let (app, file) = try makeApp(data)
         defer { app.store.close() }
         let t0 = MonotonicClock.now()
-        #expect(app.languages.current == "de")
+        #expect(app.kiosk.languages.current == "de")
         let order = try stack(app).remainingCards.map(\.id)
         let german = Dictionary(uniqueKeysWithValues: file.cards.map { ($0.id, $0.localized(to: "de").title) })
         let english = Dictionary(uniqueKeysWithValues: file.cards.map { ($0.id, $0.localized(to: "en").title) })
@@ -89,12 +90,12 @@ import Testing
         #expect(first.remainingCards.first?.title == german[order[0]])
 
         // Large text on from the visible control, then two decisions by key.
-        tap(app, app.accessControl.buttonFrame.center, at: t0.advanced(bySeconds: 0.5))
-        tap(app, app.accessControl.frame(of: .largeText).center, at: t0.advanced(bySeconds: 0.7))
-        #expect(app.accessControl.modes.largeText)
+        tap(app, app.kiosk.accessControl.buttonFrame.center, at: t0.advanced(bySeconds: 0.5))
+        tap(app, app.kiosk.accessControl.frame(of: .largeText).center, at: t0.advanced(bySeconds: 0.7))
+        #expect(app.kiosk.accessControl.modes.largeText)
         // Closed again ("Aa"): while the control is open every key is its own.
-        tap(app, app.accessControl.buttonFrame.center, at: t0.advanced(bySeconds: 0.9))
-        #expect(!app.accessControl.isOpen)
+        tap(app, app.kiosk.accessControl.buttonFrame.center, at: t0.advanced(bySeconds: 0.9))
+        #expect(!app.kiosk.accessControl.isOpen)
         app.handleInput(.key(.right, t0.advanced(bySeconds: 1)))
         app.handleInput(.key(.left, t0.advanced(bySeconds: 2)))
         let decided = try stack(app)
@@ -103,14 +104,14 @@ import Testing
 
         // The visitor switches to English: the stack, its history and the modes stay.
         try pick("en", app, at: t0.advanced(bySeconds: 3))
-        #expect(app.languages.current == "en")
+        #expect(app.kiosk.languages.current == "en")
         let switched = try stack(app)
         #expect(switched.remainingCards.map(\.id) == Array(order.dropFirst(2)))
         #expect(switched.remainingCards.first?.title == english[order[2]])
         #expect(switched.canUndo, "the switch lost the undo history")
         #expect(switched.accessibility.largeText)
-        #expect(app.accessControl.labels.largeText == "Large text")
-        #expect(switched.options.leftLabel == app.shownDeck.leftLabel)
+        #expect(app.kiosk.accessControl.labels.largeText == "Large text")
+        #expect(switched.options.leftLabel == app.kiosk.texts.leftLabel)
 
         // Both decisions undo, and the cards come back in English.
         app.handleInput(.key(.backspace, t0.advanced(bySeconds: 4)))
@@ -122,17 +123,17 @@ import Testing
 
         // In Arabic the layout mirrors; one more decision, then the visitor walks away.
         try pick("ar", app, at: t0.advanced(bySeconds: 6))
-        #expect(app.languages.current == "ar" && app.languages.direction == .rightToLeft)
+        #expect(app.kiosk.languages.current == "ar" && app.kiosk.languages.direction == .rightToLeft)
         app.handleInput(.key(.right, t0.advanced(bySeconds: 7)))
         let arabic = try stack(app)
         #expect(arabic.canUndo)
         #expect(app.advanceToIdleReset(from: t0.advanced(bySeconds: 7)).resets == 1, "no idle reset")
 
         // The next visitor: German, left to right, every mode off, a full stack without history.
-        #expect(app.languages.current == "de" && app.languages.direction == .leftToRight)
-        #expect(app.shownDeck.title == file.localized(to: "de").title)
-        #expect(app.accessControl.modes == VisitAccessibility())
-        #expect(app.accessControl.labels.largeText == "Große Schrift")
+        #expect(app.kiosk.languages.current == "de" && app.kiosk.languages.direction == .leftToRight)
+        #expect(app.kiosk.texts.title == file.localized(to: "de").title)
+        #expect(app.kiosk.accessControl.modes == VisitAccessibility())
+        #expect(app.kiosk.accessControl.labels.largeText == "Große Schrift")
         let next = try stack(app)
         #expect(next.accessibility == VisitAccessibility())
         #expect(next.remainingCards.count == file.cards.count && !next.canUndo)
@@ -148,11 +149,11 @@ extension KioskApp {
         var t = start
         var resets = 0
         for _ in 0..<6 where resets == 0 {
-            guard let deadline = session.nextDeadline else { break }
+            guard let deadline = kiosk.session.nextDeadline else { break }
             t = deadline.advanced(bySeconds: 0.001)
-            let effects = session.advance(to: t)
-            resets += effects.filter { if case .reset = $0 { true } else { false } }.count
-            apply(effects, at: t)
+            let before = kiosk.session.sessionID
+            feed(.tick, at: t)
+            if kiosk.session.sessionID != before && kiosk.session.phase == .attract { resets += 1 }
         }
         return (resets, t)
     }

@@ -110,37 +110,3 @@ import Testing
         #expect(received.last?.cards.first?.imagePath.map { FileIO.exists($0) } == true)
     }
 }
-
-/// What a visit in progress sees when a fleet deck arrives (`FleetDeckHold`, the app's rule).
-@Suite struct FleetDeckHoldTests {
-    func deck(_ id: String, _ version: Int) throws -> DeckFile {
-        let text = """
-            {"id": "\(id)", "version": \(version), "title": "T", "layout": "stack",
-             "cards": [{"id": "a", "title": "A", "color": "#336699"}]}
-            """
-        let dir = DeckFixtures.temporaryDirectory("hold")
-        defer { DeckFixtures.removeTree(dir) }
-        DeckFixtures.write(text, to: dir + "/deck.json")
-        return try DeckLoader.load(path: dir + "/deck.json").get()
-    }
-
-    @Test func aVisitFinishesOnItsDeckAndTheNewestArrivalFollows() throws {
-        let a = try deck("a", 1)
-        let b = try deck("b", 2)
-        let c = try deck("c", 3)
-        var hold = FleetDeckHold()
-        // Nobody at the kiosk: at once.
-        #expect(hold.arrived(b, onScreen: a, visitActive: false) == b)
-        #expect(hold.visitEnded() == nil)
-        // Mid-visit: held; a newer one replaces the held one; the visit's end applies the newest.
-        #expect(hold.arrived(b, onScreen: a, visitActive: true) == nil)
-        #expect(hold.arrived(c, onScreen: a, visitActive: true) == nil)
-        #expect(hold.held == c)
-        #expect(hold.visitEnded() == c)
-        #expect(hold.visitEnded() == nil)
-        // Rolled back to the deck on screen while another waited: nothing waits any more.
-        #expect(hold.arrived(b, onScreen: a, visitActive: true) == nil)
-        #expect(hold.arrived(a, onScreen: a, visitActive: true) == nil)
-        #expect(hold.visitEnded() == nil)
-    }
-}

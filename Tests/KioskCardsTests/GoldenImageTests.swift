@@ -123,7 +123,7 @@ import Testing
         let file = try Self.example("onboarding.json")
         let metrics = ScreenMetrics(size: Self.size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
         let start = Instant.seconds(1)
-        var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: true, at: start)
+        var deck = Kiosk.makeDeck(file.kioskDeck(), metrics: metrics, buttons: true)
         for i in file.cards.indices { deck.perform(.dismissRight, at: start.advanced(bySeconds: 0.1 * Double(i))) }
         let s = deck.scene(at: start.advanced(bySeconds: 3))
         #expect(s.elements.contains { if case .emptyState = $0.kind { true } else { false } })
@@ -144,7 +144,7 @@ import Testing
         let file = try Self.example("onboarding.json")
         let metrics = ScreenMetrics(size: Self.size, pointsPerMillimetre: 1000 / 154.08)
         let start = Instant.seconds(1)
-        var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: true, at: start)
+        var deck = Kiosk.makeDeck(file.kioskDeck(), metrics: metrics, buttons: true)
         var control = AccessibilityControl(screen: Self.size, pointsPerMillimetre: metrics.pointsPerMillimetre)
         for (k, p) in [control.buttonFrame.center, control.frame(of: .largeText).center].enumerated() {
             let t = start.advanced(bySeconds: Double(k))
@@ -164,7 +164,7 @@ import Testing
     @Test func listLargeText() throws {
         let file = try Self.example("seed-list.json")
         let metrics = ScreenMetrics(size: Self.size, pointsPerMillimetre: 1000 / 154.08)
-        var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: true, at: .seconds(1))
+        var deck = Kiosk.makeDeck(file.kioskDeck(), metrics: metrics, buttons: true)
         deck.setAccessibility(VisitAccessibility(largeText: true), at: .seconds(1))
         var control = AccessibilityControl(
             screen: Self.size, pointsPerMillimetre: metrics.pointsPerMillimetre, trailing: true)
@@ -180,7 +180,7 @@ import Testing
         let file = try Self.example("seed-list.json")
         let metrics = ScreenMetrics(size: Self.size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
         let start = Instant.seconds(1)
-        var deck = try #require(KioskApp.makeDeck(file, metrics: metrics, buttons: true, at: start) as? ListDeck)
+        var deck = try #require(Kiosk.makeDeck(file.kioskDeck(), metrics: metrics, buttons: true) as? ListDeck)
         for i in 0..<3 { deck.perform(.focusNext, at: start.advanced(bySeconds: 0.1 * Double(i))) }
         let s = deck.scene(at: start.advanced(bySeconds: 2))
         #expect(s.elements.contains { $0.id == "focus:card-3" })
@@ -192,14 +192,16 @@ import Testing
         let file = try Self.example("onboarding.json")
         let metrics = ScreenMetrics(size: Self.size, pointsPerMillimetre: 1000 / 154.08)
         let start = Instant.seconds(1)
-        var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: true, at: start)
+        var deck = Kiosk.makeDeck(file.kioskDeck(), metrics: metrics, buttons: true)
         let choices = try #require(deck as? any AccessibleDeck).scanChoices
         var scanner = SwitchScanner()
         _ = scanner.press(at: start, choices: choices)
         _ = scanner.release(at: start.advanced(bySeconds: 0.1), choices: choices)
         #expect(scanner.highlighted(in: choices) == .action(.dismissRight))
         let t = start.advanced(bySeconds: 1)
-        let s = KioskApp.scanned(deck.scene(at: t), deck: deck, scanner: scanner, at: t)
+        let accessible = try #require(deck as? any AccessibleDeck)
+        let ring = try #require(accessible.scanHighlight(scanner, at: t))
+        let s = deck.scene(at: t).adding([ring])
         #expect(s.elements.contains { $0.id == "scan" && $0.kind == .focusRing })
         check(s, "stack-switch-scan")
     }
@@ -370,8 +372,9 @@ import Testing
     }
 
     /// Arabic list: title right-aligned, "+" on the left, chevrons pointing left at the rows' left ends.
+    /// The tap that begins the visit lands on the title, clear of the language keys.
     @Test func arabicList() throws {
-        let s = try scene(.list, "tap 300 20", language: "ar", atMs: 500)
+        let s = try scene(.list, "tap 900 20", language: "ar", atMs: 500)
         let add = try #require(s.elements.first { $0.kind.unmirrored == .button(.add) })
         #expect(add.frame.center.x < GoldenImageTests.size.width / 2)
         check(s, "lang-ar-list")
@@ -385,5 +388,49 @@ import Testing
         let zh = try scene(nil, "tap 500 300", language: "zh", atMs: 1000)
         #expect(zh.elements.contains { if case .card(let c) = $0.kind { c.title == "欢迎光临！" } else { false } })
         check(zh, "lang-zh-stack")
+    }
+}
+
+/// Screens in front of the deck drawn by `render` through the kiosk's own rules (`Kiosk`), from
+/// the inputs the panel would get: the countdown after a visitor walked away, the closed-hours
+/// screen, the staff menu's PIN pad and its menu.
+@Suite struct KioskScreenGoldenTests {
+    func screen(
+        _ gesture: String?, atMs: Double = 0, staff: RenderInputs.StaffPage? = nil, closed: Bool = false
+    ) throws -> Scene {
+        try RenderInputs.scene(
+            deck: GoldenImageTests.example("seed-stack.json"), size: GoldenImageTests.size, gesture: gesture,
+            scriptPath: nil, atMs: atMs, accessControl: true, staff: staff, closed: closed)
+    }
+
+    func check(_ scene: Scene, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        GoldenImageTests().check(scene, name, sourceLocation: sourceLocation)
+    }
+
+    /// 53 s after the last touch of a visit with the default 60 s idle timeout and 10 s warning:
+    /// the countdown says 7.
+    @Test func countdown() throws {
+        let s = try screen("tap 500 300", atMs: 53_000)
+        #expect(s.elements.contains { if case .countdown(7, _) = $0.kind { true } else { false } })
+        check(s, "screen-countdown")
+        let reset = try screen("tap 500 300", atMs: 61_000)
+        #expect(!reset.elements.contains { if case .countdown = $0.kind { true } else { false } })
+        #expect(reset.elements.contains { $0.id == "label:attract" }, "the idle reset brought the attract screen back")
+    }
+
+    @Test func closedHours() throws {
+        let s = try screen(nil, closed: true)
+        #expect(s.elements.contains { $0.id == "closed:text" })
+        #expect(!s.elements.contains { $0.id.hasPrefix("card:") })
+        check(s, "screen-closed")
+    }
+
+    @Test func staffPinPadAndMenu() throws {
+        let pin = try screen("tap 500 300", atMs: 500, staff: .pin)
+        #expect(pin.elements.contains { $0.id == "staff:key:OK" })
+        check(pin, "screen-staff-pin")
+        let menu = try screen("tap 500 300", atMs: 500, staff: .menu)
+        #expect(menu.elements.contains { $0.id == "staff:action:reloadDeck" })
+        check(menu, "screen-staff-menu")
     }
 }

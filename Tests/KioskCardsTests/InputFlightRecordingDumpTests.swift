@@ -182,7 +182,7 @@ import Testing
         let events = injected(Self.swipes)
         live.feed(events)
         let metrics = ScreenMetrics(size: size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
-        var deck = KioskApp.makeDeck(deckFile, metrics: metrics, buttons: true, at: events[0].time)
+        var deck = Kiosk.makeDeck(deckFile.kioskDeck(), metrics: metrics, buttons: true)
         for f in live.frames {
             _ = deck.scene(at: f.time)
             deck.handle(f)

@@ -27,7 +27,7 @@ import Testing
         let perMM = g.metrics.pointsPerMillimetre
         let file = try Self.longList(DeckFixtures.underEmulation ? 30 : 40)
         var deck = try #require(
-            KioskApp.makeDeck(file, metrics: g.metrics, buttons: true, at: .seconds(0)) as? ListDeck)
+            Kiosk.makeDeck(file.kioskDeck(), metrics: g.metrics, buttons: true) as? ListDeck)
         let control = AccessibilityControl(screen: g.metrics.size, pointsPerMillimetre: perMM, trailing: true)
         let button = control.buttonFrame
         // Taps on the control never reach a row: it is outside where rows are hit.

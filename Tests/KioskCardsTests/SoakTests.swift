@@ -158,7 +158,7 @@ import Testing
         let store = DecisionStore(dataDirectory: dir + "/data")
         let metrics = ScreenMetrics(size: screen, pointsPerMillimetre: ReplayGestureHook.defaultPointsPerMillimetre)
         // Recording time 0 is the first second of the day; the model sees the recording's times.
-        var deck = KioskApp.makeDeck(file, metrics: metrics, buttons: false, at: .zero)
+        var deck = Kiosk.makeDeck(file.kioskDeck(), metrics: metrics, buttons: false)
         var sessions = 0
         var session = VisitorSession(policy: VisitorSession.Policy(idleTimeout: 60), now: .zero) {
             sessions += 1

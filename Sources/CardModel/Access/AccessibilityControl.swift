@@ -109,6 +109,10 @@ public struct AccessibilityControl: Hashable, Sendable {
         return nil
     }
 
+    /// Whether a finger landing on `p` is the control's: on "Aa", on a switch, or anywhere
+    /// while the panel is open (that touch closes it and decides nothing).
+    public func claims(_ p: Point) -> Bool { isOpen || target(at: p) != nil }
+
     /// Whether the control holds any contact of a touch in progress.
     public var isHoldingTouch: Bool { !captured.isEmpty }
 

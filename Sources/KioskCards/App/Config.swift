@@ -111,3 +111,16 @@ struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
 
     var description: String { "\(source): \(message)" }
 }
+
+extension KioskConfig {
+    /// What the configuration says about the kiosk's rules (`Kiosk`).
+    var kioskSettings: Kiosk.Settings {
+        Kiosk.Settings(
+            showsButtons: showsButtons, scansSwitch: switchKey != nil, switchHold: switchHold,
+            staffEnabled: staffPinHash != nil, staffGesture: staffGesture, accessibleMode: accessibleMode,
+            configuredLanguage: language, fleetDecks: fleetURL != nil)
+    }
+
+    /// `file` as the kiosk's rules take it, with this configuration's session policy.
+    func kioskDeck(_ file: DeckFile) -> KioskDeck { file.kioskDeck(policy: sessionPolicy(deck: file)) }
+}

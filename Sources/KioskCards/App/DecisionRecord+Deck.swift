@@ -10,9 +10,18 @@ extension DecisionRecord {
         _ decision: Decision, kioskID: String, sessionID: String, deck: DeckFile,
         wallNow: Int64, monotonicNow: Instant
     ) {
+        self.init(
+            decision, kioskID: kioskID, sessionID: sessionID, deckID: deck.id, deckVersion: deck.version,
+            wallNow: wallNow, monotonicNow: monotonicNow)
+    }
+
+    package init(
+        _ decision: Decision, kioskID: String, sessionID: String, deckID: String, deckVersion: Int,
+        wallNow: Int64, monotonicNow: Instant
+    ) {
         let ageMs = (monotonicNow.nanoseconds - decision.time.nanoseconds) / 1_000_000
         self.init(
-            kioskID: kioskID, sessionID: sessionID, deckID: deck.id, deckVersion: deck.version,
+            kioskID: kioskID, sessionID: sessionID, deckID: deckID, deckVersion: deckVersion,
             cardID: decision.cardID, action: decision.action, wallTimeMs: wallNow - ageMs,
             monotonicNs: decision.time.nanoseconds, dwellMs: Int64((decision.dwellSeconds * 1000).rounded()),
             position: decision.position, inputMethod: decision.method)

@@ -1,3 +1,4 @@
+import CardModel
 import Glibc
 import KioskFleet
 import KioskSystem
@@ -15,6 +16,9 @@ final class FleetHealth: @unchecked Sendable {
     }
 
     private var snapshot = Snapshot()
+    /// When a flip and a touch were last noted (poll loop only).
+    private var flipNoted: Instant?
+    private var touchNoted: Instant?
     /// Asks the decision store whether it is failing (thread-safe); set once before the worker starts.
     var storageFailing: (@Sendable () -> Bool)?
     private var mutex = pthread_mutex_t()
@@ -27,6 +31,26 @@ final class FleetHealth: @unchecked Sendable {
         pthread_mutex_lock(&mutex)
         body(&snapshot)
         pthread_mutex_unlock(&mutex)
+    }
+
+    /// A flip at `t` (poll loop): the heartbeat's proof that frames reach the screen, its wall
+    /// time and the frame rate, noted at most once a second (a lock and a clock read).
+    func noteFlip(at t: Instant, framesPerSecond: () -> Double) {
+        guard flipNoted.map({ t.seconds(since: $0) >= 1 }) ?? true else { return }
+        flipNoted = t
+        let (wall, fps) = (WallClock.nowMilliseconds(), framesPerSecond())
+        update {
+            $0.lastFlipMs = wall
+            $0.framesPerSecond = fps
+        }
+    }
+
+    /// A touch at `t` (poll loop), noted at most once a second.
+    func noteTouch(at t: Instant) {
+        guard touchNoted.map({ t.seconds(since: $0) >= 1 }) ?? true else { return }
+        touchNoted = t
+        let wall = WallClock.nowMilliseconds()
+        update { $0.lastTouchMs = wall }
     }
 
     var current: Snapshot {

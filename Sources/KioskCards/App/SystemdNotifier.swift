@@ -1,5 +1,6 @@
 import CardModel
 import Glibc
+import KioskDisplay
 import KioskSystem
 
 /// sd_notify(3) without libsystemd: datagrams such as "READY=1" or "WATCHDOG=1" to the unix
@@ -96,5 +97,25 @@ struct SystemdNotifier: Sendable {
             }
         }
         arm(at: MonotonicClock.now().advanced(bySeconds: interval))
+    }
+}
+
+extension SystemdNotifier {
+    /// Pings the watchdog while the display's flips complete: flips that keep timing out (three
+    /// since the last ping) mean the display is stuck, so the pings stop and systemd restarts
+    /// the kiosk; `stuck` runs once first (the flight recorder).
+    func watch(_ display: Display, on loop: EventLoop, stuck: @escaping () -> Void) {
+        var lostAtLastPing = display.lostFlipCount
+        var stallRecorded = false
+        scheduleWatchdog(on: loop) {
+            let lost = display.lostFlipCount - lostAtLastPing
+            lostAtLastPing = display.lostFlipCount
+            if lost >= 3 {
+                Log.error("display: \(lost) page flips timed out since the last watchdog ping")
+                if !stallRecorded { stuck() }
+                stallRecorded = true
+            }
+            return lost < 3
+        }
     }
 }

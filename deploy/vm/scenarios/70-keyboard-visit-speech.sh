@@ -1,5 +1,5 @@
 # shellcheck shell=sh disable=SC2034,SC2317  # VM_* are read by e2e.sh; functions run indirectly
-# Accessibility: a keyboard-only visit through a whole deck with a uinput keyboard,
+# Accessibility (docs/ACCESSIBILITY.md): a keyboard-only visit through a whole deck with a uinput keyboard,
 # and speech started by its key. The app runs with speech-device = ALSA's file plugin over the
 # null device, so what espeak-ng says goes through real libasound into a WAV file. Checked:
 # F1 makes a non-empty WAV (RIFF/WAVE, more than a header); then one-switch scanning

@@ -14,7 +14,7 @@
 # timer on a vblank driver (30 flips/s, "now timer-paced" in the log).
 VM_DISPLAY=vkms
 VM_TIMEOUT=150
-VM_SOLO=1 # its input→flip figures are quoted (README): no other VM beside it
+VM_SOLO=1 # its input→flip figures are quoted (docs/PERFORMANCE.md): no other VM beside it
 
 # A number from the line of FILE matching REGEX: the text right after PREFIX (up to a space,
 # comma or semicolon).

@@ -42,7 +42,7 @@ enum ExampleScenes {
         var file = file
         if let cards { file.cards = cards }
         let metrics = ScreenMetrics(size: size, pointsPerMillimetre: RenderScale.baselinePixelsPerInch / 25.4)
-        return KioskApp.makeDeck(file, metrics: metrics, buttons: false, at: start)
+        return Kiosk.makeDeck(file.kioskDeck(), metrics: metrics, buttons: false)
     }
 
     static let start = Instant.seconds(1)

@@ -39,6 +39,10 @@ struct RenderOptions: Equatable {
     var panelMM: Size?
     var rotation = Rotation.deg0
     var naive = false
+    /// `--staff`: the staff menu's page over the screen (its PIN pad, or the menu).
+    var staff: RenderInputs.StaffPage?
+    /// `--closed`: the closed-hours screen.
+    var closed = false
     /// `--touch-matrix`: the calibration a `--script` recording was made with.
     var touchMatrix: TouchMatrix?
 
@@ -143,6 +147,11 @@ struct RenderOptions: Equatable {
                 o.touchMatrix = m
                 return nil
             },
+            CommandOption.parsed(
+                name: "staff", value: "pin|menu", help: "draw the staff menu's PIN pad or its menu over the screen",
+                expected: "pin or menu", { RenderInputs.StaffPage(rawValue: $0) }
+            ) { $0.staff = $1 },
+            .flag("closed", help: "draw the closed-hours screen (the deck's closed text)") { $0.closed = true },
             .flag("naive", help: "draw with the naive full cairo redraw (the benchmark's baseline)") {
                 $0.naive = true
             },
@@ -201,69 +210,84 @@ enum RenderInputs {
     static func scene(
         deck file: DeckFile, size: Size, gesture: String?, scriptPath: String?, atMs: Double, buttons: Bool = true,
         touch: TouchReplayOptions? = nil, pointsPerMillimetre: Double = RenderScale.baselinePixelsPerInch / 25.4,
-        language: String? = nil, accessControl: Bool = false, keys: [AccessKey] = []
+        language: String? = nil, accessControl: Bool = false, keys: [AccessKey] = [], staff: StaffPage? = nil,
+        closed: Bool = false
     ) throws(RenderError) -> Scene {
         let metrics = ScreenMetrics(size: size, pointsPerMillimetre: pointsPerMillimetre)
         let start = Instant.seconds(1)
-        // As the kiosk shows a visitor who picked `language`: the deck's texts and the kiosk's
-        // words in it, right to left for Arabic, with the language control.
-        var languages = LanguageChoice(offered: file.languages, deckLanguage: file.language, configured: nil)
-        if let language { languages.select(language) }
-        let shown = language.map { file.localized(to: $0) } ?? file
-        let rtl = language != nil && languages.direction == .rightToLeft
-        var deck = KioskApp.makeDeck(shown, metrics: metrics, buttons: buttons, at: start)
-        var session = VisitorSession(policy: VisitorSession.Policy(), now: start) { "render" }
-        var attractShown = session.attractSince
-        deck.setAttract(since: attractShown, at: start)
+        var deck = file.kioskDeck()
+        if closed && deck.schedule == nil { deck.schedule = Schedule(windows: []) }
+        // The same rules the kiosk runs (`Kiosk`), on the attract screen until a touch begins a visit.
+        var kiosk = Kiosk(
+            deck: deck, metrics: metrics, settings: Kiosk.Settings(showsButtons: buttons, staffEnabled: staff != nil),
+            seed: 0, at: start, newSessionID: { "render" })
         var last = start
-        // The deck shows the attract screen while the session is on it (as `KioskApp.syncAttract`).
-        func syncAttract(at time: Instant) {
-            guard session.attractSince != attractShown else { return }
-            attractShown = session.attractSince
-            deck.setAttract(since: attractShown, at: time)
+        func feed(_ input: KioskInput, at time: Instant) {
+            // The scene is drawn only at the end, but the model advances with each input, as in the app.
+            _ = kiosk.scene(at: time)
+            let effects = kiosk.handle(input, at: time)
+            last = time
+            for case .checkPIN in effects { feed(.pinChecked(correct: true), at: time) }
         }
-        func feed(_ f: TouchFrame) {
-            // The scene is drawn only at the end, but the model advances with each frame, as in the app.
-            _ = deck.scene(at: f.time)
-            let (deliver, _) = session.handle(f)
-            syncAttract(at: f.time)
-            if let deliver { deck.handle(rtl ? deliver.mirrored(width: size.width) : deliver) }
-            last = f.time
-        }
+        feed(.tick, at: start)
+        if let language { feed(.language(language), at: start) }
+        if closed { feed(.schedule(open: false, window: nil, lookAgainAt: nil), at: start) }
         if let scriptPath {
             var options = touch ?? TouchReplayOptions()
             if touch == nil { options.screen = size }
-            try feedScript(path: scriptPath, options: options, startingAt: start, to: feed)
+            try feedScript(path: scriptPath, options: options, startingAt: start) { f in feed(.touch(f), at: f.time) }
         } else if let gesture {
-            for f in try gestureFrames(gesture, origin: origin(of: deck.scene(at: start), size: size), at: start) {
-                feed(f)
-            }
+            let origin = origin(of: kiosk.deckScene(at: start), size: size)
+            for f in try gestureFrames(gesture, origin: origin, at: start) { feed(.touch(f), at: f.time) }
         }
-        // The visible accessibility control ("Aa"), as a public kiosk shows it: closed, unless
-        // `keys` open it.
-        var control = AccessibilityControl(
-            screen: size, pointsPerMillimetre: pointsPerMillimetre, trailing: file.layout == .list)
-        control.labels = AccessibilityControl.Labels(language: languages.current)
-        for key in keys {
-            // As the kiosk takes a key: the session first (a key starts a visit), then the
-            // control in front of the deck; ← and → in the visitor's direction.
-            let time = last.advanced(bySeconds: 0.1)
-            _ = deck.scene(at: time)
-            let deliver = session.handleKey(at: time).deliver
-            syncAttract(at: time)
-            last = time
-            guard deliver else { continue }
-            if var accessible = deck as? any AccessibleDeck {
-                _ = accessible.press(key.inDirection(rtl ? .rightToLeft : .leftToRight), control: &control, at: time)
-                deck = accessible
-            }
+        // Keys 100 ms apart, as the kiosk takes them.
+        for key in keys { feed(.key(key), at: last.advanced(bySeconds: 0.1)) }
+        if let staff { try openStaff(staff, feed: feed, kiosk: { kiosk }, at: last.advanced(bySeconds: 0.1)) }
+        // Time passes as on the panel: the countdown, the idle reset, the attract screen's nudges.
+        let end = last.advanced(bySeconds: atMs / 1000)
+        var ticks = 0
+        while let due = kiosk.nextDeadline(after: last), due <= end, due > last, ticks < 100_000 {
+            feed(.tick, at: due)
+            ticks += 1
         }
-        var scene = deck.scene(at: last.advanced(bySeconds: atMs / 1000))
-        if accessControl { scene = control.overlay(scene) }
-        guard language != nil else { return scene }
-        return KioskApp.composed(
-            scene, languages: languages, prominent: session.phase == .attract && file.layout == .stack,
-            placement: KioskApp.languagePlacement(file.layout))
+        guard accessControl || staff != nil || closed else {
+            // The deck alone, in the visitor's direction (the goldens of the deck's own look).
+            return kiosk.deckScene(at: end, languageKeys: language != nil)
+        }
+        return kiosk.scene(at: end, staffInfo: StaffPage.sampleInfo)
+    }
+
+    /// The staff menu's pages `render --staff` draws.
+    enum StaffPage: String, CaseIterable {
+        case pin, menu
+
+        /// The menu's lines about the kiosk, as an example.
+        static let sampleInfo = [
+            "Kiosk: lobby-1", "IP: 192.0.2.10 (eth0)", "KioskCards \(kioskCardsVersion)", "Deck: sample v1",
+            "Decisions: 42 stored, 0 pending", "Storage: OK", "Uptime: 3 h 12 min", "Fleet: off",
+        ]
+    }
+
+    /// Opens the PIN pad by the staff keys; for the menu, taps a PIN that the check accepts.
+    private static func openStaff(
+        _ page: StaffPage, feed: (KioskInput, Instant) -> Void, kiosk: () -> Kiosk, at time: Instant
+    ) throws(RenderError) {
+        feed(.staffKeys, time)
+        guard page == .menu else { return }
+        var t = time
+        let size = kiosk().metrics.size
+        for id in ["key:1", "key:2", "key:3", "key:4", "key:5", "key:6", "key:OK"] {
+            let keys = StaffMenu.layout(kiosk().staffMenu.page, screen: size)
+            guard let frame = keys.first(where: { $0.id == id })?.frame else {
+                throw .usage("render: the PIN pad has no key \(id)")
+            }
+            t = t.advanced(bySeconds: 0.2)
+            feed(
+                .touch(TouchFrame(time: t, contacts: [TouchContact(id: 90, position: frame.center, phase: .began)])), t)
+            t = t.advanced(bySeconds: 0.05)
+            feed(
+                .touch(TouchFrame(time: t, contacts: [TouchContact(id: 90, position: frame.center, phase: .ended)])), t)
+        }
     }
 
     /// Where a gesture starts: the top card's centre, or the first row's.
@@ -369,7 +393,7 @@ func runRenderCommand(_ args: [String]) -> Int32 {
         let logical = o.rotation.logicalSize(physical: Size(width: Double(o.width), height: Double(o.height)))
         let pw = Int(logical.width)
         let ph = Int(logical.height)
-        // The kiosk's own geometry for this panel (KioskApp.makeSurface): scale, size, slop.
+        // The kiosk's own geometry for this panel (KioskSurface): scale, size, slop.
         let mm = o.panelMM.map {
             o.rotation == .deg90 || o.rotation == .deg270 ? Size(width: $0.height, height: $0.width) : $0
         }
@@ -384,7 +408,7 @@ func runRenderCommand(_ args: [String]) -> Int32 {
         let scene = try RenderInputs.scene(
             deck: deck, size: panel.metrics.size, gesture: o.gesture, scriptPath: o.scriptPath, atMs: o.atMs,
             touch: touch, pointsPerMillimetre: panel.metrics.pointsPerMillimetre, language: o.language,
-            accessControl: true, keys: o.keys)
+            accessControl: true, keys: o.keys, staff: o.staff, closed: o.closed)
         let images = ImageCache()
         let buffer = PixelBuffer(width: pw, height: ph)
         // Headless: wait for photos instead of drawing placeholders.

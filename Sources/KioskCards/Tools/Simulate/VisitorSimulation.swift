@@ -4,8 +4,8 @@ import KioskDeckFiles
 import KioskStore
 import KioskSystem
 
-/// Seeded visitors on a simulated clock, driving the real `VisitorSession` and `StackDeck` with
-/// touch frames (through the deck's `GestureIntake`), on-screen button taps and key actions.
+/// Seeded visitors on a simulated clock, driving the kiosk's own rules (`Kiosk`, as the app and
+/// `render` do) with touch frames, on-screen button taps and keys.
 ///
 /// Everything the model sees is a parameter: time is `now`, randomness is one `SplitMix64`, so
 /// one seed gives one sequence of decisions. The kinds of visitor:
@@ -15,9 +15,9 @@ import KioskSystem
 ///   visitor walks away mid-deck (the idle timeout then ends the visit);
 /// - button-mashers (about 5 %): hit ✓ (or ✗) every 120–280 ms through the whole deck.
 ///
-/// Each visit also reads the deck in one of its languages (its own about 60 %, the others
-/// sharing the rest) and has an accessibility mode on in about 8 % of visits; these come from a
-/// second generator, so they leave the first one's sequence of decisions as it was.
+/// Each visitor also picks one of the deck's languages on its language key (its own about 60 %,
+/// the others sharing the rest) and turns high contrast on by keypad in about 8 % of visits;
+/// these come from a second generator, so they leave the first one's sequence of decisions as it was.
 struct VisitorSimulation {
     struct Summary: Hashable {
         var visitors = 0
@@ -32,10 +32,7 @@ struct VisitorSimulation {
     private var random: SplitMix64
     /// The visits' language and accessibility mode (see above).
     private var visitRandom: SplitMix64
-    private var visitLanguage: String
-    private var visitMode = false
-    private var deck: StackDeck
-    private var session: VisitorSession
+    private var kiosk: Kiosk
     private var recorder: VisitRecorder
     /// The simulated monotonic clock (starts at 1000 s, like a kiosk some minutes after boot).
     private var now = Instant.seconds(1000)
@@ -53,25 +50,23 @@ struct VisitorSimulation {
         self.options = options
         random = SplitMix64(seed: options.seed ^ 0x5EED_0F_715170)
         visitRandom = SplitMix64(seed: options.seed ^ 0x1A96_0A6E_0F_715170)
-        visitLanguage = file.language
         let metrics = ScreenMetrics(size: Size(width: 800, height: 480), pointsPerMillimetre: 800 / 154.0)
-        deck = StackDeck(
-            cards: file.cards, metrics: metrics,
-            options: StackOptions(
-                emptyText: file.emptyText, showButtons: true, leftLabel: file.leftLabel, rightLabel: file.rightLabel,
-                attractText: file.attractText))
         var counter = 0
         let prefix = "sim-\(options.seed)-\(options.kioskID)-"
-        session = VisitorSession(
-            policy: VisitorSession.Policy(idleTimeout: file.idleTimeoutSeconds ?? 60), now: .seconds(1000),
+        kiosk = Kiosk(
+            deck: file.kioskDeck(), metrics: metrics, settings: Kiosk.Settings(showsButtons: true), seed: options.seed,
+            at: .seconds(1000),
             newSessionID: {
                 counter += 1
                 return prefix + String(counter)
             })
         recorder = VisitRecorder(
             kioskID: options.kioskID, deckID: file.id, deckVersion: file.version, deckCardCount: file.cards.count)
-        for card in deck.remainingCards { appeal[card.id] = 0.15 + 0.75 * uniform() }
+        for card in file.cards { appeal[card.id] = 0.15 + 0.75 * uniform() }
     }
+
+    private var stack: StackDeck? { kiosk.deck as? StackDeck }
+    private var remainingCards: [Card] { stack?.remainingCards ?? [] }
 
     // MARK: Randomness
 
@@ -90,16 +85,20 @@ struct VisitorSimulation {
 
     private mutating func chance(_ p: Double) -> Bool { uniform() < p }
 
-    /// The new visit's language (the deck's own about 60 %) and accessibility mode (about 8 %).
+    /// The visitor's language (the deck's own about 60 %) on its key, and high contrast by
+    /// keypad in about 8 % of visits.
     private mutating func pickLanguageAndMode() {
         let u = Self.unit(&visitRandom)
         let others = deckFile.languages.filter { $0 != deckFile.language }
-        if u < 0.6 || others.isEmpty {
-            visitLanguage = deckFile.language
-        } else {
-            visitLanguage = others[min(others.count - 1, Int((u - 0.6) / 0.4 * Double(others.count)))]
+        if u >= 0.6 && !others.isEmpty {
+            feed(.language(others[min(others.count - 1, Int((u - 0.6) / 0.4 * Double(others.count)))]))
         }
-        visitMode = Self.unit(&visitRandom) < 0.08
+        if Self.unit(&visitRandom) < 0.08 {
+            for key: AccessKey in [.accessibility, .down, .enter, .escape] {
+                now = now.advanced(bySeconds: 0.4)
+                feed(.key(key))
+            }
+        }
     }
 
     // MARK: Clock
@@ -108,74 +107,50 @@ struct VisitorSimulation {
 
     private var simulatedSeconds: Double { now.seconds(since: origin) }
 
-    /// Moves the clock to `t`, letting the session's timers (idle reset) fire on the way.
+    /// Moves the clock to `t`, letting the session's timers (countdown, idle reset) fire on the way.
     private mutating func advance(to t: Instant) {
-        while let deadline = session.nextDeadline, deadline <= t {
+        for _ in 0..<1000 {
+            guard let deadline = kiosk.session.nextDeadline, deadline <= t else { break }
             now = max(now, deadline)
-            let effects = session.advance(to: now)
-            if effects.contains(where: Self.isReset) { deck.reset(cards: deckFile.cards, at: now) }
-            flushVisitEvents()
-            syncAttract()
-            if effects.isEmpty { break }
+            feed(.tick)
         }
         now = max(now, t)
     }
 
-    private static func isReset(_ effect: VisitorSession.Effect) -> Bool {
-        if case .reset = effect { return true }
-        return false
-    }
-
-    private mutating func syncAttract() {
-        deck.setAttract(since: session.phase == .attract ? (session.attractSince ?? now) : nil, at: now)
-    }
-
-    private mutating func flushVisitEvents() {
-        for event in session.takeVisitEvents() {
-            if case .started = event {
-                summary.visits += 1
-                pickLanguageAndMode()
+    /// Gives `input` to the kiosk's rules at the simulated now; stores what they decide.
+    private mutating func feed(_ input: KioskInput) {
+        for effect in kiosk.handle(input, at: now) {
+            switch effect {
+            case .visit(let event):
+                if case .started = event { summary.visits += 1 }
+                let (start, zero) = (options.startMs, origin.nanoseconds)
+                for item in recorder.record(event, wallMs: { start + ($0.nanoseconds - zero) / 1_000_000 }) {
+                    emit(item, simulatedSeconds)
+                }
+            case .decision(let k):
+                recorder.note(k.decision)
+                var record = DecisionRecord(
+                    k.decision, kioskID: options.kioskID, sessionID: k.sessionID, deckID: k.deckID,
+                    deckVersion: k.deckVersion, wallNow: wallMs(now), monotonicNow: now)
+                record.tooFast = k.tooFast
+                record.language = k.language
+                record.accessibilityMode = k.accessibilityMode
+                summary.decisions += 1
+                emit(.decision(record), simulatedSeconds)
+            default: break
             }
-            let start = options.startMs
-            let zero = origin.nanoseconds
-            let items = recorder.record(event) { start + ($0.nanoseconds - zero) / 1_000_000 }
-            for item in items { emit(item, simulatedSeconds) }
         }
-    }
-
-    private mutating func collectDecisions(method: InputMethod?) {
-        for var d in deck.takeDecisions() {
-            if d.method == nil { d.method = method }
-            session.noteActivity(at: d.time)
-            flushVisitEvents()
-            recorder.note(d)
-            var record = DecisionRecord(
-                d, kioskID: options.kioskID, sessionID: session.sessionID, deck: deckFile, wallNow: wallMs(now),
-                monotonicNow: now)
-            record.language = visitLanguage
-            record.accessibilityMode = visitMode
-            summary.decisions += 1
-            emit(.decision(record), simulatedSeconds)
-        }
-        session.deckCompleted = deck.isCompleted
     }
 
     // MARK: Input
 
-    private mutating func send(_ contacts: [TouchContact]) {
-        let (deliver, effects) = session.handle(TouchFrame(time: now, contacts: contacts))
-        if effects.contains(where: Self.isReset) { deck.reset(cards: deckFile.cards, at: now) }
-        flushVisitEvents()
-        syncAttract()
-        if let deliver { deck.handle(deliver) }
-        collectDecisions(method: nil)
-    }
+    private mutating func send(_ contacts: [TouchContact]) { feed(.touch(TouchFrame(time: now, contacts: contacts))) }
 
     /// A drag from the card's centre by `dx` over `duration` seconds, in 120 Hz frames.
     private mutating func swipe(dx: Double, duration: Double) {
         let id = nextContactID
         nextContactID += 1
-        let start = deck.layout.cardFrame.center
+        let start = stack?.layout.cardFrame.center ?? .zero
         let dy = normal() * 12
         send([TouchContact(id: id, position: start, phase: .began)])
         let steps = max(2, Int((duration / Self.frameInterval).rounded()))
@@ -190,7 +165,7 @@ struct VisitorSimulation {
 
     /// A tap on an on-screen button (about 70 ms down).
     private mutating func tap(_ role: ButtonRole) {
-        guard let frame = deck.layout.frame(of: role) else { return }
+        guard let frame = stack?.layout.frame(of: role) else { return }
         let id = nextContactID
         nextContactID += 1
         let p = Point(x: frame.center.x + normal() * 4, y: frame.center.y + normal() * 4)
@@ -199,13 +174,7 @@ struct VisitorSimulation {
         send([TouchContact(id: id, position: p, phase: .ended)])
     }
 
-    private mutating func key(_ action: DeckAction) {
-        session.noteActivity(at: now)
-        flushVisitEvents()
-        syncAttract()
-        deck.perform(action, at: now)
-        collectDecisions(method: .key)
-    }
+    private mutating func key(_ key: AccessKey) { feed(.key(key)) }
 
     // MARK: Visitors
 
@@ -235,6 +204,7 @@ struct VisitorSimulation {
     private mutating func visitor() {
         summary.visitors += 1
         advance(to: nextArrival())
+        pickLanguageAndMode()
         if chance(0.05) {
             masher()
             return
@@ -244,7 +214,7 @@ struct VisitorSimulation {
         if chance(0.8) {
             let id = nextContactID
             nextContactID += 1
-            let p = deck.layout.cardFrame.center
+            let p = stack?.layout.cardFrame.center ?? .zero
             send([TouchContact(id: id, position: p, phase: .began)])
             now = now.advanced(bySeconds: 0.09)
             send([TouchContact(id: id, position: p, phase: .ended)])
@@ -252,12 +222,12 @@ struct VisitorSimulation {
         let patience = chance(0.25) ? Int(uniform() * Double(deckFile.cards.count)) : Int.max
         var decided = 0
         var retries = 0
-        while let top = deck.remainingCards.first, retries < 20 {
+        while let top = remainingCards.first, retries < 20 {
             if decided >= patience { return }  // walks away; the idle timeout ends the visit
             let think = exp(log(2.2) + 0.6 * normal()) * (chance(0.04) ? 0.08 : 1)
             advance(to: now.advanced(bySeconds: think))
             let right = chance(appeal[top.id] ?? 0.5)
-            let before = deck.remainingCards.count
+            let before = remainingCards.count
             let how = uniform()
             if how < 0.84 {
                 let short = chance(0.06)
@@ -266,16 +236,16 @@ struct VisitorSimulation {
             } else if how < 0.95 {
                 tap(right ? .dismissRight : .dismissLeft)
             } else {
-                key(right ? .dismissRight : .dismissLeft)
+                key(right ? .right : .left)
             }
-            if deck.remainingCards.count == before {
+            if remainingCards.count == before {
                 retries += 1  // sprang back: try again
                 continue
             }
             decided += 1
             if chance(0.05) {
                 advance(to: now.advanced(bySeconds: 0.6 + uniform()))
-                if chance(0.7) { tap(.undo) } else { key(.undo) }
+                if chance(0.7) { tap(.undo) } else { key(.backspace) }
                 decided -= 1
             }
         }
@@ -286,7 +256,7 @@ struct VisitorSimulation {
         summary.mashers += 1
         let role: ButtonRole = chance(0.7) ? .dismissRight : .dismissLeft
         var presses = 0
-        while !deck.remainingCards.isEmpty && presses < 200 {
+        while !remainingCards.isEmpty && presses < 200 {
             advance(to: now.advanced(bySeconds: 0.05 + uniform() * 0.16))
             tap(role)
             presses += 1
@@ -297,10 +267,9 @@ struct VisitorSimulation {
     /// simulated seconds since the start.
     mutating func run(_ emit: @escaping (StoreItem, Double) -> Void) -> Summary {
         self.emit = emit
-        flushVisitEvents()
-        syncAttract()
+        feed(.tick)
         for _ in 0..<options.visitors { visitor() }
-        advance(to: now.advanced(bySeconds: session.policy.idleTimeout + 1))
+        advance(to: now.advanced(bySeconds: kiosk.session.policy.idleTimeout + 1))
         summary.endWallMs = wallMs(now)
         self.emit = { _, _ in }
         return summary

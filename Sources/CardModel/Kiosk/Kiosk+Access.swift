@@ -1,0 +1,174 @@
+/// The visible per-visit accessibility control ("Aa"), the keypad in front of the deck, the
+/// one-switch scan (`switch-key`) and speech: what they do to the deck, the session and the record.
+extension Kiosk {
+    /// A frame of the fingers the control owns. A switch that changed restyles the deck at once
+    /// and, with any mode on, the countdown lasts at least 20 s. The panel opening over the deck
+    /// cancels the deck's fingers.
+    mutating func accessTouch(_ frame: TouchFrame) {
+        let before = accessControl.modes
+        let wasOpen = accessControl.isOpen
+        _ = accessControl.take(frame)
+        if accessControl.modes != before { applyAccessibility(accessControl.modes, at: frame.time) }
+        controlMoved(wasOpen: wasOpen, by: "touch", at: frame.time)
+    }
+
+    private mutating func applyAccessibility(_ modes: VisitAccessibility, at time: Instant) {
+        deck.setAccessibility(modes, at: time)
+        noteAccessibility(modes)
+    }
+
+    /// Performs `key` with the control in front of the deck: the accessibility key (F2, Menu)
+    /// opens and closes it, and while it is open every key is its own.
+    mutating func accessKey(_ key: AccessKey, at time: Instant) {
+        guard var accessible = deck as? any AccessibleDeck else { return }
+        let wasOpen = accessControl.isOpen
+        let response = accessible.press(key, control: &accessControl, at: time)
+        deck = accessible
+        if response.byControl { log("access: key \(key.rawValue) on the control") }
+        if response.modesChanged { noteAccessibility(accessControl.modes) }
+        controlMoved(wasOpen: wasOpen, by: "key", at: time)
+        scanner.follow(focusOf: accessControl, at: time)
+        speak(response)
+    }
+
+    /// Reads what `response` asks for: its speech always, its announcement (the ringed switch and
+    /// its state) only when the visitor has asked for speech this visit.
+    private mutating func speak(_ response: AccessResponse) {
+        if let text = response.speech {
+            read(text)
+        } else if let text = response.announcement, visitListens {
+            read(text)
+        }
+    }
+
+    /// Reads `text` aloud in the visitor's language; the visitor now listens until the next visit.
+    mutating func read(_ text: String) {
+        visitListens = true
+        effects.append(.speak(text, language: languages.current))
+    }
+
+    /// The control opened or closed (`wasOpen` before): logged, and the scan's ring follows.
+    private mutating func controlMoved(wasOpen: Bool, by input: String, at time: Instant) {
+        guard accessControl.isOpen != wasOpen else { return }
+        if accessControl.isOpen { coverDeck(at: time) }
+        log("access: control \(accessControl.isOpen ? "opened" : "closed") by \(input)")
+        if let accessible = deck as? any AccessibleDeck {
+            scanner.follow(accessControl, wasOpen: wasOpen, deckChoices: accessible.scanChoices, at: time)
+        }
+    }
+
+    /// The modes changed and the deck has them: the record, the session policy and the log.
+    private mutating func noteAccessibility(_ modes: VisitAccessibility) {
+        if modes.isAnyOn { visitUsedMode = true }
+        session.policy = sessionPolicy(modes)
+        log(
+            "access: large text \(modes.largeText ? "on" : "off"), high contrast \(modes.highContrast ? "on" : "off"), "
+                + "reduced motion \(modes.reducedMotion ? "on" : "off") for this visit")
+    }
+
+    /// The deck's policy, the accessible one (warning ≥ 20 s) while any mode is on.
+    private func sessionPolicy(_ modes: VisitAccessibility) -> VisitorSession.Policy {
+        modes.isAnyOn || settings.accessibleMode ? onScreen.policy.accessible() : onScreen.policy
+    }
+
+    /// The next visitor: every mode off, the scan on its first choice.
+    mutating func resetAccessibility() {
+        accessControl.reset()
+        scanner.reset()
+        visitUsedMode = false
+        visitListens = false
+        session.policy = sessionPolicy(accessControl.modes)
+    }
+
+    // MARK: One switch
+
+    /// A short press of the one key moves the ring to the next of the deck's choices and then
+    /// "Aa" (while the control is open: its switches and close); holding it `switch-hold`
+    /// selects the ringed choice. What it decides is stored as input method `switch`.
+    mutating func switchKey(pressed: Bool, at time: Instant) {
+        if staffMenu.isOpen { return }
+        if pressed {
+            if hours?.isClosed == true {
+                apply(session.handleKey(at: time).effects, at: time)
+                return wakeClosedScreen(at: time)
+            }
+            let (deliver, sessionEffects) = session.handleKey(at: time)
+            apply(sessionEffects, at: time)
+            syncAttract(at: time)
+            // A press that only woke the panel is not the scan's; its release then steps nothing.
+            guard deliver, let accessible = deck as? any AccessibleDeck else { return }
+            let choices = accessible.scanChoices(with: accessControl)
+            if let chosen = scanner.press(at: time, choices: choices) { selectScanned(chosen, at: time) }
+        } else if let accessible = deck as? any AccessibleDeck {
+            let before = scanner.index
+            let choices = accessible.scanChoices(with: accessControl)
+            if let chosen = scanner.release(at: time, choices: choices) {
+                selectScanned(chosen, at: time)
+            } else if scanner.index != before, let ringed = scanner.highlighted(in: choices) {
+                log("switch: ring on \(Self.name(of: ringed))")
+            }
+        }
+        accessControl.follow(scanner)
+        effects.append(.inputShown(at: time))
+    }
+
+    /// Performs the scanned `choice` on the deck or the control in front of it.
+    mutating func selectScanned(_ choice: ScanChoice, at time: Instant) {
+        guard var accessible = deck as? any AccessibleDeck else { return }
+        log("switch: \(Self.name(of: choice)) selected")
+        let wasOpen = accessControl.isOpen
+        let response = accessible.select(choice, control: &accessControl, scanner: &scanner, at: time)
+        deck = accessible
+        if response.modesChanged { noteAccessibility(accessControl.modes) }
+        controlMoved(wasOpen: wasOpen, by: "the switch", at: time)
+        speak(response)
+        collectDecisions(method: .switchAccess)
+    }
+
+    static func name(of choice: ScanChoice) -> String {
+        switch choice {
+        case .action(let a): "\(a)"
+        case .read: "read"
+        case .accessibility(.open): "accessibility"
+        case .accessibility(.toggle(let item)): item.rawValue
+        case .accessibility(.close): "close accessibility"
+        }
+    }
+
+    // MARK: Languages
+
+    /// Beside the stack's card; in the list's title bar, left of its "+".
+    public static func languagePlacement(_ layout: KioskDeck.Layout) -> LanguageChoice.Placement {
+        layout == .list ? .row(trailingInset: 56) : .column
+    }
+
+    /// The language keys are large on the attract screen, except in the list's title bar.
+    var languageProminent: Bool { session.phase == .attract && onScreen.layout == .stack }
+
+    /// The language whose key is under `p` (screen points; the keys are mirrored with the scene).
+    func language(at p: Point, prominent: Bool) -> String? {
+        languages.language(
+            at: visitorPoint(p), screen: metrics.size, prominent: prominent,
+            placement: Self.languagePlacement(onScreen.layout))
+    }
+
+    /// The visitor picked `language`: the deck's texts, the kiosk's words and the layout change
+    /// at once. The stack keeps its state (the cards not yet decided, the undo history, the
+    /// positions); the list keeps the rows not deleted.
+    mutating func selectLanguage(_ language: String, at time: Instant) {
+        guard language != languages.current, languages.select(language) else { return }
+        log("language: visitor chose \(language) (\(UIStrings.name(of: language)))")
+        collectDecisions()
+        if var stack = deck as? StackDeck {
+            accessControl.labels = AccessibilityControl.Labels(language: languages.current)
+            stack.relocalize(
+                visitOrder.map { $0.localized(to: languages.current) },
+                options: Self.stackOptions(texts, buttons: settings.showsButtons), at: time)
+            deck = stack
+            effects.append(.redrawAll)
+            return
+        }
+        let remaining = (deck as? ListDeck)?.cards ?? visitOrder
+        rebuildDeck(cards: remaining, at: time)
+    }
+}

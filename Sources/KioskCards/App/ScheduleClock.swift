@@ -1,0 +1,25 @@
+import CardModel
+import KioskSystem
+
+/// The schedule on the wall clock: the local civil time (`LocalTime`, the system time zone)
+/// turned into what the kiosk's rules take (`KioskInput.schedule`): open or closed, the deck the
+/// open window names, and when to look again.
+enum ScheduleClock {
+    /// The longest wait between two looks: the wall clock can be set or jump.
+    static let recheckSeconds = 600.0
+
+    /// The schedule's state now (`now` on the monotonic clock); with no schedule, always open.
+    static func look(at schedule: Schedule?, now: Instant) -> KioskInput {
+        guard let schedule else { return .schedule(open: true, window: nil, lookAgainAt: nil) }
+        let civil = LocalTime.now()
+        var wait = recheckSeconds
+        if let civil, let next = schedule.nextChange(after: civil), let at = LocalTime.epochSeconds(next) {
+            // A quarter second past the boundary, so the look lands on the new side of it.
+            wait = min(wait, max(0.5, Double(at) - Double(WallClock.nowMilliseconds()) / 1000 + 0.25))
+        }
+        return .schedule(
+            open: civil.map { schedule.state(at: $0) != .closed } ?? true,
+            window: civil.flatMap { schedule.deck(at: $0) },
+            lookAgainAt: now.advanced(bySeconds: wait))
+    }
+}
