@@ -4,7 +4,7 @@
 #        scripts/fuzz.sh TARGET SECONDS -- ARGS…   extra libFuzzer arguments; with files, runs just those
 # The harnesses are built with plain swiftc (-sanitize=fuzzer,address), module by module like
 # SwiftPM does, into .build/fuzz/ — apart from the normal build, which they never touch. Seeds
-# (examples/, deploy/kiosk.conf.example, ../shared/testdata/touch, the test fixtures) are copied
+# (examples/, deploy/kiosk.conf.example, the test fixtures and their touch recordings) are copied
 # into .build/fuzz/corpus/TARGET, which keeps what each run finds; crashes go to
 # .build/fuzz/crashes/TARGET/. Exit status: 0 no crash, 1 a crash (its file is printed), 2 usage.
 set -euo pipefail
@@ -148,7 +148,7 @@ mkdir -p "$corpus" "$crashes"
 case $target in
   json | deck) seeds=(examples/*.json examples/*/*.json Tests/KioskCardsTests/Fixtures/decks/*.json) ;;
   config) seeds=(deploy/kiosk.conf.example) ;;
-  evemu | decoder) seeds=(../shared/testdata/touch/*.evemu Tests/KioskCardsTests/Fixtures/*.evemu) ;;
+  evemu | decoder) seeds=(Tests/KioskCardsTests/Fixtures/touch/*.evemu Tests/KioskCardsTests/Fixtures/*.evemu) ;;
 esac
 for s in "${seeds[@]}"; do
   [ -f "$s" ] || continue

@@ -14,7 +14,10 @@ BUILD_PACKAGES=(
   libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev libpq-dev libespeak-ng-dev libasound2-dev
   fontconfig fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
   dpkg-dev lintian binutils-aarch64-linux-gnu file man-db systemd
-  libjs-chart.js # the report tests inline Chart.js (PostgreSQL is not here: the fleet tests skip)
+  libjs-chart.js # the report tests inline Chart.js
+  # The fleet suite's server: the (emulated) tests start it from these amd64 binaries and the
+  # aarch64 KioskCards processes they spawn reach it over TCP on 127.0.0.1.
+  postgresql
   make gcc-14-aarch64-linux-gnu # deploy/vm/build-vkms.sh for the arm64 kernel
 )
 # The arm64 sysroot: -dev packages the package links against, the runtime the tests meet on a
@@ -99,27 +102,37 @@ ensure_binfmt() {
 }
 
 # The build chroot, with BUILD_PACKAGES installed (a stamp holds the list last installed).
+# The stamp is written only after a complete install, and the stamp is removed before one
+# starts; an install that was killed (a Ctrl-C, scripts/test.sh stopping its background
+# builds) leaves dpkg "interrupted", which the next run repairs (dpkg --configure -a,
+# apt-get -f install) before installing again.
 ensure_build_chroot() {
   make_base "$BUILD_CHROOT" amd64
   local want
   want=$(printf '%s\n' "${BUILD_PACKAGES[@]}" | sort | tr '\n' ' ')
   if [ "$(cat "$BUILD_CHROOT/.kiosk-packages" 2>/dev/null)" != "$want" ]; then
+    rm -f "$BUILD_CHROOT/.kiosk-packages"
     trixie_log "installing in the build chroot: ${BUILD_PACKAGES[*]}"
-    in_chroot "$BUILD_CHROOT" -- bash -c 'dpkg --add-architecture arm64 && apt-get update -qq &&
-      apt-get install -y -qq --no-install-recommends "$@" >/tmp/install.log 2>&1 || { tail -30 /tmp/install.log; exit 1; }' \
+    # policy-rc.d: no package starts a service inside the chroot (postgresql's cluster).
+    in_chroot "$BUILD_CHROOT" -- bash -c 'dpkg --add-architecture arm64 &&
+      printf "#!/bin/sh\nexit 101\n" >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d &&
+      { dpkg --configure -a && apt-get install -y -qq -f; } >/tmp/repair.log 2>&1 &&
+      apt-get update -qq &&
+      apt-get install -y -qq --no-install-recommends "$@" >/tmp/install.log 2>&1 ||
+      { tail -30 /tmp/repair.log /tmp/install.log 2>/dev/null; exit 1; }' \
       sh "${BUILD_PACKAGES[@]}"
-    printf '%s' "$want" >"$BUILD_CHROOT/.kiosk-packages"
+    printf '%s' "$want" >"$BUILD_CHROOT/.kiosk-packages.tmp"
+    mv "$BUILD_CHROOT/.kiosk-packages.tmp" "$BUILD_CHROOT/.kiosk-packages"
   fi
 }
 
-# build_chroot_run CMD...: CMD in the build chroot, in the work tree (bound at its own path,
-# with ../shared beside it and the arm64 tree at $ARM64_MOUNT), Debian's Swift on PATH.
+# build_chroot_run CMD...: CMD in the build chroot, in the work tree (bound at its own path;
+# the tests' touch recordings are in it) and the arm64 tree at $ARM64_MOUNT, Debian's Swift
+# on PATH.
 build_chroot_run() {
-  local repo shared
+  local repo
   repo=$(pwd -P)
-  shared=$(cd .. && pwd -P)/shared
   local b=(--bind "$repo" --bind "$ARM64_DIR=$ARM64_MOUNT")
-  [ -d "$shared" ] && b+=(--bind "$shared")
   # shellcheck disable=SC2016  # expanded inside the chroot
   in_chroot "$BUILD_CHROOT" "${b[@]}" -- bash -c 'cd "$1" && shift && export PATH=/usr/libexec/swift/bin:$PATH && exec "$@"' \
     sh "$repo" "$@"

@@ -6,9 +6,9 @@ Usage: scripts/report-browser-check.py REPORT.html REPORT.json SCREENSHOT_DIR
 Talks to Chromium over the DevTools protocol on a pipe (--remote-debugging-pipe: JSON
 messages separated by NUL on fds 3 and 4), so no websocket library is needed. Checks:
 no console errors or exceptions, no network request (anything but file: and data:), every
-<canvas> drew something, the languages and accessibility-mode charts show every value the
-JSON counts, every figure cell (data-k) shows the JSON's value, and no horizontal
-scroll at 390x844. Saves screenshots at 1280x800 and 390x844. Exit 0 when all hold.
+<canvas> drew something, every chart's labels and datasets (read back from Chart.js in the
+page) are the JSON's values, every figure cell (data-k) shows the JSON's value, and no
+horizontal scroll at 390x844. Saves screenshots at 1280x800 and 390x844. Exit 0 when all hold.
 """
 import base64, json, os, shutil, subprocess, sys, tempfile, time
 
@@ -101,14 +101,73 @@ PROBE = r"""(() => {
   });
   const cells = Array.from(document.querySelectorAll('[data-k]')).map(e =>
     ({k: e.dataset.k, f: e.dataset.f, text: e.textContent.trim()}));
-  const labels = {};
+  // What each chart plots, read back from Chart.js: its labels and every dataset's data.
+  const charts = {};
   for (const c of document.querySelectorAll('canvas')) {
     const ch = window.Chart && Chart.getChart(c);
-    if (ch) labels[c.id] = ch.data.labels;
+    if (ch) charts[c.id] = {labels: ch.data.labels, data: ch.data.datasets.map(d => d.data)};
   }
-  return {canvases, cells, labels, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
+  return {canvases, cells, charts, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
           chartVersion: (window.Chart && Chart.version) || null};
 })()"""
+
+def expected_charts(doc):
+    """What each chart must plot, from `report --format json` alone: {canvas id: (labels, [dataset data])}.
+    The charts show cards and positions that are not suppressed (too few decisions), and only the
+    input methods, languages and accessibility states that occur."""
+    shown = [c for c in doc["cards"] if not c["suppressed"]]
+    f = doc["funnel"]
+    reached = f["reached"]
+    methods = [(k, v) for k, v in doc["quality"]["inputMethods"].items() if v > 0]
+    languages = [l for l in doc["quality"]["languages"] if l["decisions"] > 0]
+    modes = [(k, doc["quality"]["accessibilityMode"][k]) for k in ("on", "off", "unknown")]
+    modes = [(k, v) for k, v in modes if v > 0]
+    positions = [p for p in doc["positionBias"] if not p["suppressed"]]
+    return {
+        "chart-approval": ([c["card"] for c in shown],
+                           [[c["approval"] for c in shown], [[c["low"], c["high"]] for c in shown]]),
+        "chart-dwell": ([c["card"] for c in shown],
+                        [[c["medianDwellMs"] for c in shown], [c["p90DwellMs"] for c in shown]]),
+        "chart-funnel": (["Attract shown", "Visit started", "First decision"]
+                         + [f"Card {r['position'] + 1}" for r in reached] + ["Completed"],
+                         [[f["attractShown"], f["visitsStarted"], f["firstDecision"]]
+                          + [r["visits"] for r in reached] + [f["completed"]]]),
+        "chart-dropoff": ([f"Card {r['position'] + 1}" for r in reached], [[r["stoppedHere"] for r in reached]]),
+        "chart-ends": (list(f["endReasons"]), [list(f["endReasons"].values())]),
+        "chart-days": ([d["date"] for d in doc["days"]],
+                       [[d["visits"] for d in doc["days"]], [d["approval"] for d in doc["days"]]]),
+        "chart-kiosks": ([k["kiosk"] for k in doc["kiosks"]], [[k["visitsPerDay"] for k in doc["kiosks"]]]),
+        "chart-methods": ([k for k, _ in methods], [[v for _, v in methods]]),
+        "chart-languages": (["unknown" if l["language"] is None else l["language"] for l in languages],
+                            [[l["decisions"] for l in languages]]),
+        "chart-modes": ([k for k, _ in modes], [[v for _, v in modes]]),
+        "chart-position": ([f"Position {p['position'] + 1}" for p in positions], [[p["approval"] for p in positions]]),
+    }
+
+def same(a, b):
+    """Equal as plotted: numbers to 1e-9 (JSON → JavaScript → JSON), None for null, lists item by item."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(a - b) <= 1e-9 * max(1, abs(a), abs(b))
+    return a == b
+
+def check_charts(probe, doc):
+    """Every chart's labels and datasets as Chart.js holds them, against the JSON; the problems."""
+    problems = []
+    want = expected_charts(doc)
+    got = probe["charts"]
+    if sorted(got) != sorted(want):
+        problems.append(f"the page's charts are {sorted(got)}, the check knows {sorted(want)}")
+    for chart_id, (labels, data) in want.items():
+        chart = got.get(chart_id)
+        if chart is None:
+            continue
+        if not same(chart["labels"], labels):
+            problems.append(f"chart {chart_id} labels {chart['labels']}, the JSON gives {labels}")
+        if not same(chart["data"], data):
+            problems.append(f"chart {chart_id} plots {chart['data']}, the JSON gives {data}")
+    return problems
 
 def lookup(doc, path):
     node = doc
@@ -174,16 +233,7 @@ def main():
             for c in probe["canvases"]:
                 if c["painted"] == 0:
                     problems.append(f"{name}: chart {c['id']} drew nothing ({c['width']}x{c['height']})")
-            # The languages and accessibility-mode charts show every value the JSON counts.
-            expected_labels = {
-                "chart-languages": sorted("unknown" if l["language"] is None else l["language"]
-                                          for l in doc["quality"]["languages"] if l["decisions"] > 0),
-                "chart-modes": sorted(k for k, v in doc["quality"]["accessibilityMode"].items() if v > 0),
-            }
-            for chart_id, want in expected_labels.items():
-                got = sorted(probe["labels"].get(chart_id) or [])
-                if got != want:
-                    problems.append(f"{name}: chart {chart_id} shows {got}, the JSON counts {want}")
+            problems += [f"{name}: {p}" for p in check_charts(probe, doc)]
             for cell in probe["cells"]:
                 issue = check_cell(cell, doc)
                 if issue:
@@ -194,7 +244,8 @@ def main():
             path = os.path.join(shots, f"report-{name}-{width}x{height}.png")
             with open(path, "wb") as f:
                 f.write(base64.b64decode(shot["data"]))
-            print(f"report-browser-check: {name}: {len(probe['canvases'])} charts drawn, {len(probe['cells'])} figures "
+            print(f"report-browser-check: {name}: {len(probe['canvases'])} charts drawn, {len(probe['charts'])} charts' "
+                  f"data compared with the JSON, {len(probe['cells'])} figures "
                   f"checked, Chart.js {probe['chartVersion']}, page {probe['scrollWidth']} px wide; {path}")
             browser.send("Target.closeTarget", {"targetId": target})
     finally:

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The report in real headless Chromium: simulate seeded demo data, write the report as HTML and
 # JSON, and check the page (scripts/report-browser-check.py: no console errors, no network
-# requests, every chart drew, the page's figures equal the JSON's, no horizontal scroll on a
-# phone). Screenshots go to ${1:-.build/report-browser}. Needs chromium and libjs-chart.js
-# (scripts/setup.sh installs both). Usage: scripts/report-browser-test.sh [OUT_DIR]
+# requests, every chart drew and plots the JSON's data as Chart.js holds it, the page's figures
+# equal the JSON's, no horizontal scroll on a phone). Screenshots go to ${1:-.build/report-browser}.
+# Needs chromium and libjs-chart.js (scripts/setup.sh installs both). Usage: scripts/report-browser-test.sh [OUT_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.build/report-browser}

@@ -7,8 +7,8 @@ packages=(
   pkg-config
   libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev libcrypt-dev
   libpq-dev postgresql # the fleet (docs/FLEET.md): libpq to build, a real server for FleetTests
-  libespeak-ng-dev espeak-ng-data # Sources/CEspeakNG: speech (issue 18)
-  libasound2-dev # Sources/CALSA: speech played through ALSA (issue 18)
+  libespeak-ng-dev espeak-ng-data # Sources/CEspeakNG: speech
+  libasound2-dev # Sources/CALSA: speech played through ALSA
   fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fontconfig
   qemu-system-x86 busybox-static cpio kmod xz-utils zstd socat python3
   python3-fonttools # deploy/vm/build-initramfs.sh: the Noto Sans CJK subset for the virtual kiosk
@@ -31,6 +31,8 @@ if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  # An install killed half-way (Ctrl-C during a first run) leaves dpkg "interrupted": finish it.
+  [ -z "$(dpkg --audit 2>/dev/null)" ] || $sudo dpkg --configure -a
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

@@ -52,16 +52,21 @@ step() {
 
 sdk=(--swift-sdks-path "$ARM64_MOUNT/sdk" --swift-sdk "$SDK_NAME" --scratch-path .build-arm64)
 
-# swift test in the chroot; prints the summary line and the failing tests.
+# swift test in the chroot; prints the summary line, how many ran and were skipped, and the
+# failing tests.
 unit_tests() {
-  local log
+  local log list
   log=$(mktemp)
+  list=$(mktemp)
+  build_chroot_run "$@" --list-tests >"$list" 2>/dev/null || true
   if build_chroot_run "$@" >"$log" 2>&1; then
     grep -E '^✔ Test run with|Executed [0-9]+ tests' "$log" | tail -n 1
-    rm -f "$log"
+    scripts/unit-counts.sh "$log" "$list"
+    rm -f "$log" "$list"
   else
     grep -E '✘|error:' "$log" | grep -v 'skipped' | head -n 40
     grep -E 'Test run with' "$log" | tail -n 1
+    scripts/unit-counts.sh "$log" "$list"
     echo "test-arm64: unit tests failed (log $log)" >&2
     return 1
   fi

@@ -74,7 +74,11 @@ if [ "$arm64" = 1 ]; then
 fi
 
 step "unit tests"
-swift test --skip-build
+unit_log=$(mktemp) unit_list=$(mktemp)
+swift test --skip-build --list-tests >"$unit_list" 2>/dev/null || true
+swift test --skip-build 2>&1 | tee "$unit_log"
+scripts/unit-counts.sh "$unit_log" "$unit_list"
+rm -f "$unit_log" "$unit_list"
 
 step Chromium "report in headless Chromium (scripts/report-browser-test.sh)"
 bash scripts/report-browser-test.sh

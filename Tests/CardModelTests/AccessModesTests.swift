@@ -2,7 +2,7 @@ import Testing
 
 @testable import CardModel
 
-/// Issue 18's per-visit modes in the model: the visible control, large text, reduced motion
+/// The per-visit accessibility modes in the model: the visible control, large text, reduced motion
 /// (no fly-out spin, no spring overshoot) and the longer inactivity warning.
 @Suite struct AccessModesTests {
     func stack(_ n: Int = 4) -> StackDeck { buttonStack(n) }

@@ -214,13 +214,24 @@ import Testing
         #expect(Set(others).count > 15)
     }
 
-    @Test func knownOrderForSeedOneStaysTheSameAcrossVersions() {
-        // Pinned: a change in the algorithm would silently change past visits' positions.
-        let ids = VisitOrder(shuffle: true).order(Array(cards.prefix(5)), seed: 1).map(\.id)
-        var rng = SplitMix64(seed: 1)
-        var expected = (0..<5).map { "c\($0)" }
-        for i in stride(from: 4, to: 0, by: -1) { expected.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
-        #expect(ids == expected)
+    /// The documented algorithm's orders, computed once outside this code (a Python
+    /// SplitMix64 that gives the published first output 0xE220A8397B1DCDAF for seed 0, and a
+    /// Fisher–Yates from the last index down, j = next() % (i + 1)), written here as literals:
+    /// a change in the algorithm would silently change past visits' positions.
+    @Test func knownOrdersStayTheSameAcrossVersions() {
+        var zero = SplitMix64(seed: 0)
+        #expect(zero.next() == 0xE220_A839_7B1D_CDAF)
+        var one = SplitMix64(seed: 1)
+        #expect([one.next(), one.next()] == [0x910A_2DEC_8902_5CC1, 0xBEEB_8DA1_658E_EC67])
+        let shuffled = VisitOrder(shuffle: true)
+        #expect(shuffled.order(Array(cards.prefix(5)), seed: 1).map(\.id) == ["c2", "c1", "c4", "c3", "c0"])
+        #expect(
+            shuffled.order(cards, seed: 42).map(\.id)
+                == ["c9", "c6", "c7", "c10", "c3", "c11", "c4", "c2", "c0", "c8", "c5", "c1"])
+        let pinned = VisitOrder(shuffle: true, pinnedFirst: ["c3", "c0"], pinnedLast: ["c11"])
+        #expect(
+            pinned.order(cards, seed: 9).map(\.id)
+                == ["c3", "c0", "c5", "c10", "c7", "c9", "c2", "c1", "c8", "c4", "c6", "c11"])
     }
 
     @Test func pinnedCardsComeFirstAndLastInTheirOrder() {

@@ -3,20 +3,16 @@ import Testing
 
 @testable import CardModel
 
-/// Real touchscreen recordings (`shared/testdata/touch`, see its PROVENANCE.md) replayed
-/// through the gesture model. A minimal reader: single-slot protocol-B files only (these two
-/// never send ABS_MT_SLOT); the app's evdev layer has the full one.
+/// Real touchscreen recordings (`Tests/KioskCardsTests/Fixtures/touch`, see its PROVENANCE.md)
+/// replayed through the gesture model. A minimal reader: single-slot protocol-B files only
+/// (these two never send ABS_MT_SLOT); the app's evdev layer has the full one.
 @Suite struct RecordingTests {
     static func recording(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        // CI lays shared/ beside the clone; a worktree sits one level deeper.
-        for base in ["../shared", "../../shared"] {
-            let url = repo.appendingPathComponent(base).appendingPathComponent("testdata/touch/" + name)
-            if let text = try? String(contentsOf: url, encoding: .utf8) { return text }
-        }
-        Issue.record("recording \(name) not found beside \(repo.path)", sourceLocation: sourceLocation)
-        throw CancellationError()
+        // …/Tests/CardModelTests/RecordingTests.swift → …/Tests/KioskCardsTests/Fixtures/touch
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("KioskCardsTests/Fixtures/touch/" + name)
+        let text = try? String(contentsOf: url, encoding: .utf8)
+        return try #require(text, "recording \(url.path) not found", sourceLocation: sourceLocation)
     }
 
     /// Touch frames from an evemu recording of a 1 px = 1 pt panel.

@@ -6,7 +6,7 @@ import Testing
 @testable import KioskStore
 @testable import KioskSystem
 
-/// Issue 18 on real panels and in the real store: 9 mm targets at 7", 10" and 15.6" (the
+/// Accessibility on real panels and in the real store: 9 mm targets at 7", 10" and 15.6" (the
 /// geometry `run` lays out with), public mode keeping the buttons, and the accessibility flag
 /// of each decision in SQLite (migration index 5, user_version 6).
 @Suite struct AccessPanelTests {

@@ -80,16 +80,25 @@ import Testing
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": receiver.name, "WATCHDOG_USEC": "40000"])
         let loop = EventLoop()
         var healthy = true
-        notifier.scheduleWatchdog(on: loop) { healthy }
-        let until = MonotonicClock.now().advanced(bySeconds: 0.15)
-        while MonotonicClock.now() < until { loop.runOnce(maxWait: 0.05) }
+        // The watchdog's ticks, counted where it asks whether the app is healthy: the test waits
+        // for ticks, not for time (the 60 s bound only stops a hang).
+        var ticks = 0
+        notifier.scheduleWatchdog(on: loop) {
+            ticks += 1
+            return healthy
+        }
+        func runUntil(ticks wanted: Int) {
+            let giveUp = MonotonicClock.now().advanced(bySeconds: 60)
+            while ticks < wanted && MonotonicClock.now() < giveUp { loop.runOnce(maxWait: 0.05) }
+        }
+        runUntil(ticks: 3)
+        try #require(ticks >= 3, "the watchdog timer fires")
         var pings = 0
         var p = pollfd(fd: receiver.fd, events: Int16(POLLIN), revents: 0)
         while poll(&p, 1, 0) == 1, receiver.receive() == "WATCHDOG=1" { pings += 1 }
-        #expect(pings >= 3)
+        #expect(pings == ticks, "one ping per healthy tick")
         healthy = false
-        let later = MonotonicClock.now().advanced(bySeconds: 0.1)
-        while MonotonicClock.now() < later { loop.runOnce(maxWait: 0.05) }
+        runUntil(ticks: ticks + 3)
         #expect(poll(&p, 1, 0) == 0)  // an unhealthy app is not vouched for
     }
 }

@@ -60,7 +60,7 @@ import Testing
             action: action, wallTimeMs: Int64(f[8]) ?? -1, monotonicNs: Int64(f[9]) ?? -1, dwellMs: Int64(f[10]) ?? -1)
     }
 
-    @Test(.enabled(if: StoreTestSupport.executableExists, "build the KioskCards executable first"))
+    @Test(TestRequirement.executable.trait)
     func csvRoundTripsThroughTheCommand() throws {
         let dir = DeckFixtures.temporaryDirectory("export-csv")
         defer { DeckFixtures.removeTree(dir) }
@@ -78,7 +78,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: StoreTestSupport.executableExists, "build the KioskCards executable first"))
+    @Test(TestRequirement.executable.trait)
     func jsonRoundTripsThroughTheCommand() throws {
         let dir = DeckFixtures.temporaryDirectory("export-json")
         defer { DeckFixtures.removeTree(dir) }
@@ -99,7 +99,7 @@ import Testing
         #expect(decoded == records)
     }
 
-    @Test(.enabled(if: StoreTestSupport.executableExists, "build the KioskCards executable first"))
+    @Test(TestRequirement.executable.trait)
     func sinceFiltersByWallTime() throws {
         let dir = DeckFixtures.temporaryDirectory("export-since")
         defer { DeckFixtures.removeTree(dir) }
@@ -111,7 +111,7 @@ import Testing
         #expect(table.dropFirst().map { record(fromFields: $0) } == Array(records[12...]))
     }
 
-    @Test(.enabled(if: StoreTestSupport.executableExists, "build the KioskCards executable first"))
+    @Test(TestRequirement.executable.trait)
     func theNewColumnsFollowTheOldOnesInCSVAndJSON() throws {
         let dir = DeckFixtures.temporaryDirectory("export-columns")
         defer { DeckFixtures.removeTree(dir) }
@@ -174,7 +174,7 @@ import Testing
         #expect(array[2]["accessibility_mode"]?.value == .null)
     }
 
-    @Test(.enabled(if: StoreTestSupport.executableExists, "build the KioskCards executable first"))
+    @Test(TestRequirement.executable.trait)
     func aSchemaTwoFileExportsEmptyNewColumns() throws {
         let dir = DeckFixtures.temporaryDirectory("export-v2")
         defer { DeckFixtures.removeTree(dir) }
@@ -206,10 +206,9 @@ import Testing
         _ = try populate(dir, count: 0)
         _ = try DecisionDatabase.openForWriting(dataDirectory: dir)
         #expect(try StoreTestSupport.rows(dir).isEmpty)
-        if StoreTestSupport.executableExists {
-            let result = try #require(StoreTestSupport.run(["export", "--data", dir, "--format", "json"]))
-            #expect(String(decoding: result.stdout, as: UTF8.self) == "[]\n")
-        }
+        try #require(StoreTestSupport.executableExists, "build the executable: swift build --build-tests")
+        let result = try #require(StoreTestSupport.run(["export", "--data", dir, "--format", "json"]))
+        #expect(String(decoding: result.stdout, as: UTF8.self) == "[]\n")
     }
 
     @Test func optionErrorsNameTheFix() {

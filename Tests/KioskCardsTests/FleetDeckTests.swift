@@ -196,10 +196,16 @@ extension FleetTests {
         let statusText = String(decoding: statusRun.stdout, as: UTF8.self)
         #expect(statusText.contains("\(kiosk): deck not applied: deck pictures@3"), "\(statusText)")
 
-        // The running worker retries every poll (1 s here) and logs the problem once.
+        // The running worker retries every poll (1 s here) and logs the problem once: once
+        // its line is there (waited for; the bound only stops a hang), a few more polls go by.
         let errPath = scratch + "/corrupt-running.err"
         let child = try #require(StoreTestSupport.spawn(["fleet", "sync", "--config", config], stderrPath: errPath))
-        usleep(4_500_000)
+        func noiseLines() -> Int {
+            let text = (try? FileIO.readAll(errPath, limit: 1 << 20)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            return text.split(separator: "\n").filter { $0.contains("img/noise.png") }.count
+        }
+        #expect(StoreTestSupport.waitFor(seconds: 120) { noiseLines() > 0 }, "the running worker reports the damage")
+        usleep(3_500_000)
         kill(child.pid, SIGTERM)
         var status: Int32 = 0
         while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}

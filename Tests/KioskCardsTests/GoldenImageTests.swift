@@ -130,14 +130,14 @@ import Testing
         check(s, "stack-empty")
     }
 
-    /// The high-contrast look (issue 18) of the deck whose first card fails WCAG AA normally.
+    /// The high-contrast look of the deck whose first card fails WCAG AA normally.
     @Test func stackHighContrast() throws {
         var file = try Self.example("onboarding.json")
         file.cards = HighContrast.apply(to: file.cards, backdrop: Color(rgb: 0xF2F2F7))
         check(try scene(file, "tap 500 300", atMs: 1000), "stack-high-contrast")
     }
 
-    /// Large text (×1.5, issue 18) on the stack with the visible control open, and large
+    /// Large text (×1.5) on the stack with the visible control open, and large
     /// text with high contrast: the texts wrap and ellipsise inside the card, nothing is cut
     /// at its edge.
     @Test func stackLargeText() throws {

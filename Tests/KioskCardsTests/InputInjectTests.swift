@@ -98,20 +98,7 @@ import Testing
 
     // MARK: Real uinput device, read back through the app's input path
 
-    static var uinputUnavailableReason: String? {
-        if access("/dev/uinput", W_OK) != 0 {
-            return "/dev/uinput is not writable here (\(Errno.current)). The live input path is checked on a real "
-                + "kernel by the VM scenarios deploy/vm/scenarios/9[1-8]-*.sh (uinput clones of the recorded "
-                + "panels, live decode = replay, live SYN_DROPPED, hotplug and USB unplug, udev-late permissions, keyboard grab): run 'deploy/vm/e2e.sh 9'"
-        }
-        return nil
-    }
-
-    @Test func realUInputDeviceReadsBackThroughInputManager() throws {
-        if let reason = Self.uinputUnavailableReason {
-            print("skipped realUInputDeviceReadsBackThroughInputManager: \(reason)")
-            return
-        }
+    @Test(TestRequirement.uinput.trait) func realUInputDeviceReadsBackThroughInputManager() throws {
         var device: UInputDevice? = try UInputDevice(UInputDevice.touchscreenDescription)
         let node: String
         switch device {
@@ -235,7 +222,15 @@ import Testing
     }
 
     @Test func discoveryListsEventNodesInNumericOrder() {
-        // /dev/input may not exist here; a missing directory is an empty list, not a crash.
+        let dir = DeckFixtures.temporaryDirectory("event-nodes")
+        defer { DeckFixtures.removeTree(dir) }
+        for name in ["event10", "mouse0", "event2", "event11", "js0", "event0", "event9", "event1"] {
+            DeckFixtures.write("", to: dir + "/" + name)
+        }
+        #expect(
+            InputManager.eventNodes(in: dir)
+                == ["event0", "event1", "event2", "event9", "event10", "event11"].map { dir + "/" + $0 })
+        // A missing directory is an empty list, not a crash.
         #expect(InputManager.eventNodes(in: "/nonexistent-dir").isEmpty)
     }
 }

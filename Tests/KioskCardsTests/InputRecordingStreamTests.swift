@@ -6,7 +6,7 @@ import Testing
 @testable import KioskInput
 @testable import KioskSystem
 
-/// Recordings are read as a stream (issue 15): `replay`'s memory is flat in the recording's
+/// Recordings are read as a stream: `replay`'s memory is flat in the recording's
 /// length, and the fast `E:` reader agrees with the general parser line for line.
 @Suite(.serialized) struct InputRecordingStreamTests {
     /// Writes a recording of `taps` taps (8 events each, one every 0.55 s) on the injected
@@ -92,9 +92,11 @@ import Testing
         try #require(StoreTestSupport.executableExists, "build the executable first: swift build --build-tests")
         let dir = DeckFixtures.temporaryDirectory("stream")
         defer { DeckFixtures.removeTree(dir) }
-        // 200 000 and 2 000 000 events (8 000 and 80 000 under emulation, where a replay of
-        // 200 000 took 46 s). Held whole, the long one took 209 MB (issue 15).
-        let taps = DeckFixtures.underEmulation ? 1_000 : 25_000
+        // 200 000 and 2 000 000 events. Held whole, 2 000 000 took 209 MB (~105 B an event), so
+        // the bound below catches that only where the long recording would take well over
+        // 10 MB whole: under emulation (where a replay of 200 000 took 46 s) 20 000 and
+        // 200 000 events, ~21 MB whole.
+        let taps = DeckFixtures.underEmulation ? 2_500 : 25_000
         try Self.writeTaps(taps, to: dir + "/short.evemu")
         try Self.writeTaps(taps * 10, to: dir + "/long.evemu")
         let short = try Self.peakRSS(["replay", dir + "/short.evemu"])
@@ -163,7 +165,7 @@ import Testing
         #expect(EvemuFastEvent.parse(Array("E: 12.500000 0000 0000 0000".utf8)[...]) != nil)
     }
 
-    /// The evemu fuzzer's crash of session 9's CI: `E:0.6 0 3 0#` followed by U+073A (a combining
+    /// A crash the evemu fuzzer found: `E:0.6 0 3 0#` followed by U+073A (a combining
     /// mark, bytes DC BA; "0.6" is 6 µs, as evemu reads it). The fast reader, reading bytes, saw a comment; the parser, reading
     /// characters, saw one character "#\u{073A}", no comment, and rejected the value. The parser
     /// now reads scalars too, so a combining mark after '#', ':', '.' or a blank changes nothing.

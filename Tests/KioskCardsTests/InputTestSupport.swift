@@ -5,29 +5,22 @@ import Testing
 @testable import KioskCards
 @testable import KioskInput
 
-/// Where the shared touchscreen recordings are: `<repo>/../shared/testdata/touch` as CI lays it
-/// out, else `/work/shared/testdata/touch` (a worktree checkout sits deeper than a clone).
+/// The real touchscreen recordings the tests replay: `Fixtures/touch` in the checkout (their
+/// sources and licences in its PROVENANCE.md).
 enum TouchTestData {
-    static let directory: String? = {
-        var root = #filePath
-        for _ in 0..<3 {  // …/Tests/KioskCardsTests/InputTestSupport.swift → package root
-            root = String(root[..<(root.lastIndex(of: "/") ?? root.startIndex)])
-        }
-        let candidates = [root + "/../shared/testdata/touch", "/work/shared/testdata/touch"]
-        return candidates.first { access($0 + "/PROVENANCE.md", R_OK) == 0 }
-    }()
+    static let directory = RenderFixtures.directory + "/touch"
 
     /// The directory, or a test failure that says where it was looked for.
     static func requireDirectory(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         try #require(
-            directory,
-            "touch recordings not found: expected <repo>/../shared/testdata/touch (CI layout) or /work/shared/testdata/touch",
+            access(directory + "/PROVENANCE.md", R_OK) == 0, "touch recordings not found in \(directory)",
             sourceLocation: sourceLocation)
+        return directory
     }
 
     /// Every `.evemu` file name in the directory, sorted.
     static var allFiles: [String] {
-        guard let directory, let dir = opendir(directory) else { return [] }
+        guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {

@@ -5,7 +5,7 @@ import Testing
 @testable import KioskRender
 @testable import KioskSystem
 
-/// Issue 14's memory part: the still layer keeps pixels only where still elements are, and
+/// The renderer's memory: the still layer keeps pixels only where still elements are, and
 /// the card image cache stays within a budget sized from the panel.
 @Suite struct RenderMemoryTests {
     // Small, so a debug build draws the cards quickly; the stack's layout is the same.

@@ -8,7 +8,7 @@ import Testing
 @testable import KioskStore
 @testable import KioskSystem
 
-/// A simulated day of visits (issue 15, item 6): a recording of a day's swipes, read as a
+/// A simulated day of visits: a recording of a day's swipes, read as a
 /// stream by the replay decoder, drives the real visitor session and stack deck, and every
 /// decision goes to the real `DecisionStore` (SQLite, writer thread) in a temp dir — in
 /// simulated time, so a day takes seconds. Resident memory, open descriptors and threads are

@@ -21,8 +21,7 @@ import Testing
         #expect(StaffPin.isAcceptable("0000") && !StaffPin.isAcceptable("123") && !StaffPin.isAcceptable("12a4"))
     }
 
-    @Test func setPinWritesTheHashIntoTheConfigKeepingOtherLines() throws {
-        guard StoreTestSupport.executableExists else { return }
+    @Test(TestRequirement.executable.trait) func setPinWritesTheHashIntoTheConfigKeepingOtherLines() throws {
         let dir = DeckFixtures.temporaryDirectory("set-pin")
         defer { DeckFixtures.removeTree(dir) }
         let conf = dir + "/kiosk.conf"

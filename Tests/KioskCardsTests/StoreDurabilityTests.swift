@@ -62,7 +62,7 @@ import Testing
         return Round(name: "", reportedThrough: last, killed: killed)
     }
 
-    @Test(.enabled(if: StoreTestSupport.executableExists, "build the KioskCards executable first"))
+    @Test(TestRequirement.executable.trait)
     func reportedStoredDecisionsSurviveKillNine() throws {
         let dir = DeckFixtures.temporaryDirectory("store-kill")
         defer { DeckFixtures.removeTree(dir) }

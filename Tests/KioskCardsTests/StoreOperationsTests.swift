@@ -95,8 +95,7 @@ import Testing
         #expect(try writer.scalarInt("SELECT count(*) FROM maintenance WHERE state = 'out-of-order'") == 1)
     }
 
-    @Test func logMaintenanceCommandWritesAnEntryAndRejectsBadUsage() throws {
-        guard StoreTestSupport.executableExists else { return }
+    @Test(TestRequirement.executable.trait) func logMaintenanceCommandWritesAnEntryAndRejectsBadUsage() throws {
         let dir = DeckFixtures.temporaryDirectory("cmd-maintenance")
         defer { DeckFixtures.removeTree(dir) }
         let ok = try #require(

@@ -386,4 +386,9 @@ echo "   screendumps, serial logs and guest output: $out/<scenario>/"
 summary="e2e: $passed passed, $failed failed"
 ((skipped == 0)) || summary+=", $skipped skipped"
 echo "$summary"
+if [ "${KIOSK_REQUIRE_ALL:-0}" = 1 ] && ((skipped)); then
+  # CI installs everything a scenario needs: a skip there is a failure.
+  echo "e2e: KIOSK_REQUIRE_ALL=1: the $skipped skipped scenario(s) count as failed"
+  exit 1
+fi
 ((failed == 0))

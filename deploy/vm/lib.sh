@@ -96,14 +96,8 @@ vm_kernel_release() {
   printf '%s\n' "${f##*/vmlinuz-}"
 }
 
-# The shared test data (real touchscreen recordings): CI lays shared/ beside the clone; a git
-# worktree finds it beside the main checkout. Prints nothing when there is none.
+# The test data mounted at /testdata: the checkout's own fixtures, whose touch/ holds the real
+# touchscreen recordings (with their PROVENANCE.md).
 vm_testdata_dir() {
-  local common
-  if [ -d "$REPO_ROOT/../shared/testdata" ]; then
-    (cd "$REPO_ROOT/../shared/testdata" && pwd)
-  elif common=$(git -C "$REPO_ROOT" rev-parse --path-format=absolute --git-common-dir 2>/dev/null) &&
-    [ -d "$common/../../shared/testdata" ]; then
-    (cd "$common/../../shared/testdata" && pwd)
-  fi
+  (cd "$REPO_ROOT/Tests/KioskCardsTests/Fixtures" && pwd)
 }

@@ -15,6 +15,7 @@ variables e2e.sh sets for a scenario's host() checks. Commands (see `qmp.py COMM
     expect-color X Y '#RRGGBB' [TOL]   fails unless every channel is within TOL (default 16)
     region-avg X Y W H                 prints the average colour of the rectangle
     expect-region X Y W H '#RRGGBB' [TOL]
+    expect-region-away X Y W H '#RRGGBB' [TOL]   fails unless a channel is more than TOL away
     tablet-move X Y | tablet-down X Y | tablet-up | tablet-tap X Y
     tablet-drag X0 Y0 X1 Y1 MS [--steps N]
     tablet-unplug | tablet-plug        the usb-tablet leaves / comes back (hot-unplug)
@@ -465,20 +466,33 @@ def _cmd_region_avg(args):
     return _probe_once(args, check)
 
 
-def _cmd_expect_region(args):
-    expected = parse_color(args.color)
+def _expect_region(args, away):
+    """The rectangle's average colour within TOL of COLOR, or (away) more than TOL from it."""
+    color = parse_color(args.color)
 
     def check(image):
         rect = rect_to_physical(
             args.x, args.y, args.w, args.h, args.rotation, (image.width, image.height)
         )
         actual = image.region_average(*rect)
-        return within(actual, expected, args.tolerance), (
+        if away:
+            wanted = f"a channel more than {args.tolerance} away from {hex_color(color)}"
+        else:
+            wanted = f"{hex_color(color)} ±{args.tolerance}"
+        return within(actual, color, args.tolerance) != away, (
             f"region {args.x},{args.y} {args.w}x{args.h} averages {hex_color(actual)}, "
-            f"expected {hex_color(expected)} ±{args.tolerance}"
+            f"expected {wanted}"
         )
 
     return _probe_loop(args, check)
+
+
+def _cmd_expect_region(args):
+    return _expect_region(args, away=False)
+
+
+def _cmd_expect_region_away(args):
+    return _expect_region(args, away=True)
 
 
 def _tablet_point(args, x, y):
@@ -604,12 +618,16 @@ def main(argv=None):
         p.add_argument(name, type=int)
     p.set_defaults(run=_cmd_region_avg)
 
-    p = probe("expect-region", "check the average colour of a rectangle")
-    for name in ("x", "y", "w", "h"):
-        p.add_argument(name, type=int)
-    p.add_argument("color")
-    p.add_argument("tolerance", type=int, nargs="?", default=16)
-    p.set_defaults(run=_cmd_expect_region)
+    for name, help_text, run in (
+        ("expect-region", "check the average colour of a rectangle", _cmd_expect_region),
+        ("expect-region-away", "check a rectangle's average colour has left COLOR", _cmd_expect_region_away),
+    ):
+        p = probe(name, help_text)
+        for arg in ("x", "y", "w", "h"):
+            p.add_argument(arg, type=int)
+        p.add_argument("color")
+        p.add_argument("tolerance", type=int, nargs="?", default=16)
+        p.set_defaults(run=run)
 
     for name in ("tablet-move", "tablet-down", "tablet-tap"):
         p = sub.add_parser(name, help=f"usb-tablet: {name[7:]} at X Y")

@@ -5,7 +5,7 @@
 # scanout checked against the app's own headless renderer (lib/stack.sh). Also: an idle app
 # uses no CPU.
 VM_DISPLAY=virtio
-VM_SOLO=1 # the slow drag must spring back: beside another VM a busy host once made it a swipe (scenario 53)
+VM_SOLO=1 # the slow drag must spring back: beside another VM a busy host made it a swipe (seen on 53)
 
 guest() {
   . /share/lib/app.sh

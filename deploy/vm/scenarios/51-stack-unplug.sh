@@ -3,7 +3,7 @@
 # status 2, before the display is touched; the touchscreen unplugged mid-drag (finger still
 # down) makes the card spring back, the app keeps running, and a new touchscreen works.
 VM_DISPLAY=virtio
-VM_SOLO=1 # the slow drag must spring back: beside another VM a busy host once made it a swipe (scenario 53)
+VM_SOLO=1 # the slow drag must spring back: beside another VM a busy host made it a swipe (seen on 53)
 
 guest() {
   . /share/lib/app.sh

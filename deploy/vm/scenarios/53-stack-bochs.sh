@@ -2,7 +2,7 @@
 # The stack checks of 50-stack-virtio (lib/stack.sh) on bochs-drm (QEMU's std VGA: another
 # KMS driver, dumb buffers in VRAM, no EDID size, so another scale).
 VM_DISPLAY=bochs
-VM_SOLO=1 # the slow drag must spring back: beside another VM a busy host once made it a swipe (scenario 53)
+VM_SOLO=1 # the slow drag must spring back: beside another VM a busy host made it a swipe (seen on 53)
 
 guest() {
   . /share/lib/app.sh

@@ -3,7 +3,7 @@
 # --rotation 90 on the 800x480 virtio panel, so layout, touch mapping and the scanout copy turn
 # (the injector, the probes and the renderer all take the rotation).
 VM_DISPLAY=portrait
-VM_SOLO=1 # the slow drag must spring back: beside another VM a busy host once made it a swipe (scenario 53)
+VM_SOLO=1 # the slow drag must spring back: beside another VM a busy host made it a swipe (seen on 53)
 
 guest() {
   . /share/lib/app.sh

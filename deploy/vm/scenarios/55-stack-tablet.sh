@@ -4,7 +4,7 @@
 # the decision in the database.
 VM_DISPLAY=virtio
 VM_TABLET=1
-VM_SOLO=1 # the slow drag must spring back: beside another VM a busy host once made it a swipe (scenario 53)
+VM_SOLO=1 # the slow drag must spring back: beside another VM a busy host made it a swipe (seen on 53)
 
 guest() {
   . /share/lib/app.sh

@@ -75,7 +75,11 @@ host() {
     echo "FAIL the app decided otherwise"
     return 1
   }
-  cmp "$VM_OUT/host-replay.jsonl" "$out/guest-replay.jsonl" && echo "ok   host and guest replay alike"
+  if ! cmp "$VM_OUT/host-replay.jsonl" "$out/guest-replay.jsonl"; then
+    echo "FAIL the host's and the guest's replay of the recording differ"
+    return 1
+  fi
+  echo "ok   host and guest replay alike"
 
   # The final frame: render --script with the recording vs the screendump.
   render=$(sed -n 's/^# Frames as the panel showed them: KioskCards render //p' "$file" |

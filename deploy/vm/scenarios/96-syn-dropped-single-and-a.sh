@@ -14,7 +14,7 @@ VM_TIMEOUT=60
 guest() {
   td=/testdata/touch
   if [ ! -r "$td/PROVENANCE.md" ]; then
-    echo "skip: $td is missing (shared/testdata is not beside the clone)"
+    echo "skip: $td is missing (the checkout's Tests/KioskCardsTests/Fixtures/touch is not mounted)"
     exit 77
   fi
 

@@ -53,8 +53,10 @@ host() {
   for x in 250 300 350 400 450 500; do
     qmp tablet-move "$x" 240
   done
+  # The card follows the pen (else the spring-back check below would pass on a card that
+  # never moved).
   # shellcheck disable=SC2086
-  qmp region-avg $region --save dragging.png
+  qmp expect-region-away --within 5 --save dragging.png $region "$before" 40
   qmp tablet-unplug
   touch "$VM_SHARE/unplugged"
   qmp wait-serial 'KIOSK-MARK: tablet removed' --timeout 30
