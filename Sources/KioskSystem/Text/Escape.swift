@@ -1,7 +1,7 @@
 /// Text a kiosk or a file supplied, made into data for one output context each: HTML text, an
-/// HTML attribute value, JSON inside a `<script>` element.
+/// HTML attribute value, JSON inside a `<script>` element, a spreadsheet cell.
 /// Every writer of such text goes through one of these, so a card id, an end reason or a
-/// heartbeat field is never markup.
+/// heartbeat field is never markup or a formula.
 package enum Escape {
     /// For HTML text content (between tags): `&`, `<`, `>` as entities, so no tag can open.
     package static func htmlText(_ s: String) -> String {
@@ -50,5 +50,22 @@ package enum Escape {
             }
         }
         return out
+    }
+
+    /// One RFC 4180 CSV field, neutralised against formula injection (OWASP): a field that
+    /// starts with `=`, `+`, `-`, `@`, a tab or a CR gets a leading `'` (a spreadsheet then
+    /// shows it as text) and is quoted; a field with a comma, quote, CR or LF is quoted, its
+    /// quotes doubled.
+    package static func csvField(_ s: String) -> String {
+        let formula = s.unicodeScalars.first.map { "=+-@\t\r".unicodeScalars.contains($0) } ?? false
+        let text = formula ? "'" + s : s
+        guard formula || text.unicodeScalars.contains(where: { "\",\r\n".unicodeScalars.contains($0) }) else {
+            return text
+        }
+        var out = "\""
+        for u in text.unicodeScalars {
+            if u == "\"" { out += "\"\"" } else { out.unicodeScalars.append(u) }
+        }
+        return out + "\""
     }
 }
