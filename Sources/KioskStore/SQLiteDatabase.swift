@@ -45,7 +45,8 @@ package struct SQLiteError: Error, CustomStringConvertible {
 
     package var description: String {
         let system = systemErrno != 0 ? ", \(Errno(systemErrno))" : ""
-        return "'\(call)' failed: (\(code)) \(message)\(system) [\(path)]"
+        // The message may quote a foreign file's schema, the path is the operator's: shown visibly.
+        return "'\(call)' failed: (\(code)) \(Escape.terminal(message))\(system) [\(Escape.terminal(path))]"
     }
 }
 
