@@ -15,7 +15,9 @@ Chromium (the DevTools pipe of report-browser-check.py), and checks that:
 - every payload shows on the page as the very text the rows hold (the oracle is the payload
   list here, not the report's code) and the embedded JSON parses back to the same strings,
 - the page made no network request (DevTools: nothing but file:/data:; the listener: no hit).
-Exit 0 when all hold. A PostgreSQL URL in KIOSK_HOSTILE_POSTGRES adds `report --postgres`.
+The same through the fleet: a throw-away PostgreSQL (when installed; a skip says so), a kiosk
+role that syncs forged rows with `fleet sync --once`, and `report --postgres`. Exit 0 when all
+hold.
 """
 import http.server, importlib.util, json, os, sqlite3, subprocess, sys, threading, time
 
@@ -65,6 +67,77 @@ def payloads(port):
             f"</script><!--<script>\u2028{act}//",
         ],
     }
+
+def forge_fleet_rows(db_path, port):
+    """The same payloads in the columns a kiosk role writes itself (not its kiosk id, which row
+    security ties to its role): what a stolen kiosk password can put in front of the operator."""
+    p = payloads(port)
+    db = sqlite3.connect(db_path)
+    db.execute("UPDATE decisions SET deck_id = ?", (p["deck_id"][0],))
+    db.execute("UPDATE visits SET deck_id = ?", (p["deck_id"][0],))
+    cards = [r[0] for r in db.execute("SELECT DISTINCT card_id FROM decisions ORDER BY card_id")]
+    for old, new in zip(cards, p["card_id"] + p["kiosk_id"]):
+        db.execute("UPDATE decisions SET card_id = ? WHERE card_id = ?", (new, old))
+    for i, reason in enumerate(p["end_reason"]):
+        db.execute("UPDATE visits SET end_reason = ? WHERE id % 3 = ?", (reason, i))
+    db.execute("UPDATE decisions SET language = ? WHERE id % 5 = 0", (p["language"][0],))
+    db.commit()
+    db.close()
+    return p["deck_id"] + p["card_id"] + p["kiosk_id"] + p["end_reason"] + p["language"]
+
+def postgres_bin():
+    for v in ("17", "16", "15"):
+        d = f"/usr/lib/postgresql/{v}/bin"
+        if all(os.access(os.path.join(d, x), os.X_OK) for x in ("initdb", "pg_ctl", "postgres")):
+            return d
+    return None
+
+def fleet_page(binary, out, port, env):
+    """A throw-away PostgreSQL (as nobody when root, like the Swift tests' server), the fleet
+    schema, one kiosk role that syncs forged rows with `fleet sync --once`, then `report
+    --postgres`. Returns (html, payloads) or None with the reason printed."""
+    bindir = postgres_bin()
+    if bindir is None:
+        print("report-hostile-check: SKIP report --postgres: no PostgreSQL server (apt-get install postgresql)")
+        return None
+    root = os.path.join(os.path.abspath(out), "pg")
+    os.makedirs(root)
+    as_server = []
+    if os.geteuid() == 0:
+        os.chown(root, 65534, 65534)
+        as_server = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+    subprocess.run(as_server + [f"{bindir}/initdb", "-D", f"{root}/data", "-U", "fleetadmin", "--auth-local=trust",
+                   "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C"],
+                   check=True, stdout=subprocess.DEVNULL)
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        pg_port = s.getsockname()[1]
+    subprocess.run(as_server + [f"{bindir}/pg_ctl", "-D", f"{root}/data", "-l", f"{root}/log", "-w", "-o",
+                   f"-k {root} -p {pg_port} -c listen_addresses=127.0.0.1 -c fsync=off", "start"],
+                   check=True, stdout=subprocess.DEVNULL)
+    try:
+        admin = f"host={root} port={pg_port} user=fleetadmin dbname=postgres"
+        subprocess.run([binary, "fleet", "init", "--postgres", admin], check=True, stdout=subprocess.DEVNULL)
+        added = subprocess.run([binary, "fleet", "add-kiosk", "lobby-h", "--postgres", admin,
+                                "--kiosk-host", "127.0.0.1"], check=True, capture_output=True, text=True).stdout
+        url = next(l.split("=", 1)[1].strip() for l in added.splitlines() if l.startswith("fleet-url"))
+        data = os.path.join(out, "fleet-data")
+        subprocess.run([binary, "simulate", "--deck", "examples/seed-stack.json", "--data", data, "--visitors", "60",
+                        "--seed", "53", "--kiosk", "lobby-h"], check=True, stdout=subprocess.DEVNULL)
+        written = forge_fleet_rows(os.path.join(data, "decisions.sqlite3"), port)
+        conf = os.path.join(out, "kiosk.conf")
+        with open(conf, "w") as f:
+            f.write("kiosk-id = lobby-h\n")
+        subprocess.run([binary, "fleet", "sync", "--once", "--data", data, "--fleet-url", url, "--config", conf],
+                       check=True, env=env)
+        html = os.path.join(out, "hostile-fleet.html")
+        subprocess.run([binary, "report", "--postgres", admin, "--k", "1", "--min-n", "1", "--out", html],
+                       check=True, env=env)
+        return html, written
+    finally:
+        subprocess.run(as_server + [f"{bindir}/pg_ctl", "-D", f"{root}/data", "-m", "immediate", "-w", "stop"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 def forge(db_path, port):
     """Rewrites rows of a simulated store into the payloads, enough rows each to pass the
@@ -201,6 +274,9 @@ def main():
     env = dict(os.environ, TZ="UTC")
     subprocess.run([binary, "report", "--data", data, "--k", "1", "--min-n", "1", "--out", html], check=True, env=env)
     pages = [(html, written, "sqlite")]
+    fleet = fleet_page(binary, out, port, env)
+    if fleet:
+        pages.append((fleet[0], fleet[1], "postgres"))
     browser = browser_check.Browser()
     problems = []
     try:
