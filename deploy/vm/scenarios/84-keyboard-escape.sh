@@ -74,27 +74,23 @@ chord() {
 }
 
 host() {
-  corner() { qmp pixel 4 4; }
-  qmp wait-serial escape-before --timeout 90
-  sleep 0.5
-  before=$(corner)
-  qmp screendump "$VM_OUT/before.png"
-  touch "$VM_SHARE/shot-before"
-  qmp wait-serial escape-after --timeout 30
-  sleep 0.5
-  after=$(corner)
-  qmp screendump "$VM_OUT/after-chords.png"
-  touch "$VM_SHARE/shot-after"
+  # shot MARK FILE: waits for the guest's MARK, saves the screen, lets the guest go on and
+  # prints the colour of the corner pixel (the kiosk's background, or a console's).
+  shot() {
+    qmp wait-serial "$1" --timeout 90 >/dev/null
+    sleep 0.5
+    qmp screendump "$VM_OUT/$2.png" >/dev/null
+    qmp pixel 4 4
+    touch "$VM_SHARE/shot-${1#escape-}"
+  }
+  before=$(shot escape-before before)
+  after=$(shot escape-after after-chords)
   echo "corner pixel before the chords: $before, after: $after"
   if [ "$before" != "$after" ]; then
     echo "FAIL: the screen changed under the escape chords"
     return 1
   fi
-  qmp wait-serial escape-console --timeout 30
-  sleep 0.5
-  console=$(corner)
-  qmp screendump "$VM_OUT/console.png"
-  touch "$VM_SHARE/shot-console"
+  console=$(shot escape-console console)
   echo "corner pixel on VT 2 after the app exited: $console"
   if [ "$console" = "$before" ]; then
     echo "FAIL: after the app exited the chord did not bring a console"
