@@ -15,6 +15,18 @@ trap 'rm -rf "$tmp"' EXIT
 # /usr/local/bin/KioskCards, so verify a copy whose ExecStart points at the built binary.
 sed "s|/usr/local/bin/KioskCards|$bin|" deploy/kioskcards.service >"$tmp/kioskcards.service"
 
+echo "== the package's udev rule keeps /dev/uinput root's"
+# A group or a mode with group/other bits on uinput would let its members make virtual
+# keyboards outside the service's sandbox (docs/SECURITY.md).
+rule=$(grep -v '^#' deploy/debian/60-kioskcards.rules | grep 'KERNEL=="uinput"')
+case "$rule" in
+  *'GROUP="root"'*'MODE="0600"'*) ;;
+  *) echo "check: deploy/debian/60-kioskcards.rules must give /dev/uinput GROUP=\"root\" MODE=\"0600\": $rule" >&2; exit 1 ;;
+esac
+if grep -v '^#' deploy/debian/60-kioskcards.rules | grep -E 'uinput' | grep -Eq 'MODE="0?[0-7][1-7][0-7]"|MODE="0?[0-7][0-7][1-7]"'; then
+  echo "check: a rule opens /dev/uinput to a group or others" >&2; exit 1
+fi
+
 echo "== systemd-analyze verify deploy/kioskcards.service"
 systemd-analyze verify "$tmp/kioskcards.service"
 

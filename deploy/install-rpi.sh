@@ -93,6 +93,12 @@ else
   note "keeping the existing /etc/kioskcards/kiosk.conf (the new example is in the docs folder)"
   install -m 0644 "$here/kiosk.conf.example" "$root/usr/local/share/doc/kioskcards/kiosk.conf.example"
 fi
+# The config may hold the staff PIN's hash and a fleet-url with its password: readable by root
+# and the service's group only (as set-pin leaves it). A staged image has no group kiosk yet.
+if [ -z "$root" ]; then
+  chgrp kiosk /etc/kioskcards/kiosk.conf
+  chmod 0640 /etc/kioskcards/kiosk.conf
+fi
 
 if [ ! -e "$root/etc/kioskcards/deck.json" ]; then
   note "installing the sample deck $(basename "$deck") as /etc/kioskcards/deck.json"

@@ -254,4 +254,5 @@ def main():
         print("report-browser-check: FAIL " + p, file=sys.stderr)
     sys.exit(1 if problems else 0)
 
-main()
+if __name__ == "__main__":  # report-hostile-check.py imports the Browser
+    main()

@@ -334,6 +334,73 @@ package enum DecisionDatabase {
         package var language: String?
     }
 
+    /// The columns each table has from each schema version on (migrations 1–7).
+    static let columnsByVersion: [(version: Int, table: String, columns: [String])] = [
+        (
+            1, "decisions",
+            [
+                "id", "uid", "kiosk_id", "session_id", "deck_id", "deck_version", "card_id", "action", "wall_time",
+                "wall_ms", "monotonic_ns", "dwell_ms",
+            ]
+        ),
+        (3, "decisions", ["position", "input_method"]),
+        (
+            3, "visits",
+            [
+                "session_id", "kiosk_id", "deck_id", "deck_version", "started_wall_ms", "started_monotonic_ns",
+                "ended_wall_ms", "end_reason", "cards_shown",
+            ]
+        ),
+        (3, "kiosk_events", ["uid", "kiosk_id", "kind", "wall_ms", "monotonic_ns"]),
+        (4, "decisions", ["boot_id", "clock_synced", "retracts_uid"]),
+        (5, "decisions", ["discarded", "too_fast"]),
+        (6, "decisions", ["accessibility_mode"]),
+        (7, "decisions", ["language"]),
+    ]
+
+    /// Refuses a file (one `export` or `report` is given, perhaps rescued, perhaps forged) whose
+    /// `decisions`, `visits` or `kiosk_events` is not a table (a view could compute anything)
+    /// or lacks a column its `user_version` promises. The message names the file and the fix.
+    static func checkSchema(_ db: borrowing SQLiteDatabase, path: String) throws(SQLiteError) {
+        let version = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+        var required: [String: [String]] = [:]
+        for entry in columnsByVersion where entry.version <= version {
+            required[entry.table, default: []] += entry.columns
+        }
+        let fix =
+            "this is not a decisions database a kiosk wrote (forged or altered); export from the kiosk's own"
+            + " file, or check this one with 'sqlite3 FILE .schema'"
+        for table in ["decisions", "visits", "kiosk_events"] {
+            let kind = try db.prepare(
+                "SELECT type FROM sqlite_master WHERE name = ?1 COLLATE NOCASE AND type IN ('table', 'view')")
+            try kind.bind(1, table)
+            let type = try kind.step() ? kind.text(0) : nil
+            if let type, type != "table" {
+                throw SQLiteError(
+                    call: "schema check", code: SQLITE_ERROR, message: "'\(table)' is a \(type), not a table: \(fix)",
+                    path: path)
+            }
+            guard let columns = required[table] else { continue }
+            guard type != nil else {
+                throw SQLiteError(
+                    call: "schema check", code: SQLITE_ERROR,
+                    message: "no '\(table)' table, which schema version \(version) has: \(fix)", path: path)
+            }
+            var present: Set<String> = []
+            let info = try db.prepare("SELECT name FROM pragma_table_info(?1)")
+            try info.bind(1, table)
+            while try info.step() { present.insert(info.text(0)) }
+            let missing = columns.filter { !present.contains($0) }
+            guard missing.isEmpty else {
+                throw SQLiteError(
+                    call: "schema check", code: SQLITE_ERROR,
+                    message:
+                        "'\(table)' lacks \(missing.joined(separator: ", ")), which schema version \(version) has: \(fix)",
+                    path: path)
+            }
+        }
+    }
+
     /// Calls `body` for every decision with wall time ≥ `sinceMs`, in storage order.
     package static func forEachRow(
         dataDirectory: String, sinceMs: Int64?, _ body: (Row) -> Void
@@ -441,6 +508,7 @@ package enum DecisionDatabase {
                 call: "open", code: SQLITE_ERROR, message: "not a KioskCards decisions database (no schema)",
                 path: path)
         }
+        try checkSchema(db, path: path)
         // Columns by the migration that added them (3: position, input method; 4: boot id,
         // clock flag, retraction; 5: the flags; 6: accessibility mode; 7: language); NULL on
         // an older file.

@@ -26,6 +26,7 @@ package struct SQLiteReportSource: ReportSource {
                 call: "open", code: SQLITE_ERROR, message: "not a KioskCards decisions database (no schema)", path: path
             )
         }
+        try DecisionDatabase.checkSchema(db, path: path)
         // Temporary tables spill to a file beyond a 64 MiB cache: 1M decisions stay near 150 MB RSS.
         try db.execute("PRAGMA temp_store = FILE")
         try db.execute("PRAGMA cache_size = -65536")

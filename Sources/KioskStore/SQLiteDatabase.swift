@@ -45,7 +45,8 @@ package struct SQLiteError: Error, CustomStringConvertible {
 
     package var description: String {
         let system = systemErrno != 0 ? ", \(Errno(systemErrno))" : ""
-        return "'\(call)' failed: (\(code)) \(message)\(system) [\(path)]"
+        // The message may quote a foreign file's schema, the path is the operator's: shown visibly.
+        return "'\(call)' failed: (\(code)) \(Escape.terminal(message))\(system) [\(Escape.terminal(path))]"
     }
 }
 
@@ -61,6 +62,9 @@ struct SQLiteDatabase: ~Copyable {
     /// With `immutable`, the file is opened read-only through a `file:` URI with
     /// `immutable=1`: SQLite takes no locks and writes nothing beside it (no -shm), so a
     /// database on a read-only file system opens. Only for a file no one can be writing.
+    /// A read-only or immutable connection is set up for a file the kiosk may not have written:
+    /// `SQLITE_DBCONFIG_DEFENSIVE` on, `trusted_schema` off (`DecisionDatabase.checkSchema`
+    /// then refuses a forged layout).
     init(
         path: String, readOnly: Bool = false, create: Bool = true, immutable: Bool = false, heldLock: Int32 = -1
     ) throws(SQLiteError) {
@@ -88,6 +92,26 @@ struct SQLiteDatabase: ~Copyable {
         // a connection that is the last to close (it checkpoints and removes the WAL under an
         // exclusive lock) or that recovers the WAL index. The sync opens one per round.
         sqlite3_busy_timeout(db, Self.defaultBusyMilliseconds)
+        // A file opened for reading may be one the kiosk did not write (a rescued card, a file
+        // sent in): defensive mode, and no function or virtual table called from its schema
+        // (a view, a trigger, a default) unless SQLite marks it innocuous.
+        if readOnly || immutable {
+            var rc = CSQLite_db_config_int(db, SQLITE_DBCONFIG_DEFENSIVE, 1)
+            var call = "sqlite3_db_config(SQLITE_DBCONFIG_DEFENSIVE)"
+            if rc == SQLITE_OK {
+                rc = CSQLite_db_config_int(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)
+                call = "sqlite3_db_config(SQLITE_DBCONFIG_TRUSTED_SCHEMA)"
+            }
+            if rc == SQLITE_OK {
+                rc = sqlite3_exec(db, "PRAGMA trusted_schema = OFF", nil, nil, nil)
+                call = "PRAGMA trusted_schema = OFF"
+            }
+            guard rc == SQLITE_OK else {
+                sqlite3_close_v2(db)
+                if heldLock >= 0 { close(heldLock) }
+                throw SQLiteError(call: call, code: rc, message: String(cString: sqlite3_errstr(rc)), path: path)
+            }
+        }
         handle = db
         self.path = path
         self.heldLock = heldLock

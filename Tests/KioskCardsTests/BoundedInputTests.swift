@@ -120,7 +120,7 @@ import Testing
         var config = KioskConfig()
         let error = try #require(KioskConfig.apply(file: nuls, name: "kiosk.conf", to: &config))
         #expect(error.message.utf8.count < 400, "\(error.message.utf8.count) bytes")
-        #expect(error.message.contains("\\u{0}\\u{0}"))
+        #expect(error.message.contains("\\x00\\x00"))
         #expect(error.message.contains("… (100000 bytes)"))
         #expect(!error.message.contains("\u{0}"))
     }

@@ -243,8 +243,46 @@ import Testing
 
     @Test(arguments: ["plain", "a,b", "say \"hi\"", "two\nlines", "cr\rlf", "", "ünï"])
     func csvFieldQuoting(value: String) {
-        let line = ExportCommand.csvField(value) + ",x\r\n"
+        let line = Escape.csvField(value) + ",x\r\n"
         #expect(Self.parseCSV(line) == [[value, "x"]])
+    }
+
+    /// OWASP's CSV injection advice: a cell a spreadsheet would read as a formula starts with
+    /// `'` and is quoted; the rest of the text is kept.
+    @Test(arguments: ["=1+2", "+1+1", "-1+1", "@SUM(1+1)", "\t=1+2", "\r=1+2", "=HYPERLINK(\"http://x\",\"a,b\")"])
+    func aFormulaPrefixIsNeutralised(value: String) {
+        let field = Escape.csvField(value)
+        #expect(field.hasPrefix("\"'"))
+        #expect(Self.parseCSV(field + ",x\r\n") == [["'" + value, "x"]])
+    }
+
+    /// Card ids a deck may carry (check-deck passes them) come out of `export` as text, not
+    /// formulas; the numeric columns stay numbers.
+    @Test(.enabled(if: StoreTestSupport.executableExists, "build the KioskCards executable first"))
+    func exportNeutralisesFormulaCardIDs() throws {
+        let dir = DeckFixtures.temporaryDirectory("export-formula")
+        defer { DeckFixtures.removeTree(dir) }
+        let store = DecisionStore(dataDirectory: dir)
+        let ids = ["=1+2", "+1+1", "@SUM(1+1)", "-2+3", "plain"]
+        for (n, id) in ids.enumerated() {
+            var r = StoreTestSupport.record(n)
+            r.cardID = id
+            store.enqueue(r)
+        }
+        #expect(store.flush(stalledFor: 60))
+        store.close()
+        let result = try #require(StoreTestSupport.run(["export", "--data", dir, "--format", "csv"]))
+        #expect(result.status == 0)
+        let table = Self.parseCSV(String(decoding: result.stdout, as: UTF8.self)).dropFirst()
+        let card = try #require(ExportCommand.columns.firstIndex(of: "card_id"))
+        #expect(table.map { $0[card] } == ["'=1+2", "'+1+1", "'@SUM(1+1)", "'-2+3", "plain"])
+        // No cell of any record starts with a formula character.
+        for row in table {
+            for (column, value) in zip(ExportCommand.columns, row) where !ExportCommand.numericColumns.contains(column)
+            {
+                #expect(!(value.first.map { "=+-@\t\r".contains($0) } ?? false), "\(column): \(value)")
+            }
+        }
     }
 }
 

@@ -76,15 +76,22 @@ enum ConfigEdit {
         return nil
     }
 
+    /// Who may read a config: its writer (root, for the installed one) and group `kiosk` (the
+    /// service's user, which reads it) when that group exists; no one else.
+    static var secretAccess: (mode: mode_t, group: gid_t?) {
+        (0o640, getgrnam("kiosk").map { $0.pointee.gr_gid })
+    }
+
     /// A matrix as the config writes it: six numbers with at most 6 decimals, in quotes.
     static func matrixValue(_ m: TouchMatrix) -> String { "\"\(m.configText)\"" }
 
-    /// Replaces the file at `path` with `text` atomically (`FileIO.replaceAtomically`: the old
-    /// file's permissions kept, fsynced, renamed over it). A power cut leaves either the old or
-    /// the new file, never half of one.
+    /// Replaces the file at `path` with `text` atomically (`FileIO.replaceAtomically`: fsynced,
+    /// renamed over it). A power cut leaves either the old or the new file, never half of one.
+    /// The config may hold secrets (the PIN hash, fleet credentials), so whoever writes it, it
+    /// ends up `secretAccess`: 0640 root:kiosk, or 0600 where there is no group `kiosk`.
     static func writeAtomically(_ text: String, to path: String) throws(ConfigEditError) {
         do {
-            try FileIO.replaceAtomically(path: path, contents: Array(text.utf8))
+            try FileIO.replaceAtomically(path: path, contents: Array(text.utf8), secret: secretAccess)
         } catch {
             throw ConfigEditError(path: path, errno: error.errno, step: "\(error.call) \(error.detail ?? path)")
         }

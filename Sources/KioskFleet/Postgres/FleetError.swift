@@ -1,3 +1,5 @@
+import KioskSystem
+
 /// A failure talking to the central PostgreSQL, classified so the kiosk can say what to do.
 package struct FleetError: Error, Hashable, Sendable, CustomStringConvertible {
     package enum Kind: String, Hashable, Sendable {
@@ -60,7 +62,8 @@ package struct FleetError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     package var description: String {
-        let text = message.trimmingTrailingNewlines
+        // The server's message may quote a kiosk's text: its control characters shown visibly.
+        let text = Escape.terminal(message.trimmingTrailingNewlines)
         return "\(fix) [\(sqlState.map { "SQLSTATE \($0): " } ?? "")\(text)]"
     }
 

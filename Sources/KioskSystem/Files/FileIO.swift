@@ -147,8 +147,12 @@ package enum FileIO {
     /// file or the new one, never half of one: a temporary file beside it, the old file's
     /// permissions (and owner, when running as root), fsync, rename over it, fsync of the
     /// directory. A new file gets `permissions`. On failure nothing is left beside `path`.
+    /// With `secret`, the old file's permissions are not kept: the file gets `secret.mode` and
+    /// group `secret.group` (owner root when running as root), set before it takes the name,
+    /// so the secret is never readable by others, not even for a moment; where the group
+    /// cannot be given (the writer is not in it), mode 0600.
     package static func replaceAtomically(
-        path: String, contents: [UInt8], permissions: mode_t = 0o644
+        path: String, contents: [UInt8], permissions: mode_t = 0o644, secret: (mode: mode_t, group: gid_t?)? = nil
     ) throws(SystemCallError) {
         let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         let temporary = path + ".tmp-\(getpid())"
@@ -156,7 +160,8 @@ package enum FileIO {
         let existed = stat(path, &old) == 0
         // A temporary left by a power cut under the same pid (a service after a reboot) goes first.
         unlink(temporary)
-        let mode = existed ? old.st_mode & 0o7777 : permissions
+        let mode =
+            secret.map { $0.group == nil ? 0o600 : $0.mode } ?? (existed ? old.st_mode & 0o7777 : permissions)
         let fd = Int32(
             try retryingOnInterrupt("open", detail: temporary) {
                 Int(open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode))
@@ -164,7 +169,12 @@ package enum FileIO {
         do throws(SystemCallError) {
             defer { close(fd) }
             try writeAll(fd: fd, bytes: contents, detail: temporary)
-            if existed && getuid() == 0 {
+            if let secret {
+                // open() applied the umask: the mode is set exactly here.
+                var exact = secret.group == nil ? mode_t(0o600) : mode
+                if let group = secret.group, fchown(fd, getuid() == 0 ? 0 : uid_t.max, group) != 0 { exact = 0o600 }
+                try retryingOnInterrupt("fchmod", detail: temporary) { Int(fchmod(fd, exact)) }
+            } else if existed && getuid() == 0 {
                 try retryingOnInterrupt("fchown", detail: temporary) { Int(fchown(fd, old.st_uid, old.st_gid)) }
             }
             try retryingOnInterrupt("fsync", detail: temporary) { Int(fsync(fd)) }

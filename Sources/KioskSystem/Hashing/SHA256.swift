@@ -49,6 +49,36 @@ package struct SHA256: Sendable {
     }
 
     package mutating func finalHex() -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in finalBytes() {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The SHA-256 of `bytes` as standard base64 with padding (RFC 4648 §4), as a Content
+    /// Security Policy's `'sha256-…'` source wants it.
+    package static func base64Digest(_ bytes: [UInt8]) -> String {
+        var h = SHA256()
+        h.update(bytes)
+        let digest = h.finalBytes()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var out: [UInt8] = []
+        var i = 0
+        while i < digest.count {
+            let n = min(3, digest.count - i)
+            var v: UInt32 = 0
+            for j in 0..<3 { v = v << 8 | (j < n ? UInt32(digest[i + j]) : 0) }
+            for j in 0..<4 { out.append(j <= n ? alphabet[Int((v >> UInt32(18 - 6 * j)) & 63)] : UInt8(ascii: "=")) }
+            i += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The 32-byte digest; the hash is finished (call once).
+    package mutating func finalBytes() -> [UInt8] {
         let bits = length &* 8
         var tail: [UInt8] = [0x80]
         let used = (Int(length % 64) + 1) % 64
@@ -57,12 +87,13 @@ package struct SHA256: Sendable {
         let saved = length
         update(tail)
         length = saved
-        let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         for word in state {
-            for shift in stride(from: 28, through: 0, by: -4) { out.append(digits[Int((word >> UInt32(shift)) & 15)]) }
+            for shift in stride(from: 24, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: word >> UInt32(shift)))
+            }
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     private mutating func compress(_ p: UnsafeBufferPointer<UInt8>, at offset: Int) {

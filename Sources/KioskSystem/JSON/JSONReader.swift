@@ -478,7 +478,9 @@ package enum JSONWriter {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if u.value < 0x20 || u.value == 0x2028 || u.value == 0x2029 {
+                // Control characters (C0, DEL, C1) and the bidi and line-separator controls as
+                // \u escapes: the same JSON, and nothing a terminal would act on.
+                if u.value < 0x20 || (u.value >= 0x7F && u.value < 0xA0) || Escape.terminal(u) != nil {
                     let hex = String(u.value, radix: 16)
                     out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

@@ -11,9 +11,11 @@ VM_TIMEOUT=120
 guest() {
   . /share/lib/app.sh
   kiosk_input_device "QEMU USB Tablet" 20 >/dev/null
-  printf '2468\n' | KioskCards set-pin --config /tmp/kiosk.conf
+  printf '246824\n' | KioskCards set-pin --config /tmp/kiosk.conf
   kiosk_check "set-pin stored a yescrypt hash" grep -q "^staff-pin-hash = [$]y[$]" /tmp/kiosk.conf
-  kiosk_check "the PIN itself is not in the config" sh -c '! grep -q 2468 /tmp/kiosk.conf'
+  kiosk_check "the PIN itself is not in the config" sh -c '! grep -q 246824 /tmp/kiosk.conf'
+  kiosk_check "the config is readable by its owner only (no group kiosk here)" \
+    test "$(stat -c %a /tmp/kiosk.conf)" = 600
   app_start --config /tmp/kiosk.conf --deck examples/seed-stack.json --idle-timeout 10m
   app_wait_log 'first frame on screen' 1 60
   app_wait_log "USB Tablet': absolute pointer" 1 20
@@ -80,11 +82,13 @@ host() {
   for _ in 1 2 3 4; do tap_key 0 0; done
   tap_key 3 2
   qmp wait-serial staff-wrong --timeout 20
-  # Right: 2 4 6 8 OK.
+  # Right: 2 4 6 8 2 4 OK (set-pin takes 6 to 12 digits).
   tap_key 0 1
   tap_key 1 0
   tap_key 1 2
   tap_key 2 1
+  tap_key 0 1
+  tap_key 1 0
   tap_key 3 2
   qmp wait-serial staff-menu --timeout 20
   sleep 0.5

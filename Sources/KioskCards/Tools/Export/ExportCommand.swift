@@ -53,7 +53,8 @@ enum ExportCommand {
                 ) { $0.dataDirectory = $1 },
                 CommandOption.parsed(
                     name: "format", value: "csv|json",
-                    help: "csv (RFC 4180, with a header line; the default) or json (an array)", expected: "csv or json",
+                    help: "csv (RFC 4180, a header line, formulas neutralised; the default) or json (an array)",
+                    expected: "csv or json",
                     { Format(rawValue: $0.lowercased()) }
                 ) { $0.format = $1 },
                 CommandOption(
@@ -120,21 +121,13 @@ enum ExportCommand {
         ]
     }
 
-    /// One RFC 4180 record: fields with a comma, quote, CR or LF are quoted, quotes doubled;
-    /// lines end in CRLF.
+    /// One RFC 4180 record (lines end in CRLF): each text field through `Escape.csvField`
+    /// (quoted when it must be; a formula prefix neutralised), numbers and flags as they are.
     static func csvLine(_ row: DecisionDatabase.Row) -> String {
-        fields(row).map { csvField($0 ?? "") }.joined(separator: ",") + "\r\n"
-    }
-
-    static func csvField(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else {
-            return s
-        }
-        var out = "\""
-        for u in s.unicodeScalars {
-            if u == "\"" { out += "\"\"" } else { out.unicodeScalars.append(u) }
-        }
-        return out + "\""
+        zip(columns, fields(row)).map { column, value in
+            numericColumns.contains(column) || booleanColumns.contains(column)
+                ? value ?? "" : Escape.csvField(value ?? "")
+        }.joined(separator: ",") + "\r\n"
     }
 
     static func jsonObject(_ row: DecisionDatabase.Row) -> String {

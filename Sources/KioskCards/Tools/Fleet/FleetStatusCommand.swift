@@ -51,10 +51,11 @@ enum FleetStatusCommand {
             let assigned: String = k.deckAssigned.map { String($0.prefix(12)) } ?? "-"
             let unsent: String = k.unsent.map { String($0) } ?? "-"
             let temperature: String = k.cpuTemperatureC.map { jsonNumber($0, decimals: 1) + "°C" } ?? "-"
+            // Every field a kiosk reports is shown with its control characters visible.
             let row: [String] = [
                 k.kioskID, k.state.rawValue, seen, k.deckApplied ?? "-", assigned, unsent, k.lastTouch ?? "-",
                 k.lastFlip ?? "-", temperature, String(k.decisions),
-            ]
+            ].map(Escape.terminal)
             rows.append(row)
         }
         let widths = header.indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
@@ -66,7 +67,11 @@ enum FleetStatusCommand {
                 }.joined(separator: "  ") + "\n"
         }
         if kiosks.isEmpty { out += "(no kiosks yet: KioskCards fleet add-kiosk ID --postgres URL)\n" }
-        for k in kiosks { if let problem = k.deckError { out += "\(k.kioskID): deck not applied: \(problem)\n" } }
+        for k in kiosks {
+            if let problem = k.deckError {
+                out += "\(Escape.terminal(k.kioskID)): deck not applied: \(Escape.terminal(problem))\n"
+            }
+        }
         return out
     }
 

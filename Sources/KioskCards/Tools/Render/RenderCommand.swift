@@ -304,8 +304,18 @@ enum RenderInputs {
     /// The touch frames of a gesture: 60 Hz samples over 300 ms for the moving part.
     static func gestureFrames(_ gesture: String, origin: Point, at start: Instant) throws(RenderError) -> [TouchFrame] {
         let words = gesture.split(separator: " ").map(String.init)
-        guard words.count == 3, let a = Double(words[1]), let b = Double(words[2]), a.isFinite, b.isFinite else {
+        guard words.count == 3, let a = Double(words[1]), let b = Double(words[2]) else {
             throw .usage("render: --gesture '\(gesture)' should be 'drag|release|flick DX DY' or 'tap X Y' (points)")
+        }
+        // Bounded before any arithmetic: 1e308 passes isFinite but traps converting to pixels.
+        let bound = 100_000.0
+        for (i, field) in [(1, words[0] == "tap" ? "X" : "DX"), (2, words[0] == "tap" ? "Y" : "DY")] {
+            let value = i == 1 ? a : b
+            guard value.isFinite && abs(value) <= bound else {
+                throw .usage(
+                    "render: --gesture: \(field) is \(Excerpt.of(words[i])); give points from"
+                        + " -100000 to 100000")
+            }
         }
         func frame(_ ms: Double, _ p: Point, _ phase: TouchPhase) -> TouchFrame {
             TouchFrame(

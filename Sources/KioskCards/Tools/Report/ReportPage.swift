@@ -66,20 +66,6 @@ struct ReportPage {
     let json: JSONValue
     let chartJS: ChartJS
 
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
-
     /// One figure cell: the value at `path` formatted by `format` (pct, int, ms, num).
     func cell(_ path: String, _ format: String, tag: String = "td") -> String {
         let value = json[path]
@@ -91,11 +77,11 @@ struct ReportPage {
         case (let x?, "int"): text = jsonNumber(x, decimals: 0)
         case (let x?, _): text = jsonNumber(x, decimals: 2)
         }
-        return "<\(tag) data-k=\"\(path)\" data-f=\"\(format)\">\(text)</\(tag)>"
+        return "<\(tag) data-k=\"\(Escape.htmlAttribute(path))\" data-f=\"\(format)\">\(text)</\(tag)>"
     }
 
     private func string(_ path: String) -> String {
-        if case .string(let s)? = json[path] { return Self.escape(s) }
+        if case .string(let s)? = json[path] { return Escape.htmlText(s) }
         return "–"
     }
 
@@ -164,7 +150,7 @@ struct ReportPage {
         var reasons = ""
         if case .object(let fields)? = json["funnel.endReasons"] {
             for (name, _) in fields {
-                reasons += "<tr><td>\(Self.escape(name))</td>" + cell("funnel.endReasons.\(name)", "int") + "</tr>"
+                reasons += "<tr><td>\(Escape.htmlText(name))</td>" + cell("funnel.endReasons.\(name)", "int") + "</tr>"
             }
         }
         body += """
@@ -215,7 +201,8 @@ struct ReportPage {
         var methods = ""
         if case .object(let fields)? = json["quality.inputMethods"] {
             for (name, _) in fields {
-                methods += "<tr><td>\(Self.escape(name))</td>" + cell("quality.inputMethods.\(name)", "int") + "</tr>"
+                methods +=
+                    "<tr><td>\(Escape.htmlText(name))</td>" + cell("quality.inputMethods.\(name)", "int") + "</tr>"
             }
         }
         var languages = ""
@@ -246,22 +233,33 @@ struct ReportPage {
             whether large text, high contrast, reduced motion or the kiosk's accessible mode was on in that visit by then
             (unknown: recorded before the kiosk kept it, or a fleet server before central schema 7).</p></section>
             """
-        let data = Self.replacing("<", with: "\\u003c", in: json.text())
+        let data = Escape.jsonInScript(json.text())
+        let scripts = [chartJS.source, Self.script]
         return """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+            <meta http-equiv="Content-Security-Policy" content="\(Self.contentSecurityPolicy(scripts: scripts))">
             <title>KioskCards report</title>
             <style>\(Self.style)</style></head>
             <body>\(body)
-            <footer>Made by KioskCards \(kioskCardsVersion) report · charts by Chart.js \(Self.escape(chartJS.version)) (inlined from Debian's libjs-chart.js) ·
+            <footer>Made by KioskCards \(kioskCardsVersion) report · charts by Chart.js \(Escape.htmlText(chartJS.version)) (inlined from Debian's libjs-chart.js) ·
             privacy floor k = \(k) visits · definitions in docs/REPORT.md</footer>
             <script id="report-data" type="application/json">\(data)</script>
-            <script>\(chartJS.source)</script>
-            <script>\(Self.script)</script>
+            <script>\(scripts[0])</script>
+            <script>\(scripts[1])</script>
             </body></html>
             """
+    }
+
+    /// The page's policy: nothing loads from anywhere (no request, no frame, no form target, no
+    /// base URL), and only the page's own two scripts run, named by their SHA-256, so neither an
+    /// inline event handler nor an injected `<script>` would. Styles may be inline (the heat map's
+    /// colours); they can load nothing.
+    static func contentSecurityPolicy(scripts: [String]) -> String {
+        let hashes = scripts.map { "'sha256-\(SHA256.base64Digest(Array($0.utf8)))'" }.joined(separator: " ")
+        return "default-src 'none'; script-src \(hashes); style-src 'unsafe-inline'; connect-src 'none';"
+            + " img-src 'none'; form-action 'none'; base-uri 'none'; frame-src 'none'; object-src 'none'"
     }
 
     /// Weekday × hour as a table coloured by value (visits, or approval from red to green).

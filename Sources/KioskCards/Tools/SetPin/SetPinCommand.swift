@@ -11,9 +11,10 @@ enum SetPinCommand {
     static let table = OptionTable<Options>(
         command: "set-pin", summary: "set the staff menu's PIN (stored hashed in the config)",
         details: """
-            Reads the PIN (4 to 12 digits) from the first line of stdin — so it is not seen in
+            Reads the PIN (6 to 12 digits) from the first line of stdin — so it is not seen in
             ps or the shell history — and writes staff-pin-hash = <yescrypt hash> into the
-            config (the key's line is replaced, or added; every other line stays):
+            config (the key's line is replaced, or added; every other line stays). The config is
+            left 0640 root:kiosk (0600 without a group kiosk), whatever it was:
               read -rs PIN && printf '%s\\n' "$PIN" | sudo KioskCards set-pin
             Restart the kiosk to use it. Exit status: 0 set, 1 the config could not be written, 2 usage.
             """,
@@ -36,7 +37,10 @@ enum SetPinCommand {
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
         let pin = String(decoding: line, as: UTF8.self)
         guard StaffPin.isAcceptable(pin) else {
-            Log.error("set-pin: the PIN on stdin must be 4 to 12 digits. See 'KioskCards set-pin --help'.")
+            Log.error(
+                "set-pin: the PIN on stdin must be \(StaffPin.digits.lowerBound) to \(StaffPin.digits.upperBound)"
+                    + " digits (a shorter one is guessed offline in minutes from its hash)."
+                    + " See 'KioskCards set-pin --help'.")
             return 2
         }
         guard let hash = StaffPin.hash(pin) else {
