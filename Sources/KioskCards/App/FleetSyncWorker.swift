@@ -107,11 +107,15 @@ final class FleetSyncWorker: @unchecked Sendable {
     private var nextDeckPoll = 0.0
     private var deckErrorColumn = false
     private var deckErrorLogged: String?
+    /// Rows per round: `settings.batchLimit`, halved while the server refuses a batch as too
+    /// large (`fleet.kiosk_limits`, SQLSTATE 54000).
+    private var batchLimit: Int
 
     init(settings: FleetSettings, dataDirectory: String, health: @escaping @Sendable () -> Heartbeat) {
         self.settings = settings
         self.dataDirectory = dataDirectory
         self.health = health
+        batchLimit = max(1, settings.batchLimit)
         decks = ManagedDecks(dataDirectory: dataDirectory)
     }
 
@@ -205,7 +209,7 @@ final class FleetSyncWorker: @unchecked Sendable {
             // A fresh kiosk has no database before its first decision: nothing to send yet.
             let (rows, unsent) =
                 DecisionSync.databaseExists(dataDirectory: dataDirectory)
-                ? try DecisionSync.pending(dataDirectory: dataDirectory, target: target, limit: settings.batchLimit)
+                ? try DecisionSync.pending(dataDirectory: dataDirectory, target: target, limit: batchLimit)
                 : ([], 0)
             if now >= nextHeartbeat {
                 try sendHeartbeat(on: db, unsent: unsent)
@@ -240,7 +244,7 @@ final class FleetSyncWorker: @unchecked Sendable {
             try sendHeartbeat(on: db, unsent: unsent)
             while DecisionSync.databaseExists(dataDirectory: dataDirectory) {
                 let (rows, _) = try DecisionSync.pending(
-                    dataDirectory: dataDirectory, target: target, limit: settings.batchLimit)
+                    dataDirectory: dataDirectory, target: target, limit: batchLimit)
                 guard try sendBatch(rows, on: db, target: target) else { return nil }
             }
             return nil
@@ -261,7 +265,7 @@ final class FleetSyncWorker: @unchecked Sendable {
         if let last = rows.last { cursors.append((target, last.id)) }
         if payloadVersion >= 3 && DecisionSync.databaseExists(dataDirectory: dataDirectory) {
             let more = try DecisionSync.pendingReportRows(
-                dataDirectory: dataDirectory, target: target, limit: settings.batchLimit)
+                dataDirectory: dataDirectory, target: target, limit: batchLimit)
             batch.visits = more.visits.map { Self.upload($0.visit) }
             batch.events = more.events.map {
                 EventUpload(
@@ -275,7 +279,19 @@ final class FleetSyncWorker: @unchecked Sendable {
             if let last = more.maintenance.last { cursors.append((DecisionSync.maintenanceTarget(target), last.id)) }
         }
         if batch.isEmpty { return false }
-        let new = try FleetUpload.send(batch, payloadVersion: payloadVersion, on: db)
+        let new: Int
+        do throws(FleetError) {
+            new = try FleetUpload.send(batch, payloadVersion: payloadVersion, on: db)
+        } catch {
+            guard error.sqlState == FleetError.batchTooLarge && batchLimit > 1 else { throw error }
+            // The server bounds what one kiosk inserts at once: nothing was stored (the
+            // transaction rolled back, the cursors stay); send smaller rounds from now on.
+            batchLimit /= 2
+            Log.warning(
+                "fleet: the server refused a batch as too large (\(error)); "
+                    + "sending at most \(batchLimit) rows of each kind per round from now on. No decision is lost.")
+            return true
+        }
         // COMMIT returned: only now may the cursors move.
         try DecisionSync.advance(dataDirectory: dataDirectory, cursors: cursors)
         locked { sentTotal += new }

@@ -21,9 +21,9 @@ package enum FleetAdmin {
         case passwordReplaced
     }
 
-    /// Creates (or re-keys) the kiosk's login role as a member of `fleet_kiosk` and registers
-    /// it in `fleet.kiosks`, in one transaction. The password is hashed here (SCRAM) so the
-    /// clear text never reaches the server's log.
+    /// Creates (or re-keys) the kiosk's login role as a member of `fleet_kiosk`, limits it
+    /// (`fleet.limit_kiosk_role`) and registers it in `fleet.kiosks`, in one transaction. The
+    /// password is hashed here (SCRAM) so the clear text never reaches the server's log.
     package static func addKiosk(
         _ id: String, group: String?, password: String, on db: PostgresConnection
     ) throws(FleetError) -> RoleOutcome {
@@ -38,6 +38,8 @@ package enum FleetAdmin {
                 try db.execute("CREATE ROLE \(quoted) LOGIN PASSWORD \(secret)")
             }
             try db.execute("GRANT fleet_kiosk TO \(quoted)")
+            // Connection limit, timeouts (FleetSchema's kiosk limits), set on the role itself.
+            try db.execute("SELECT fleet.limit_kiosk_role($1)", [role])
             try db.execute(
                 """
                 INSERT INTO fleet.kiosks (kiosk_id, role_name, group_name) VALUES ($1, $2, $3)

@@ -67,7 +67,8 @@ enum FleetAddKioskCommand {
             outcome = try FleetAdmin.addKiosk(options.kioskID, group: options.group, password: password, on: db)
         } catch {
             Log.error("fleet add-kiosk: \(error)")
-            if error.kind == .query && error.sqlState == "42P01" {
+            // 42P01: no fleet tables; 42883: no fleet.limit_kiosk_role (a schema before 8).
+            if error.kind == .query && (error.sqlState == "42P01" || error.sqlState == "42883") {
                 Log.error("fleet add-kiosk: run 'KioskCards fleet init --postgres URL' first")
             }
             return 1

@@ -1,0 +1,152 @@
+import Glibc
+import Testing
+
+@testable import KioskCards
+@testable import KioskDeckFiles
+@testable import KioskFleet
+@testable import KioskSystem
+
+/// A kiosk in hostile hands, against the real PostgreSQL of `FleetTests`: what a stolen kiosk
+/// password can do to the fleet server and to the other kiosks (docs/FLEET.md "A stolen kiosk
+/// password").
+extension FleetTests {
+    /// Runs `sql` as `db`'s role and returns the SQLSTATE it failed with (nil: it succeeded).
+    func failure(_ sql: String, on db: PostgresConnection) -> String? {
+        do {
+            try db.execute(sql)
+            return nil
+        } catch {
+            return error.sqlState ?? "no SQLSTATE: \(error)"
+        }
+    }
+
+    @Test func aKioskHammeringConnectionsCannotStopAnothersSync() throws {
+        try #require(StoreTestSupport.executableExists, "build the executable: swift build --build-tests")
+        let name = try freshFleet()
+        let thief = try addKiosk("thief-\(getpid())", database: name)
+        let victim = "victim-\(getpid())"
+        let settings = try addKiosk(victim, database: name)
+        let data = scratch + "/victim"
+        try produce(300, into: data, kiosk: victim)
+        let password = try FleetSyncWorker.readCredentials(thief.credentialsPath)
+
+        // The stolen password opens connections in a loop and keeps every one it gets: more
+        // attempts than the server has slots (max_connections 60 on the test server).
+        var held: [PostgresConnection] = []
+        var refusals: [String] = []
+        for _ in 0..<80 {
+            do {
+                held.append(try PostgresConnection(conninfo: thief.url, password: password, connectTimeoutSeconds: 5))
+            } catch {
+                refusals.append(error.message)
+            }
+        }
+        print("hammering: \(held.count) connections held, \(refusals.count) refused")
+        #expect(held.count == FleetSchema.kioskConnectionLimit)
+        #expect(refusals.allSatisfy { $0.contains("too many connections for role") }, "\(refusals.first ?? "")")
+
+        // The other kiosk syncs as if nothing happened.
+        let result = try syncOnce(writeConfig(settings, data: data))
+        #expect(result.status == 0, "\(result.log)")
+        try expectExactlyOnce(name, kiosk: victim, local: try localUIDs(data))
+        withExtendedLifetime(held) {}
+    }
+
+    @Test func fleetInitLimitsTheKioskRolesOfAnExistingFleet() throws {
+        // A fleet at schema 7 with a kiosk role made then, as add-kiosk did.
+        Self.counter += 1
+        let name = "fleet_\(getpid())_\(Self.counter)"
+        try pg.createDatabase(name)
+        let admin = try pg.admin(name)
+        try admin.execute("CREATE SCHEMA fleet")
+        try admin.execute(
+            "CREATE TABLE fleet.schema_migrations (version integer PRIMARY KEY, description text NOT NULL, "
+                + "applied_at timestamptz NOT NULL DEFAULT now())")
+        for version in 0..<7 {
+            try admin.execute(FleetSchema.migrations[version].sql)
+            try admin.execute(
+                "INSERT INTO fleet.schema_migrations (version, description) VALUES ($1, 'old')", [String(version + 1)])
+        }
+        let role = "kiosk_old-\(getpid())"
+        try admin.execute("CREATE ROLE \(try admin.quoteIdentifier(role)) LOGIN IN ROLE fleet_kiosk")
+        let before = try admin.execute(
+            "SELECT rolconnlimit, rolconfig IS NULL FROM pg_roles WHERE rolname = $1", [role])
+        #expect(before.values == [["-1", "t"]])
+
+        let report = try FleetSchema.migrate(admin)
+        #expect(report.from == 7 && report.to == FleetSchema.schemaVersion)
+        let after = try admin.execute(
+            "SELECT rolconnlimit, array_to_string(rolconfig, ' ') FROM pg_roles WHERE rolname = $1", [role])
+        #expect(after.values.first?[0] == String(FleetSchema.kioskConnectionLimit))
+        let settings = after.values.first?[1] ?? ""
+        #expect(settings.contains("statement_timeout=\(FleetSchema.kioskStatementTimeout)"), "\(settings)")
+        #expect(settings.contains("idle_in_transaction_session_timeout="), "\(settings)")
+    }
+
+    @Test func aKioskRoleHasTimeoutsNoTempTablesNoLargeObjects() throws {
+        let name = try freshFleet()
+        let db = try connect(try addKiosk("limits-\(getpid())", database: name))
+        #expect(try db.execute("SHOW statement_timeout").scalar == FleetSchema.kioskStatementTimeout)
+        #expect(
+            try db.execute("SHOW idle_in_transaction_session_timeout").scalar
+                == FleetSchema.kioskIdleInTransactionTimeout)
+        let version = Int(try db.execute("SHOW server_version_num").scalar ?? "") ?? 0
+        if version >= 140000 {
+            #expect(try db.execute("SHOW idle_session_timeout").scalar == FleetSchema.kioskIdleSessionTimeout)
+        }
+        // 42501: insufficient privilege.
+        #expect(failure("CREATE TEMP TABLE mine (x int)", on: db) == "42501")
+        #expect(failure("SELECT lo_create(0)", on: db) == "42501")
+        #expect(failure("SELECT lo_creat(-1)", on: db) == "42501")
+        #expect(failure("SELECT lo_from_bytea(0, '\\x00')", on: db) == "42501")
+        // The operator (the report) still makes its temp tables.
+        let admin = try pg.admin(name)
+        try admin.execute("CREATE ROLE limits_op_\(getpid()) LOGIN IN ROLE fleet_operator")
+        try admin.execute("SET ROLE limits_op_\(getpid())")
+        #expect(failure("CREATE TEMP TABLE report_x (x int)", on: admin) == nil)
+        try admin.execute("RESET ROLE")
+
+        // A long statement is cancelled by the server (57014: query_canceled), and the
+        // connection stays usable.
+        #expect(failure("SELECT pg_sleep(3600)", on: db) == "57014")
+        #expect(try db.execute("SELECT 1").scalar == "1")
+    }
+
+    @Test func anOversizedBatchIsRefusedAndTheKioskSendsSmallerOnes() throws {
+        try #require(StoreTestSupport.executableExists, "build the executable: swift build --build-tests")
+        let name = try freshFleet()
+        let kiosk = "batch-\(getpid())"
+        let settings = try addKiosk(kiosk, database: name)
+        let db = try connect(settings)
+        // By hand with the stolen password: over the row limit, or one huge row.
+        let over = FleetSchema.kioskMaxRowsPerStatement + 1
+        #expect(
+            failure(
+                """
+                INSERT INTO fleet.decisions (kiosk_id, decision_uid, payload_version, session_id, deck_id, deck_version,
+                    card_id, action, wall_time, wall_ms, monotonic_ns, dwell_ms)
+                SELECT fleet.current_kiosk(), 'u' || n, 2, 's', 'd', 1, 'c', 'swipedLeft', now(), 0, 0, 0
+                FROM generate_series(1, \(over)) n
+                """, on: db) == FleetError.batchTooLarge)
+        #expect(
+            failure(
+                """
+                INSERT INTO fleet.maintenance (kiosk_id, wall_ms, state, note, payload_version)
+                VALUES (fleet.current_kiosk(), 0, 'note', repeat(md5(random()::text), 150000), 3)
+                """, on: db) == FleetError.batchTooLarge)
+        #expect(try pg.admin(name).execute("SELECT count(*) FROM fleet.decisions").scalar == "0")
+
+        // The operator lowers the bound below what the kiosk sends (500): its sync is refused,
+        // says so, sends smaller rounds and loses nothing.
+        try pg.admin(name).execute("UPDATE fleet.kiosk_limits SET max_rows = 120")
+        let data = scratch + "/batch"
+        try produce(1000, into: data, kiosk: kiosk)
+        let result = try syncOnce(writeConfig(settings, data: data))
+        #expect(result.status == 0, "\(result.log)")
+        #expect(result.log.contains("refused a batch as too large"), "\(result.log)")
+        #expect(result.log.contains("at most 120 rows"), "\(result.log)")
+        #expect(result.log.contains("sending at most 62 rows"), "\(result.log)")
+        try expectExactlyOnce(name, kiosk: kiosk, local: try localUIDs(data))
+        try expectReportRowsOnce(name, kiosk: kiosk, data: data)
+    }
+}
