@@ -101,7 +101,8 @@ package struct ManagedDecks: Sendable {
 
     /// The deck to boot from: the current version when it loads, else nil (the configured deck).
     package func bootDeck() -> DeckFile? {
-        guard current() != nil, case .success(let deck) = DeckLoader.load(path: deckPath) else { return nil }
+        guard current() != nil, case .success(let deck) = DeckLoader.load(path: deckPath, confinedTo: currentLink)
+        else { return nil }
         return deck
     }
 
@@ -176,7 +177,7 @@ package struct ManagedDecks: Sendable {
             throw InstallError(
                 kind: .io, message: "deck \(what): cannot write \(staging): \(error) — check the data disk")
         }
-        switch DeckLoader.load(path: staging + "/deck.json") {
+        switch DeckLoader.load(path: staging + "/deck.json", confinedTo: staging) {
         case .success: break
         case .failure(let problems):
             Self.removeTree(staging)

@@ -150,3 +150,80 @@ extension FleetTests {
         try expectReportRowsOnce(name, kiosk: kiosk, data: data)
     }
 }
+
+extension FleetTests {
+    /// A fresh fleet and kiosk whose `fleet sync --once` has applied a small valid deck:
+    /// (database, kiosk id, data directory, kiosk.conf, the deck file).
+    func kioskShowingAGoodDeck(_ label: String, imageSide: Int = 0) throws -> (
+        name: String, kiosk: String, data: String, config: String, good: String
+    ) {
+        let name = try freshFleet()
+        let kiosk = "\(label)-\(getpid())"
+        let settings = try addKiosk(kiosk, database: name)
+        let data = scratch + "/" + label
+        let config = deckConfig(settings, data: data, deck: DeckFixtures.good("minimal-stack.json"))
+        let good = try writeDeck("fine", version: 1, title: "Gut", imageSide: imageSide)
+        try publish([good, "--kiosk", kiosk], database: name)
+        let first = try syncOnce(config)
+        #expect(first.status == 0, "\(first.log)")
+        return (name, kiosk, data, config, good)
+    }
+
+    /// Stores `body` as a deck straight into the tables (past `fleet publish`, with a correct
+    /// hash) and assigns it to `kiosk`, as a hostile or broken server could.
+    func smuggle(
+        _ body: [UInt8], id: String, version: Int, kiosk: String, database: String,
+        images: [(path: String, blob: String)] = []
+    ) throws {
+        let admin = try pg.admin(database)
+        let sha = try #require(
+            try admin.execute(
+                """
+                INSERT INTO fleet.decks (deck_sha256, deck_id, version, body)
+                SELECT encode(sha256(b), 'hex'), $2, $3::integer, b FROM (SELECT $1::bytea AS b) x RETURNING deck_sha256
+                """, [FleetDecks.byteaText(body), id, String(version)]
+            ).scalar)
+        for image in images {
+            try admin.execute(
+                "INSERT INTO fleet.deck_images (deck_sha256, path, blob_sha256) VALUES ($1, $2, $3)",
+                [sha, image.path, image.blob])
+        }
+        try admin.execute("UPDATE fleet.deck_assignments SET deck_sha256 = $1 WHERE kiosk_id = $2", [sha, kiosk])
+    }
+
+    @Test func aFleetDeckNamingFilesOutsideItsFolderIsRefusedWithoutQuotingThem() throws {
+        try #require(StoreTestSupport.executableExists)
+        let (name, kiosk, data, config, good) = try kioskShowingAGoodDeck("paths")
+        let decks = ManagedDecks(dataDirectory: data)
+
+        // A local file that is not a deck, and a valid deck, both outside any fleet version.
+        let secret = scratch + "/secret.txt"
+        DeckFixtures.write("SECRET local contents\n", to: secret)
+        let outside = try writeDeck("local", version: 1, title: "Local")
+        let up = String(repeating: "../", count: 12)
+        let card = ##"{"id": "a", "title": "A", "color": "#336699""##
+        let head = ##"{"id": "hostile", "version": 2, "title": "H", "layout": "stack", "cards": "##
+        func scheduled(_ deck: String) -> String {
+            head + "[\(card)}], " + ##""schedule": {"open": [{"from": "00:00", "to": "12:00"}, "##
+                + ##"{"from": "12:00", "to": "24:00", "deck": "\##(deck)"}]}}"##
+        }
+        let hostile: [String] = [
+            scheduled(secret), scheduled(outside), scheduled(up + outside.dropFirst()),
+            scheduled(up + secret.dropFirst()),
+            head + "[\(card), " + ##""image": "\##(up)etc/hostname"}]}"##,
+        ]
+        for (n, body) in hostile.enumerated() {
+            try smuggle(Array(body.utf8), id: "hostile", version: 2 + n, kiosk: kiosk, database: name)
+            let refused = try syncOnce(config)
+            #expect(refused.status == 1, "\(n): \(refused.log)")
+            #expect(refused.log.contains("outside"), "\(n): \(refused.log)")
+            #expect(try self.sha(decks.deckPath) == self.sha(good), "\(n): current stays the good deck")
+            let error = try #require(try lastHeartbeat(name, kiosk: kiosk)[2], "\(n): deck_error in the heartbeat")
+            #expect(error.contains("outside"), "\(n): \(error)")
+            // Nothing of the local file's contents, not even its first character.
+            for text in [error, refused.log] {
+                #expect(!text.contains("SECRET") && !text.contains("'S'"), "\(n): \(text)")
+            }
+        }
+    }
+}
