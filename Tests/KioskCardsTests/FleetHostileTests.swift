@@ -227,3 +227,92 @@ extension FleetTests {
         }
     }
 }
+
+extension FleetTests {
+    /// Runs the executable under GNU time to completion and returns its exit status, what it
+    /// logged and its peak resident set in kB. Not `wait4` here: posix_spawn's vfork makes the
+    /// child's `ru_maxrss` include this (large) test process; time(1) forks from a small one.
+    func runMeasured(_ arguments: [String]) throws -> (status: Int32, log: String, peakKB: Int) {
+        Self.counter += 1
+        let err = scratch + "/measured-\(Self.counter).err"
+        let peak = scratch + "/measured-\(Self.counter).rss"
+        let argv = ["/usr/bin/time", "-f", "%M", "-o", peak, StoreTestSupport.executable] + arguments
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let cargv = argv.map { strdup($0) } + [nil]
+        defer { for p in cargv { free(p) } }
+        var pid = pid_t()
+        try #require(posix_spawn(&pid, argv[0], &actions, nil, cargv, environ) == 0)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let log = (try? FileIO.readAll(err, limit: 1 << 20)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let figure = String(decoding: try FileIO.readAll(peak, limit: 4096), as: UTF8.self)
+        // time(1) writes "Command exited with non-zero status N" before the figure then.
+        let kB = try #require(figure.split(whereSeparator: { $0 == "\n" }).last.flatMap { Int($0) }, "\(figure)")
+        return ((status >> 8) & 0xFF, log, kB)
+    }
+
+    @Test func aDeckWithA200MBImageIsRefusedInBoundedMemory() throws {
+        try #require(StoreTestSupport.executableExists)
+        try #require(access("/usr/bin/time", X_OK) == 0, "GNU time measures the peak RSS: apt-get install time")
+        // The baseline: the same command downloading a small deck with a 64 × 64 image.
+        let (name, kiosk, data, config, _) = try kioskShowingAGoodDeck("big")
+        let decks = ManagedDecks(dataDirectory: data)
+        let small = try writeDeck("small", version: 1, title: "Klein", imageSide: 64)
+        try publish([small, "--kiosk", kiosk], database: name)
+        let baseline = try runMeasured(["fleet", "sync", "--config", config, "--once"])
+        #expect(baseline.status == 0, "\(baseline.log)")
+
+        // 200 MB (and 60 MB) made on the server, past `fleet publish`, which refuses both.
+        let admin = try pg.admin(name)
+        func blob(megabytes: Int) throws -> String {
+            try #require(
+                try admin.execute(
+                    """
+                    INSERT INTO fleet.blobs (sha256, body)
+                    SELECT encode(sha256(b), 'hex'), b FROM (SELECT convert_to(repeat('x', $1::integer), 'UTF8') AS b) x
+                    RETURNING sha256
+                    """, [String(megabytes << 20)]
+                ).scalar)
+        }
+        let card = ##"{"id": "a", "title": "A", "color": "#336699", "image": "img/big.png"}"##
+        func deck(_ version: Int) -> String {
+            ##"{"id": "big", "version": \##(version), "title": "B", "layout": "stack", "cards": [\##(card)]}"##
+        }
+        try smuggle(
+            Array(deck(2).utf8), id: "big", version: 2, kiosk: kiosk, database: name,
+            images: [("img/big.png", try blob(megabytes: 200))])
+        let big = try runMeasured(["fleet", "sync", "--config", config, "--once"])
+        #expect(big.status == 1, "\(big.log)")
+        #expect(big.log.contains("is 200 MB; an image may be at most 64 MB"), "\(big.log)")
+
+        // Under the limit but damaged (the server's hash CHECK dropped, the name kept): all
+        // 60 MB stream through the kiosk, piece by piece, before the hash refuses them.
+        let sixty = try blob(megabytes: 60)
+        let check = try admin.execute(
+            "SELECT conname FROM pg_constraint WHERE conrelid = 'fleet.blobs'::regclass AND contype = 'c' "
+                + "AND pg_get_constraintdef(oid) LIKE '%sha256(body)%'")
+        for row in check.values {
+            try admin.execute("ALTER TABLE fleet.blobs DROP CONSTRAINT " + (try admin.quoteIdentifier(row[0] ?? "")))
+        }
+        try admin.execute(
+            "UPDATE fleet.blobs SET body = overlay(body PLACING '\\x00'::bytea FROM 1) WHERE sha256 = $1", [sixty])
+        try smuggle(
+            Array(deck(3).utf8), id: "big", version: 3, kiosk: kiosk, database: name, images: [("img/big.png", sixty)])
+        let streamed = try runMeasured(["fleet", "sync", "--config", config, "--once"])
+        #expect(streamed.status == 1, "\(streamed.log)")
+        #expect(streamed.log.contains("(\(60 << 20) bytes)"), "\(streamed.log)")
+
+        print(
+            "peak RSS of fleet sync --once: small deck \(baseline.peakKB) kB; 200 MB image \(big.peakKB) kB "
+                + "(growth \(big.peakKB - baseline.peakKB) kB); 60 MB image streamed \(streamed.peakKB) kB "
+                + "(growth \(streamed.peakKB - baseline.peakKB) kB)")
+        #expect(big.peakKB - baseline.peakKB <= 16 << 10)
+        #expect(streamed.peakKB - baseline.peakKB <= 16 << 10)
+        #expect(try self.sha(decks.deckPath) == self.sha(small), "current stays the small deck")
+        #expect(stagingLeft(data).isEmpty)
+    }
+}

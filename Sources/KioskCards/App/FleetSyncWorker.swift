@@ -380,23 +380,36 @@ final class FleetSyncWorker: @unchecked Sendable {
             return
         }
         let started = MonotonicClock.now()
-        let onDisk = decks.has(assignment.sha256)
-        let download = onDisk ? nil : try FleetDeckDownload.download(assignment, on: db)
-        do throws(ManagedDecks.InstallError) {
-            if let download {
-                try decks.install(
-                    ManagedDecks.Incoming(
-                        sha256: assignment.sha256, deckID: assignment.deckID, version: assignment.version,
-                        deck: download.deck, images: download.images.map { ($0.path, $0.sha256, $0.bytes) }))
-            } else {
+        var bytes: Int?
+        do {
+            if decks.has(assignment.sha256) {
                 try decks.activate(assignment.sha256)
+            } else {
+                // Streamed: each image goes from the server to its staging file in pieces
+                // (FleetDeckDownload.chunkBytes), never whole in memory.
+                bytes = try FleetDeckDownload.download(
+                    assignment, maxDeckBytes: DeckLoader.maxDeckBytes, on: db
+                ) { listing in
+                    try decks.install(
+                        sha256: assignment.sha256, deckID: assignment.deckID, version: assignment.version,
+                        deck: listing.deck,
+                        images: listing.images.map {
+                            ManagedDecks.IncomingImage(path: $0.path, sha256: $0.sha256, byteCount: $0.byteCount)
+                        },
+                        fetch: { i, write in try FleetDeckDownload.stream(listing.images[i], on: db, chunk: write) })
+                    return listing.deck.count + listing.images.reduce(0) { $0 + $1.byteCount }
+                }
             }
-        } catch {
+        } catch let error as ManagedDecks.InstallError {
             if error.kind != .busy { deckProblem(error.message) }
+            return
+        } catch let error as FleetError {
+            throw error
+        } catch {
+            deckProblem("deck \(assignment): \(error)")
             return
         }
         let ms = MonotonicClock.now().seconds(since: started) * 1000
-        let bytes = download.map { $0.deck.count + $0.images.reduce(0) { $0 + $1.bytes.count } }
         Log.info(
             "fleet: deck \(assignment) is now current in \(decks.root)"
                 + (bytes.map { " (\($0) bytes downloaded and verified" } ?? " (kept on this kiosk, no download")

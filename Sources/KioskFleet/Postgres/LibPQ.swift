@@ -41,6 +41,7 @@ struct LibPQ: Sendable {
     let fname: @convention(c) (PGresult?, Int32) -> UnsafeMutablePointer<CChar>?
     let getisnull: @convention(c) (PGresult?, Int32, Int32) -> Int32
     let getvalue: @convention(c) (PGresult?, Int32, Int32) -> UnsafeMutablePointer<CChar>?
+    let getlength: @convention(c) (PGresult?, Int32, Int32) -> Int32
     let cmdTuples: @convention(c) (PGresult?) -> UnsafeMutablePointer<CChar>?
     let encryptPasswordConn: @convention(c) (Conn?, CString?, CString?, CString?) -> UnsafeMutablePointer<CChar>?
     let resultErrorMessage: @convention(c) (PGresult?) -> UnsafeMutablePointer<CChar>?
@@ -74,6 +75,7 @@ struct LibPQ: Sendable {
         fname = try lib.function("PQfname")
         getisnull = try lib.function("PQgetisnull")
         getvalue = try lib.function("PQgetvalue")
+        getlength = try lib.function("PQgetlength")
         cmdTuples = try lib.function("PQcmdTuples")
         encryptPasswordConn = try lib.function("PQencryptPasswordConn")
         resultErrorMessage = try lib.function("PQresultErrorMessage")
