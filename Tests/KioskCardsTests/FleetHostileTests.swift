@@ -315,4 +315,89 @@ extension FleetTests {
         #expect(try self.sha(decks.deckPath) == self.sha(small), "current stays the small deck")
         #expect(stagingLeft(data).isEmpty)
     }
+
+    @Test func aKioskTalksOnlyToAVerifiedServerUnlessItsConfigSaysOtherwise() throws {
+        try #require(StoreTestSupport.executableExists)
+        try #require(pg.tls, "openssl is needed to make the certificates (deploy/fleet-certs.sh)")
+        let name = try freshFleet()
+        let kiosk = "tls-sync-\(getpid())"
+        let credentials = scratch + "/\(kiosk).password"
+        // add-kiosk by the name in the server's certificate: a verifying URL, and the CA's way there.
+        let err = scratch + "/add-kiosk-tls.err"
+        let added = try #require(
+            StoreTestSupport.run(
+                [
+                    "fleet", "add-kiosk", kiosk, "--postgres", pg.adminURL(database: name), "--credentials",
+                    credentials, "--kiosk-host", "localhost", "--kiosk-ca", pg.caCertificate,
+                ], stderrPath: err))
+        #expect(added.status == 0)
+        let url = try #require(
+            String(decoding: added.stdout, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("fleet-url = ") }
+                .map { String($0.dropFirst(12)) })
+        #expect(url.contains("sslmode=verify-full&sslrootcert="), "\(url)")
+        let addLog = String(decoding: try FileIO.readAll(err, limit: 1 << 16), as: UTF8.self)
+        #expect(addLog.contains("copy the CA certificate"), "\(addLog)")
+
+        let data = scratch + "/tls-sync"
+        try produce(40, into: data, kiosk: kiosk)
+        func sync(_ url: String, extra: String = "") throws -> (status: Int32, log: String) {
+            let path = scratch + "/tls-\(Self.counter).conf"
+            DeckFixtures.write(
+                "data = \(data)\nfleet-url = \(url)\nfleet-credentials = \(credentials)\n\(extra)", to: path)
+            return try syncOnce(path)
+        }
+        // Verified: it syncs, over TLS.
+        let verified = try sync(url)
+        #expect(verified.status == 0, "\(verified.log)")
+        try expectExactlyOnce(name, kiosk: kiosk, local: try localUIDs(data))
+        // The same server by a name its certificate does not carry: refused by libpq.
+        let parts = url.split(separator: "@", maxSplits: 1)
+        #expect(parts.count == 2 && parts[1].hasPrefix("localhost"))
+        let wrongName = try sync(parts[0] + "@127.0.0.1" + parts[1].dropFirst("localhost".count))
+        #expect(wrongName.status == 1)
+        #expect(wrongName.log.contains("TLS verification failed"), "\(wrongName.log)")
+        // Not verifying (no sslmode, require, verify-ca): refused by the kiosk before connecting.
+        let role = FleetAdmin.roleName(kioskID: kiosk)
+        let plain = "postgresql://\(role)@localhost:\(pg.port)/\(name)"
+        for weak in [plain, plain + "?sslmode=require", plain + "?sslmode=verify-ca&sslrootcert=\(pg.caCertificate)"] {
+            let refused = try sync(weak)
+            #expect(refused.status == 1, "\(weak): \(refused.log)")
+            #expect(refused.log.contains("does not verify the fleet server"), "\(weak): \(refused.log)")
+            #expect(refused.log.contains("fleet-tls = insecure"), "\(weak): \(refused.log)")
+        }
+        // Unless kiosk.conf accepts it: then it syncs and warns, in the log and the heartbeat.
+        let insecure = try sync(plain + "?sslmode=require", extra: "fleet-tls = insecure\n")
+        #expect(insecure.status == 0, "\(insecure.log)")
+        #expect(insecure.log.contains("fleet-tls = insecure: this kiosk does not verify"), "\(insecure.log)")
+        let warning = try pg.admin(name).execute(
+            "SELECT warning FROM fleet.heartbeats WHERE kiosk_id = $1 ORDER BY received_at DESC LIMIT 1", [kiosk]
+        ).scalar
+        #expect(warning?.contains("sslmode=require") == true, "\(warning ?? "no warning")")
+    }
+}
+
+/// Which fleet-urls verify the server (FleetTLS), without a server.
+@Suite struct FleetTLSPolicyTests {
+    func verdict(_ url: String, environment: [String: String] = [:]) throws -> FleetTLS.Verdict {
+        FleetTLS.verdict(try PostgresConnection.parse(conninfo: url), environment: environment)
+    }
+
+    @Test func onlyVerifyFullOrALocalServerPasses() throws {
+        try #require((try? LibPQ.loaded()) != nil, "libpq5 is not installed")
+        #expect(try verdict("postgresql://k@fleet.lan/f?sslmode=verify-full&sslrootcert=/ca.crt") == .verified)
+        for mode in ["disable", "allow", "prefer", "require", "verify-ca"] {
+            #expect(try verdict("postgresql://k@fleet.lan/f?sslmode=\(mode)") == .unverified("sslmode=\(mode)"))
+        }
+        #expect(try verdict("postgresql://k@fleet.lan/f") == .unverified("sslmode=prefer"))
+        #expect(try verdict("host=fleet.lan dbname=f") == .unverified("sslmode=prefer"))
+        #expect(try verdict("postgresql://k@fleet.lan/f", environment: ["PGSSLMODE": "verify-full"]) == .verified)
+        // A name is whatever the resolver says; only loopback addresses and sockets are local.
+        #expect(try verdict("postgresql://k@localhost/f") == .unverified("sslmode=prefer"))
+        #expect(try verdict("postgresql://k@127.0.0.1:5432/f") == .local)
+        #expect(try verdict("postgresql://k@[::1]/f") == .local)
+        #expect(try verdict("postgresql://k@/f?host=/run/postgresql") == .local)
+        #expect(try verdict("postgresql://k@127.0.0.1,fleet.lan/f") == .unverified("sslmode=prefer"))
+        #expect(try verdict("postgresql://k@fleet.lan/f?hostaddr=127.0.0.1") == .local)
+        #expect(throws: FleetError.self) { try verdict("postgresql://k@x/f?nonsense=1") }
+    }
 }

@@ -16,6 +16,8 @@ struct FleetSettings: Hashable, Sendable {
     var batchLimit = FleetUpload.maxBatch
     /// The newest payload version to send (tests set 2 to be a kiosk from before payload 3).
     var maxPayloadVersion = FleetSchema.payloadVersion
+    /// `fleet-tls = insecure`: connect even when fleet-url does not verify the server (warned).
+    var allowInsecureTLS = false
 
     init?(config: KioskConfig) {
         guard let url = config.fleetURL else { return nil }
@@ -23,6 +25,7 @@ struct FleetSettings: Hashable, Sendable {
         credentialsPath = config.fleetCredentials
         heartbeatInterval = config.fleetHeartbeat
         deckPollInterval = config.fleetDeckPoll
+        allowInsecureTLS = config.fleetTLSInsecure
     }
 
     init(url: String, credentialsPath: String? = nil, heartbeatInterval: Double = 60) {
@@ -105,7 +108,11 @@ final class FleetSyncWorker: @unchecked Sendable {
     private var listening = false
     private var deckDue = true
     private var nextDeckPoll = 0.0
-    private var deckErrorColumn = false
+    /// The server's heartbeat columns (older schemas lack the newer ones).
+    private var heartbeatColumns: Set<String> = []
+    /// Set while the kiosk runs with `fleet-tls = insecure` on a URL that does not verify the
+    /// server: logged once, sent in every heartbeat.
+    private var tlsWarning: String?
     private var deckErrorLogged: String?
     /// Rows per round: `settings.batchLimit`, halved while the server refuses a batch as too
     /// large (`fleet.kiosk_limits`, SQLSTATE 54000).
@@ -320,6 +327,7 @@ final class FleetSyncWorker: @unchecked Sendable {
     private func connected() throws(FleetError) -> (PostgresConnection, String) {
         if let connection, connection.isOK, let cursorTarget { return (connection, cursorTarget) }
         connection = nil
+        try checkTLS()
         let password = try Self.readCredentials(settings.credentialsPath)
         let db = try PostgresConnection(conninfo: settings.url, password: password)
         try FleetSchema.checkCompatible(db)
@@ -332,7 +340,7 @@ final class FleetSyncWorker: @unchecked Sendable {
         let target = "fleet:" + (try FleetSchema.instanceID(db))
         // Assignment changes while disconnected sent no notification this kiosk saw: look now.
         deckDue = true
-        deckErrorColumn = try FleetDeckDownload.heartbeatsHaveDeckError(on: db)
+        heartbeatColumns = try FleetDeckDownload.heartbeatColumns(on: db)
         do {
             try FleetDeckDownload.listen(on: db)
             listening = true
@@ -347,6 +355,27 @@ final class FleetSyncWorker: @unchecked Sendable {
         return (db, target)
     }
 
+    /// Refuses a fleet-url that does not verify the server (FleetTLS), before the password
+    /// goes anywhere, unless kiosk.conf says `fleet-tls = insecure`: then it warns, once in
+    /// the log and in every heartbeat.
+    private func checkTLS() throws(FleetError) {
+        var environment: [String: String] = [:]
+        for name in ["PGSSLMODE", "PGHOST", "PGHOSTADDR"] {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        let verdict = FleetTLS.verdict(try PostgresConnection.parse(conninfo: settings.url), environment: environment)
+        guard case .unverified(let reason) = verdict else {
+            tlsWarning = nil
+            return
+        }
+        guard settings.allowInsecureTLS else {
+            throw FleetError(kind: .badURL, message: FleetTLS.refusal(reason))
+        }
+        let warning = FleetTLS.insecureWarning(reason)
+        if tlsWarning != warning { Log.warning("fleet: \(warning)") }
+        tlsWarning = warning
+    }
+
     private func sendHeartbeat(on db: PostgresConnection, unsent: Int) throws(FleetError) {
         var h = health()
         h.unsent = unsent
@@ -354,7 +383,8 @@ final class FleetSyncWorker: @unchecked Sendable {
         if h.deckApplied == nil, let local = decks.current() { h.deckApplied = "\(local.deckID)@\(local.version)" }
         h.deckError = locked { deckError }
         h.sentAtMs = WallClock.nowMilliseconds()
-        try FleetUpload.send(h, on: db, deckErrorColumn: deckErrorColumn)
+        h.warning = tlsWarning
+        try FleetUpload.send(h, on: db, columns: heartbeatColumns)
     }
 
     /// Brings the local `current` deck to the server's assignment: nothing when it is there,

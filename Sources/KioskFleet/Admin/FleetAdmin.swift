@@ -80,12 +80,18 @@ package enum FleetAdmin {
         return out
     }
 
-    /// The URL a kiosk should use: the operator's connection (host, port, database, TLS
-    /// settings as libpq resolved them) with the kiosk's role as user and no password.
-    /// `hostOverride` replaces the host (the operator may reach the server by another name).
-    package static func kioskURL(for role: String, from parameters: [String: String], hostOverride: String?)
-        -> String
-    {
+    /// Where a kiosk keeps the CA certificate that signed the server's (`fleet add-kiosk --kiosk-ca`).
+    package static let defaultKioskCAFile = "/etc/kioskcards/fleet-ca.crt"
+
+    /// The URL a kiosk should use: the operator's connection (host, port, database as libpq
+    /// resolved them) with the kiosk's role as user and no password. `hostOverride` replaces
+    /// the host (the operator may reach the server by another name). Over a network it always
+    /// verifies the server: `sslmode=verify-full` with `sslrootcert=caFile`, the CA's path on
+    /// the kiosk; a Unix socket or loopback host (FleetTLS.isLocal) keeps the operator's settings.
+    package static func kioskURL(
+        for role: String, from parameters: [String: String], hostOverride: String?,
+        caFile: String = defaultKioskCAFile
+    ) -> String {
         let host = hostOverride ?? parameters["host"] ?? "localhost"
         let port = parameters["port"] ?? "5432"
         let database = parameters["dbname"] ?? "postgres"
@@ -97,8 +103,12 @@ package enum FleetAdmin {
             authority = host.contains(":") ? "[\(host)]" : host
         }
         query.append(("port", port))
-        for key in ["sslmode", "sslrootcert", "sslcert", "sslkey"] {
-            if let v = parameters[key], !(key == "sslmode" && v == "prefer") { query.append((key, v)) }
+        if FleetTLS.isLocal(host) {
+            for key in ["sslmode", "sslrootcert"] {
+                if let v = parameters[key], !(key == "sslmode" && v == "prefer") { query.append((key, v)) }
+            }
+        } else {
+            query += [("sslmode", "verify-full"), ("sslrootcert", caFile)]
         }
         let q = query.map { "\($0.0)=\(percentEncoded($0.1))" }.joined(separator: "&")
         return "postgresql://\(percentEncoded(role))@\(authority)/\(percentEncoded(database))?\(q)"

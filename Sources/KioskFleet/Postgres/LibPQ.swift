@@ -28,6 +28,10 @@ struct LibPQ: Sendable {
     let backendPID: @convention(c) (Conn?) -> Int32
     let conninfo: @convention(c) (Conn?) -> UnsafeMutablePointer<PQconninfoOption>?
     let conninfoFree: @convention(c) (UnsafeMutablePointer<PQconninfoOption>?) -> Void
+    let conninfoParse:
+        @convention(c) (CString?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutablePointer<
+            PQconninfoOption
+        >?
     let exec: @convention(c) (Conn?, CString?) -> PGresult?
     let execParams:
         @convention(c) (
@@ -66,6 +70,7 @@ struct LibPQ: Sendable {
         backendPID = try lib.function("PQbackendPID")
         conninfo = try lib.function("PQconninfo")
         conninfoFree = try lib.function("PQconninfoFree")
+        conninfoParse = try lib.function("PQconninfoParse")
         exec = try lib.function("PQexec")
         execParams = try lib.function("PQexecParams")
         clear = try lib.function("PQclear")

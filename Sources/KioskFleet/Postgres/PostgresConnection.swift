@@ -110,6 +110,24 @@ package final class PostgresConnection {
     package var resolvedParameters: [String: String] {
         guard let options = pq.conninfo(conn) else { return [:] }
         defer { pq.conninfoFree(options) }
+        return Self.parameters(options)
+    }
+
+    /// What `conninfo` (a URL or key=value pairs) sets, parsed by libpq (`PQconninfoParse`)
+    /// without connecting: no defaults, no environment.
+    package static func parse(conninfo: String) throws(FleetError) -> [String: String] {
+        let pq = try LibPQ.loaded()
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = pq.conninfoParse(conninfo, &error) else {
+            let message = error.map { String(cString: $0) } ?? "out of memory"
+            if let error { pq.freemem(error) }
+            throw FleetError(kind: .badURL, message: message)
+        }
+        defer { pq.conninfoFree(options) }
+        return parameters(options)
+    }
+
+    private static func parameters(_ options: UnsafeMutablePointer<PQconninfoOption>) -> [String: String] {
         var out: [String: String] = [:]
         var p = options
         while let keyword = p.pointee.keyword {

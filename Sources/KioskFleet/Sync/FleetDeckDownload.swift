@@ -124,13 +124,14 @@ package enum FleetDeckDownload {
         return channel
     }
 
-    /// Whether the server's heartbeats table has the `deck_error` column (a newer schema).
-    package static func heartbeatsHaveDeckError(on db: PostgresConnection) throws(FleetError) -> Bool {
+    /// The columns of the server's heartbeats table: newer schemas add `deck_error` (6) and
+    /// `warning` (8), which a kiosk leaves out on an older server.
+    package static func heartbeatColumns(on db: PostgresConnection) throws(FleetError) -> Set<String> {
         let rows = try db.execute(
             """
-            SELECT 1 FROM information_schema.columns
-            WHERE table_schema = 'fleet' AND table_name = 'heartbeats' AND column_name = 'deck_error'
+            SELECT column_name FROM information_schema.columns
+            WHERE table_schema = 'fleet' AND table_name = 'heartbeats'
             """)
-        return rows.count > 0
+        return Set(rows.values.compactMap { $0[0] })
     }
 }
