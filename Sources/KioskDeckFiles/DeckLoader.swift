@@ -9,11 +9,21 @@ import KioskSystem
 /// chunks and CRCs, JPEG markers, the pixel limit) but not decoded.
 package enum DeckLoader {
     /// Reads and checks the deck at `path`.
-    package static func load(path: String) -> Result<DeckFile, DeckProblems> { load(path: path, followDecks: true) }
+    package static func load(path: String) -> Result<DeckFile, DeckProblems> {
+        load(path: path, followDecks: true, confinedTo: nil)
+    }
+
+    /// Reads and checks a deck that came from elsewhere (a fleet server): every file it names
+    /// (images, schedule windows' decks) must lie inside `root`, its version folder, also after
+    /// symlinks; an absolute or escaping name is refused without being opened, and a refusal
+    /// never quotes the contents of a file the deck names.
+    package static func load(path: String, confinedTo root: String) -> Result<DeckFile, DeckProblems> {
+        load(path: path, followDecks: true, confinedTo: root)
+    }
 
     /// `followDecks`: also read the decks a schedule's windows name (one level: those may not
-    /// have schedules of their own).
-    static func load(path: String, followDecks: Bool) -> Result<DeckFile, DeckProblems> {
+    /// have schedules of their own). `confinedTo`: see `load(path:confinedTo:)`.
+    static func load(path: String, followDecks: Bool, confinedTo root: String?) -> Result<DeckFile, DeckProblems> {
         let bytes: [UInt8]
         do {
             bytes = try FileIO.readAll(path, limit: maxDeckBytes, what: PathName.baseName(of: path))
@@ -27,19 +37,49 @@ package enum DeckLoader {
         let directory = PathName.directory(of: path)
         return DeckParser.parse(
             bytes: bytes, path: path, checkImage: { checkImage($0, deckDirectory: directory) },
-            checkDeck: { checkDeck($0, deckDirectory: directory, follow: followDecks) })
+            checkDeck: { checkDeck($0, deckDirectory: directory, follow: followDecks, confinedTo: root) })
     }
 
     /// A schedule window's "deck" (relative to this deck's folder, or absolute): read and checked
     /// whole, so a missing or broken deck shows in `check-deck` with the window's line.
-    static func checkDeck(_ name: String, deckDirectory: String, follow: Bool) -> Result<String, DeckReferenceProblem> {
+    static func checkDeck(_ name: String, deckDirectory: String, follow: Bool, confinedTo root: String? = nil)
+        -> Result<String, DeckReferenceProblem>
+    {
         let path = PathName.normalize(name.hasPrefix("/") ? name : deckDirectory + "/" + name)
         guard follow else {
             return .failure(
                 DeckReferenceProblem(
                     "a deck named by a schedule window cannot name decks itself; remove its \"schedule\""))
         }
-        switch load(path: path, followDecks: false) {
+        if let root {
+            // Decided on the name and the real paths before anything is opened.
+            let base = PathName.normalize(root)
+            let inside =
+                !name.hasPrefix("/") && PathName.isInside(path, base)
+                && PathName.realPath(base).map { realBase in
+                    PathName.realPath(path).map { PathName.isInside($0, realBase) } ?? true
+                } ?? false
+            guard inside else {
+                return .failure(
+                    DeckReferenceProblem(
+                        "the deck \"\(Excerpt.of(name))\" is outside this deck's folder; a published deck may only name "
+                            + "decks beside it — fix the schedule window and publish it again"))
+            }
+            guard case .success(let file) = load(path: path, followDecks: false, confinedTo: base) else {
+                return .failure(
+                    DeckReferenceProblem(
+                        "the deck \"\(Excerpt.of(name))\" is missing or not a valid deck — check it with check-deck "
+                            + "and publish it again"))
+            }
+            guard file.schedule == nil else {
+                return .failure(
+                    DeckReferenceProblem(
+                        "the deck \"\(Excerpt.of(name))\" has a \"schedule\" of its own, which would be ignored; remove it there"
+                    ))
+            }
+            return .success(path)
+        }
+        switch load(path: path, followDecks: false, confinedTo: nil) {
         case .success(let file):
             if file.schedule != nil {
                 return .failure(

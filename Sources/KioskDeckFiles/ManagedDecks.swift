@@ -62,11 +62,27 @@ package struct ManagedDecks: Sendable {
         var name: String { "\(deckID)@\(version) (sha256 \(sha256.prefix(12)))" }
     }
 
+    /// An image to install by streaming: its path relative to the deck file, the sha256 it
+    /// must have and its size as the server states it (checked against the image limit
+    /// before a byte is read, and held to while reading).
+    package struct IncomingImage: Hashable, Sendable {
+        package var path: String
+        package var sha256: String
+        package var byteCount: Int
+
+        package init(path: String, sha256: String, byteCount: Int) {
+            self.path = path
+            self.sha256 = sha256
+            self.byteCount = byteCount
+        }
+    }
+
     /// Why a deck was not installed: the message names the deck, what is wrong and what to do.
     package struct InstallError: Error, Hashable, Sendable, CustomStringConvertible {
         package enum Kind: String, Hashable, Sendable {
             case hashMismatch
             case badPath
+            case tooLarge
             case invalidDeck
             case busy
             case io
@@ -101,7 +117,8 @@ package struct ManagedDecks: Sendable {
 
     /// The deck to boot from: the current version when it loads, else nil (the configured deck).
     package func bootDeck() -> DeckFile? {
-        guard current() != nil, case .success(let deck) = DeckLoader.load(path: deckPath) else { return nil }
+        guard current() != nil, case .success(let deck) = DeckLoader.load(path: deckPath, confinedTo: currentLink)
+        else { return nil }
         return deck
     }
 
@@ -112,14 +129,37 @@ package struct ManagedDecks: Sendable {
     /// Nothing that fails reaches `current`. Returns the version now current.
     @discardableResult
     package func install(_ incoming: Incoming) throws(InstallError) -> Version {
+        let images = incoming.images.map { IncomingImage(path: $0.path, sha256: $0.sha256, byteCount: $0.bytes.count) }
+        do {
+            return try install(
+                sha256: incoming.sha256, deckID: incoming.deckID, version: incoming.version, deck: incoming.deck,
+                images: images, fetch: { i, write in try write(incoming.images[i].bytes) })
+        } catch let error as InstallError {
+            throw error
+        } catch {
+            throw InstallError(kind: .io, message: "deck \(incoming.name): \(error)")
+        }
+    }
+
+    /// `install(_:)` with the images streamed: `fetch(i, write)` reads image `i` and hands its
+    /// bytes to `write` piece by piece, in order; each piece goes to its staging file and its
+    /// hash at once, so memory stays one piece whatever the image's size. An image stated
+    /// over the limit is refused before anything is read. Errors: `InstallError`, or what
+    /// `fetch` threw (a server failure), after the staging folder is removed.
+    @discardableResult
+    package func install(
+        sha256: String, deckID: String, version: Int, deck: [UInt8], images: [IncomingImage],
+        fetch: (Int, ([UInt8]) throws -> Void) throws -> Void
+    ) throws -> Version {
         try ensureDirectories()
         let lock = try takeLock()
         defer { close(lock) }
         removeStaging()
-        if !has(incoming.sha256) {
-            try stage(incoming)
+        if !has(sha256) {
+            let incoming = Incoming(sha256: sha256, deckID: deckID, version: version, deck: deck, images: [])
+            try stage(incoming, images: images, fetch: fetch)
         }
-        return try switchTo(incoming.sha256)
+        return try switchTo(sha256)
     }
 
     /// Switches `current` to a version already on disk (a rollback without a download).
@@ -132,7 +172,9 @@ package struct ManagedDecks: Sendable {
         return try switchTo(sha256)
     }
 
-    private func stage(_ incoming: Incoming) throws(InstallError) {
+    private func stage(
+        _ incoming: Incoming, images: [IncomingImage], fetch: (Int, ([UInt8]) throws -> Void) throws -> Void
+    ) throws {
         let what = incoming.name
         guard Self.isHash(incoming.sha256) else {
             throw InstallError(kind: .badPath, message: "deck \(what): '\(incoming.sha256)' is not a sha256")
@@ -146,37 +188,65 @@ package struct ManagedDecks: Sendable {
                     + "the server's copy is damaged; publish the deck again (fleet publish), the kiosk keeps its current deck"
             )
         }
-        for image in incoming.images {
+        let limit = DeckLoader.maxImageBytes
+        for image in images {
             guard Self.isSafeRelative(image.path) else {
                 throw InstallError(
                     kind: .badPath,
                     message:
-                        "deck \(what): image path '\(image.path)' leaves the deck's folder — publish the deck again with images beside it"
+                        "deck \(what): image path '\(Excerpt.of(image.path))' leaves the deck's folder — publish the deck again with images beside it"
                 )
             }
-            let sum = SHA256.hex(image.bytes)
-            guard sum == image.sha256 else {
+            guard image.byteCount <= limit else {
                 throw InstallError(
-                    kind: .hashMismatch,
+                    kind: .tooLarge,
                     message:
-                        "deck \(what): image \(image.path) from the server has sha256 \(sum.prefix(12)), not \(image.sha256.prefix(12)) "
-                        + "(\(image.bytes.count) bytes) — the server's blob is damaged; publish the deck again (fleet publish), "
-                        + "the kiosk keeps its current deck")
+                        "deck \(what): image \(image.path) on the server is \(image.byteCount >> 20) MB; an image may be at most "
+                        + "\(limit >> 20) MB — scale it down and publish the deck again; nothing was downloaded, the kiosk keeps its current deck"
+                )
             }
         }
         let staging = root + "/staging-\(getpid())"
-        do throws(SystemCallError) {
+        do {
             try Self.makeDirectory(staging)
-            for image in incoming.images {
-                try Self.writeFile(staging + "/" + image.path, image.bytes, makingParentsIn: staging)
+            for (i, image) in images.enumerated() {
+                var hash = SHA256()
+                var count = 0
+                try Self.writeFile(staging + "/" + image.path, makingParentsIn: staging) { fd in
+                    try fetch(i) { piece throws in
+                        count += piece.count
+                        guard count <= image.byteCount else {
+                            throw InstallError(
+                                kind: .hashMismatch,
+                                message:
+                                    "deck \(what): image \(image.path) from the server is longer than the \(image.byteCount) bytes it "
+                                    + "stated — the server's copy is damaged; publish the deck again, the kiosk keeps its current deck"
+                            )
+                        }
+                        hash.update(piece)
+                        try FileIO.writeAll(fd: fd, bytes: piece, detail: staging + "/" + image.path)
+                    }
+                }
+                let sum = hash.finalHex()
+                guard sum == image.sha256 else {
+                    throw InstallError(
+                        kind: .hashMismatch,
+                        message:
+                            "deck \(what): image \(image.path) from the server has sha256 \(sum.prefix(12)), not \(image.sha256.prefix(12)) "
+                            + "(\(count) bytes) — the server's blob is damaged; publish the deck again (fleet publish), "
+                            + "the kiosk keeps its current deck")
+                }
             }
             try Self.writeFile(staging + "/deck.json", incoming.deck, makingParentsIn: staging)
-        } catch {
+        } catch let error as SystemCallError {
             Self.removeTree(staging)
             throw InstallError(
                 kind: .io, message: "deck \(what): cannot write \(staging): \(error) — check the data disk")
+        } catch {
+            Self.removeTree(staging)
+            throw error
         }
-        switch DeckLoader.load(path: staging + "/deck.json") {
+        switch DeckLoader.load(path: staging + "/deck.json", confinedTo: staging) {
         case .success: break
         case .failure(let problems):
             Self.removeTree(staging)
@@ -319,6 +389,18 @@ package struct ManagedDecks: Sendable {
 
     /// Writes a new file and fsyncs it; missing folders between `base` and it are made.
     static func writeFile(_ path: String, _ bytes: [UInt8], makingParentsIn base: String) throws(SystemCallError) {
+        do {
+            try writeFile(path, makingParentsIn: base) { fd in try FileIO.writeAll(fd: fd, bytes: bytes, detail: path) }
+        } catch let error as SystemCallError {
+            throw error
+        } catch {
+            throw SystemCallError(call: "write", errno: Errno(EIO), detail: "\(path): \(error)")
+        }
+    }
+
+    /// Creates a new file, lets `fill` write it through its descriptor, then fsyncs it (and its
+    /// folder); missing folders between `base` and it are made. Throws what `fill` threw.
+    static func writeFile(_ path: String, makingParentsIn base: String, fill: (Int32) throws -> Void) throws {
         var dir = PathName.directory(of: path)
         var missing: [String] = []
         while dir.count > base.count && !FileIO.exists(dir) {
@@ -331,7 +413,7 @@ package struct ManagedDecks: Sendable {
                 Int(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644))
             })
         defer { close(fd) }
-        try FileIO.writeAll(fd: fd, bytes: bytes, detail: path)
+        try fill(fd)
         try retryingOnInterrupt("fsync", detail: path) { Int(fsync(fd)) }
         syncDirectory(PathName.directory(of: path))
     }

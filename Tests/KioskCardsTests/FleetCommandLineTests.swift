@@ -53,11 +53,17 @@ import Testing
                 "host": "db.example.org", "port": "5433", "dbname": "kioskfleet", "sslmode": "verify-full",
                 "sslrootcert": "/etc/kioskcards/ca.crt",
             ],
-            hostOverride: nil)
+            hostOverride: nil, caFile: "/etc/kioskcards/ca.crt")
         #expect(
             tcp
                 == "postgresql://kiosk_lobby-1@db.example.org/kioskfleet?port=5433&sslmode=verify-full"
                 + "&sslrootcert=%2Fetc%2Fkioskcards%2Fca.crt")
+        // Over a network the kiosk verifies the server even when the operator's URL did not.
+        let plain = FleetAdmin.kioskURL(
+            for: "kiosk_b", from: ["host": "10.0.0.5", "dbname": "f", "sslmode": "prefer"], hostOverride: "fleet.lan")
+        #expect(
+            plain == "postgresql://kiosk_b@fleet.lan/f?port=5432&sslmode=verify-full"
+                + "&sslrootcert=%2Fetc%2Fkioskcards%2Ffleet-ca.crt")
         let socket = FleetAdmin.kioskURL(
             for: "kiosk_a", from: ["host": "/run/postgresql", "dbname": "f", "sslmode": "prefer"], hostOverride: nil)
         #expect(socket == "postgresql://kiosk_a@/f?host=%2Frun%2Fpostgresql&port=5432")

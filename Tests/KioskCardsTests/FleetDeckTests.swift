@@ -232,28 +232,13 @@ extension FleetTests {
 
     @Test func invalidDeckSmuggledIntoTheDatabaseIsRefused() throws {
         try #require(StoreTestSupport.executableExists)
-        let name = try freshFleet()
-        let kiosk = "smuggle-\(getpid())"
-        let settings = try addKiosk(kiosk, database: name)
-        let data = scratch + "/smuggle"
-        let config = deckConfig(settings, data: data, deck: DeckFixtures.good("minimal-stack.json"))
+        let (name, kiosk, data, config, good) = try kioskShowingAGoodDeck("smuggle")
         let decks = ManagedDecks(dataDirectory: data)
-        let good = try writeDeck("fine", version: 1, title: "Gut")
-        try publish([good, "--kiosk", kiosk], database: name)
-        #expect(try syncOnce(config).status == 0)
 
         // Past `fleet publish` (which would refuse it): an invalid deck straight into the
         // tables, hash correct, so only the kiosk's own deck checks can catch it.
         let bad = try FileIO.readAll(DeckFixtures.bad("duplicate-card-id.json"), limit: 1 << 20)
-        let admin = try pg.admin(name)
-        let sha = try #require(
-            try admin.execute(
-                """
-                INSERT INTO fleet.decks (deck_sha256, deck_id, version, body)
-                SELECT encode(sha256(b), 'hex'), 'smuggled', 9, b FROM (SELECT $1::bytea AS b) x RETURNING deck_sha256
-                """, [FleetDecks.byteaText(bad)]
-            ).scalar)
-        try admin.execute("UPDATE fleet.deck_assignments SET deck_sha256 = $1 WHERE kiosk_id = $2", [sha, kiosk])
+        try smuggle(bad, id: "smuggled", version: 9, kiosk: kiosk, database: name)
         let refused = try syncOnce(config)
         #expect(refused.status == 1)
         #expect(

@@ -33,7 +33,7 @@ final class PostgresTestServer: @unchecked Sendable {
     /// nothing the server has (for a chain that must not verify).
     private(set) var tls = false
     var caCertificate: String { root + "/ca.crt" }
-    var otherCA: String { root + "/other-ca.crt" }
+    var otherCA: String { root + "/other/ca.crt" }
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -152,31 +152,22 @@ final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// A CA, a server certificate for DNS:localhost signed by it, and an unrelated second CA,
-    /// made by the openssl command as the server's user (the key must be its own, mode 0600).
+    /// made by deploy/fleet-certs.sh (the recipe docs/FLEET.md gives operators) as the
+    /// server's user (the key must be its own, mode 0600).
     private func makeCertificates() -> Bool {
-        guard access("/usr/bin/openssl", X_OK) == 0 else { return false }
+        guard access("/usr/bin/openssl", X_OK) == 0,
+            let script = try? FileIO.readAll(DeckFixtures.packageRoot + "/deploy/fleet-certs.sh", limit: 1 << 16)
+        else { return false }
         let log = root + "/openssl.log"
-        DeckFixtures.write("subjectAltName=DNS:localhost\n", to: root + "/san.ext")
-        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        let steps: [[String]] = [
-            ["req", "-x509"] + ec + [
-                "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=Kiosk test CA",
-            ],
-            ["req", "-x509"] + ec + [
-                "-keyout", "o.key", "-out", "other-ca.crt", "-days", "2", "-subj", "/CN=Other CA",
-            ],
-            ["req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"],
-            [
-                "x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out",
-                "server.crt", "-days", "2", "-extfile", "san.ext",
-            ],
-        ]
-        for step in steps {
-            guard Self.runAsServerUser(["/usr/bin/openssl"] + step, log: log, directory: root) == 0 else {
-                return false
-            }
+        DeckFixtures.write(String(decoding: script, as: UTF8.self), to: root + "/fleet-certs.sh")
+        let other = root + "/other"
+        mkdir(other, 0o755)
+        if geteuid() == 0, let nobody = getpwnam("nobody") {
+            chown(other, nobody.pointee.pw_uid, nobody.pointee.pw_gid)
         }
-        return chmod(root + "/server.key", 0o600) == 0
+        return Self.runAsServerUser(["/bin/sh", "fleet-certs.sh", root, "localhost"], log: log, directory: root) == 0
+            && Self.runAsServerUser(["/bin/sh", "fleet-certs.sh", other, "other.invalid"], log: log, directory: root)
+                == 0
     }
 
     /// Runs `argv` to completion (as `nobody` when we are root), output appended to `log`.

@@ -300,6 +300,16 @@ extension KioskConfig {
         ) {
             $0.fleetDeckPoll = $1
         },
+        Option(
+            name: "fleet-tls", value: "verify|insecure",
+            help: "insecure: talk to a fleet server fleet-url does not verify (warned in the log and heartbeat)"
+        ) { c, v in
+            guard v == "verify" || v == "insecure" else {
+                return "verify (the default: fleet-url must say sslmode=verify-full) or insecure"
+            }
+            c.fleetTLSInsecure = v == "insecure"
+            return nil
+        },
     ]
 
     static var optionNames: [String] { options.map(\.name) }

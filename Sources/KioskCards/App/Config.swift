@@ -69,6 +69,8 @@ struct KioskConfig: Hashable, Sendable {
     var fleetHeartbeat = 60.0
     /// Seconds between looks at the fleet's deck assignment (jittered; LISTEN/NOTIFY is sooner).
     var fleetDeckPoll = 60.0
+    /// `fleet-tls = insecure`: the kiosk may talk to a fleet server it does not verify.
+    var fleetTLSInsecure = false
     /// Seconds of countdown before the idle reset; nil: the deck's `warning`, else 10 s.
     var warningSeconds: Double?
     /// The staff menu's PIN, hashed (`KioskCards set-pin`); nil: the staff menu is off.

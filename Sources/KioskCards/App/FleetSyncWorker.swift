@@ -16,6 +16,8 @@ struct FleetSettings: Hashable, Sendable {
     var batchLimit = FleetUpload.maxBatch
     /// The newest payload version to send (tests set 2 to be a kiosk from before payload 3).
     var maxPayloadVersion = FleetSchema.payloadVersion
+    /// `fleet-tls = insecure`: connect even when fleet-url does not verify the server (warned).
+    var allowInsecureTLS = false
 
     init?(config: KioskConfig) {
         guard let url = config.fleetURL else { return nil }
@@ -23,6 +25,7 @@ struct FleetSettings: Hashable, Sendable {
         credentialsPath = config.fleetCredentials
         heartbeatInterval = config.fleetHeartbeat
         deckPollInterval = config.fleetDeckPoll
+        allowInsecureTLS = config.fleetTLSInsecure
     }
 
     init(url: String, credentialsPath: String? = nil, heartbeatInterval: Double = 60) {
@@ -105,13 +108,21 @@ final class FleetSyncWorker: @unchecked Sendable {
     private var listening = false
     private var deckDue = true
     private var nextDeckPoll = 0.0
-    private var deckErrorColumn = false
+    /// The server's heartbeat columns (older schemas lack the newer ones).
+    private var heartbeatColumns: Set<String> = []
+    /// Set while the kiosk runs with `fleet-tls = insecure` on a URL that does not verify the
+    /// server: logged once, sent in every heartbeat.
+    private var tlsWarning: String?
     private var deckErrorLogged: String?
+    /// Rows per round: `settings.batchLimit`, halved while the server refuses a batch as too
+    /// large (`fleet.kiosk_limits`, SQLSTATE 54000).
+    private var batchLimit: Int
 
     init(settings: FleetSettings, dataDirectory: String, health: @escaping @Sendable () -> Heartbeat) {
         self.settings = settings
         self.dataDirectory = dataDirectory
         self.health = health
+        batchLimit = max(1, settings.batchLimit)
         decks = ManagedDecks(dataDirectory: dataDirectory)
     }
 
@@ -205,7 +216,7 @@ final class FleetSyncWorker: @unchecked Sendable {
             // A fresh kiosk has no database before its first decision: nothing to send yet.
             let (rows, unsent) =
                 DecisionSync.databaseExists(dataDirectory: dataDirectory)
-                ? try DecisionSync.pending(dataDirectory: dataDirectory, target: target, limit: settings.batchLimit)
+                ? try DecisionSync.pending(dataDirectory: dataDirectory, target: target, limit: batchLimit)
                 : ([], 0)
             if now >= nextHeartbeat {
                 try sendHeartbeat(on: db, unsent: unsent)
@@ -240,7 +251,7 @@ final class FleetSyncWorker: @unchecked Sendable {
             try sendHeartbeat(on: db, unsent: unsent)
             while DecisionSync.databaseExists(dataDirectory: dataDirectory) {
                 let (rows, _) = try DecisionSync.pending(
-                    dataDirectory: dataDirectory, target: target, limit: settings.batchLimit)
+                    dataDirectory: dataDirectory, target: target, limit: batchLimit)
                 guard try sendBatch(rows, on: db, target: target) else { return nil }
             }
             return nil
@@ -261,7 +272,7 @@ final class FleetSyncWorker: @unchecked Sendable {
         if let last = rows.last { cursors.append((target, last.id)) }
         if payloadVersion >= 3 && DecisionSync.databaseExists(dataDirectory: dataDirectory) {
             let more = try DecisionSync.pendingReportRows(
-                dataDirectory: dataDirectory, target: target, limit: settings.batchLimit)
+                dataDirectory: dataDirectory, target: target, limit: batchLimit)
             batch.visits = more.visits.map { Self.upload($0.visit) }
             batch.events = more.events.map {
                 EventUpload(
@@ -275,7 +286,19 @@ final class FleetSyncWorker: @unchecked Sendable {
             if let last = more.maintenance.last { cursors.append((DecisionSync.maintenanceTarget(target), last.id)) }
         }
         if batch.isEmpty { return false }
-        let new = try FleetUpload.send(batch, payloadVersion: payloadVersion, on: db)
+        let new: Int
+        do throws(FleetError) {
+            new = try FleetUpload.send(batch, payloadVersion: payloadVersion, on: db)
+        } catch {
+            guard error.sqlState == FleetError.batchTooLarge && batchLimit > 1 else { throw error }
+            // The server bounds what one kiosk inserts at once: nothing was stored (the
+            // transaction rolled back, the cursors stay); send smaller rounds from now on.
+            batchLimit /= 2
+            Log.warning(
+                "fleet: the server refused a batch as too large (\(error)); "
+                    + "sending at most \(batchLimit) rows of each kind per round from now on. No decision is lost.")
+            return true
+        }
         // COMMIT returned: only now may the cursors move.
         try DecisionSync.advance(dataDirectory: dataDirectory, cursors: cursors)
         locked { sentTotal += new }
@@ -304,6 +327,7 @@ final class FleetSyncWorker: @unchecked Sendable {
     private func connected() throws(FleetError) -> (PostgresConnection, String) {
         if let connection, connection.isOK, let cursorTarget { return (connection, cursorTarget) }
         connection = nil
+        try checkTLS()
         let password = try Self.readCredentials(settings.credentialsPath)
         let db = try PostgresConnection(conninfo: settings.url, password: password)
         try FleetSchema.checkCompatible(db)
@@ -316,7 +340,7 @@ final class FleetSyncWorker: @unchecked Sendable {
         let target = "fleet:" + (try FleetSchema.instanceID(db))
         // Assignment changes while disconnected sent no notification this kiosk saw: look now.
         deckDue = true
-        deckErrorColumn = try FleetDeckDownload.heartbeatsHaveDeckError(on: db)
+        heartbeatColumns = try FleetDeckDownload.heartbeatColumns(on: db)
         do {
             try FleetDeckDownload.listen(on: db)
             listening = true
@@ -331,6 +355,27 @@ final class FleetSyncWorker: @unchecked Sendable {
         return (db, target)
     }
 
+    /// Refuses a fleet-url that does not verify the server (FleetTLS), before the password
+    /// goes anywhere, unless kiosk.conf says `fleet-tls = insecure`: then it warns, once in
+    /// the log and in every heartbeat.
+    private func checkTLS() throws(FleetError) {
+        var environment: [String: String] = [:]
+        for name in ["PGSSLMODE", "PGHOST", "PGHOSTADDR"] {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        let verdict = FleetTLS.verdict(try PostgresConnection.parse(conninfo: settings.url), environment: environment)
+        guard case .unverified(let reason) = verdict else {
+            tlsWarning = nil
+            return
+        }
+        guard settings.allowInsecureTLS else {
+            throw FleetError(kind: .badURL, message: FleetTLS.refusal(reason))
+        }
+        let warning = FleetTLS.insecureWarning(reason)
+        if tlsWarning != warning { Log.warning("fleet: \(warning)") }
+        tlsWarning = warning
+    }
+
     private func sendHeartbeat(on db: PostgresConnection, unsent: Int) throws(FleetError) {
         var h = health()
         h.unsent = unsent
@@ -338,7 +383,8 @@ final class FleetSyncWorker: @unchecked Sendable {
         if h.deckApplied == nil, let local = decks.current() { h.deckApplied = "\(local.deckID)@\(local.version)" }
         h.deckError = locked { deckError }
         h.sentAtMs = WallClock.nowMilliseconds()
-        try FleetUpload.send(h, on: db, deckErrorColumn: deckErrorColumn)
+        h.warning = tlsWarning
+        try FleetUpload.send(h, on: db, columns: heartbeatColumns)
     }
 
     /// Brings the local `current` deck to the server's assignment: nothing when it is there,
@@ -364,23 +410,36 @@ final class FleetSyncWorker: @unchecked Sendable {
             return
         }
         let started = MonotonicClock.now()
-        let onDisk = decks.has(assignment.sha256)
-        let download = onDisk ? nil : try FleetDeckDownload.download(assignment, on: db)
-        do throws(ManagedDecks.InstallError) {
-            if let download {
-                try decks.install(
-                    ManagedDecks.Incoming(
-                        sha256: assignment.sha256, deckID: assignment.deckID, version: assignment.version,
-                        deck: download.deck, images: download.images.map { ($0.path, $0.sha256, $0.bytes) }))
-            } else {
+        var bytes: Int?
+        do {
+            if decks.has(assignment.sha256) {
                 try decks.activate(assignment.sha256)
+            } else {
+                // Streamed: each image goes from the server to its staging file in pieces
+                // (FleetDeckDownload.chunkBytes), never whole in memory.
+                bytes = try FleetDeckDownload.download(
+                    assignment, maxDeckBytes: DeckLoader.maxDeckBytes, on: db
+                ) { listing in
+                    try decks.install(
+                        sha256: assignment.sha256, deckID: assignment.deckID, version: assignment.version,
+                        deck: listing.deck,
+                        images: listing.images.map {
+                            ManagedDecks.IncomingImage(path: $0.path, sha256: $0.sha256, byteCount: $0.byteCount)
+                        },
+                        fetch: { i, write in try FleetDeckDownload.stream(listing.images[i], on: db, chunk: write) })
+                    return listing.deck.count + listing.images.reduce(0) { $0 + $1.byteCount }
+                }
             }
-        } catch {
+        } catch let error as ManagedDecks.InstallError {
             if error.kind != .busy { deckProblem(error.message) }
+            return
+        } catch let error as FleetError {
+            throw error
+        } catch {
+            deckProblem("deck \(assignment): \(error)")
             return
         }
         let ms = MonotonicClock.now().seconds(since: started) * 1000
-        let bytes = download.map { $0.deck.count + $0.images.reduce(0) { $0 + $1.bytes.count } }
         Log.info(
             "fleet: deck \(assignment) is now current in \(decks.root)"
                 + (bytes.map { " (\($0) bytes downloaded and verified" } ?? " (kept on this kiosk, no download")

@@ -21,9 +21,9 @@ package enum FleetAdmin {
         case passwordReplaced
     }
 
-    /// Creates (or re-keys) the kiosk's login role as a member of `fleet_kiosk` and registers
-    /// it in `fleet.kiosks`, in one transaction. The password is hashed here (SCRAM) so the
-    /// clear text never reaches the server's log.
+    /// Creates (or re-keys) the kiosk's login role as a member of `fleet_kiosk`, limits it
+    /// (`fleet.limit_kiosk_role`) and registers it in `fleet.kiosks`, in one transaction. The
+    /// password is hashed here (SCRAM) so the clear text never reaches the server's log.
     package static func addKiosk(
         _ id: String, group: String?, password: String, on db: PostgresConnection
     ) throws(FleetError) -> RoleOutcome {
@@ -38,6 +38,8 @@ package enum FleetAdmin {
                 try db.execute("CREATE ROLE \(quoted) LOGIN PASSWORD \(secret)")
             }
             try db.execute("GRANT fleet_kiosk TO \(quoted)")
+            // Connection limit, timeouts (FleetSchema's kiosk limits), set on the role itself.
+            try db.execute("SELECT fleet.limit_kiosk_role($1)", [role])
             try db.execute(
                 """
                 INSERT INTO fleet.kiosks (kiosk_id, role_name, group_name) VALUES ($1, $2, $3)
@@ -78,12 +80,18 @@ package enum FleetAdmin {
         return out
     }
 
-    /// The URL a kiosk should use: the operator's connection (host, port, database, TLS
-    /// settings as libpq resolved them) with the kiosk's role as user and no password.
-    /// `hostOverride` replaces the host (the operator may reach the server by another name).
-    package static func kioskURL(for role: String, from parameters: [String: String], hostOverride: String?)
-        -> String
-    {
+    /// Where a kiosk keeps the CA certificate that signed the server's (`fleet add-kiosk --kiosk-ca`).
+    package static let defaultKioskCAFile = "/etc/kioskcards/fleet-ca.crt"
+
+    /// The URL a kiosk should use: the operator's connection (host, port, database as libpq
+    /// resolved them) with the kiosk's role as user and no password. `hostOverride` replaces
+    /// the host (the operator may reach the server by another name). Over a network it always
+    /// verifies the server: `sslmode=verify-full` with `sslrootcert=caFile`, the CA's path on
+    /// the kiosk; a Unix socket or loopback host (FleetTLS.isLocal) keeps the operator's settings.
+    package static func kioskURL(
+        for role: String, from parameters: [String: String], hostOverride: String?,
+        caFile: String = defaultKioskCAFile
+    ) -> String {
         let host = hostOverride ?? parameters["host"] ?? "localhost"
         let port = parameters["port"] ?? "5432"
         let database = parameters["dbname"] ?? "postgres"
@@ -95,8 +103,12 @@ package enum FleetAdmin {
             authority = host.contains(":") ? "[\(host)]" : host
         }
         query.append(("port", port))
-        for key in ["sslmode", "sslrootcert", "sslcert", "sslkey"] {
-            if let v = parameters[key], !(key == "sslmode" && v == "prefer") { query.append((key, v)) }
+        if FleetTLS.isLocal(host) {
+            for key in ["sslmode", "sslrootcert"] {
+                if let v = parameters[key], !(key == "sslmode" && v == "prefer") { query.append((key, v)) }
+            }
+        } else {
+            query += [("sslmode", "verify-full"), ("sslrootcert", caFile)]
         }
         let q = query.map { "\($0.0)=\(percentEncoded($0.1))" }.joined(separator: "&")
         return "postgresql://\(percentEncoded(role))@\(authority)/\(percentEncoded(database))?\(q)"

@@ -26,6 +26,10 @@ package struct FleetError: Error, Hashable, Sendable, CustomStringConvertible {
         case clientLibraryMissing
     }
 
+    /// SQLSTATE program_limit_exceeded, as `fleet.limit_kiosk_insert` raises it for a batch
+    /// over `fleet.kiosk_limits`.
+    package static let batchTooLarge = "54000"
+
     package var kind: Kind
     /// libpq's or the server's own message.
     package var message: String

@@ -28,6 +28,10 @@ struct LibPQ: Sendable {
     let backendPID: @convention(c) (Conn?) -> Int32
     let conninfo: @convention(c) (Conn?) -> UnsafeMutablePointer<PQconninfoOption>?
     let conninfoFree: @convention(c) (UnsafeMutablePointer<PQconninfoOption>?) -> Void
+    let conninfoParse:
+        @convention(c) (CString?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutablePointer<
+            PQconninfoOption
+        >?
     let exec: @convention(c) (Conn?, CString?) -> PGresult?
     let execParams:
         @convention(c) (
@@ -41,6 +45,7 @@ struct LibPQ: Sendable {
     let fname: @convention(c) (PGresult?, Int32) -> UnsafeMutablePointer<CChar>?
     let getisnull: @convention(c) (PGresult?, Int32, Int32) -> Int32
     let getvalue: @convention(c) (PGresult?, Int32, Int32) -> UnsafeMutablePointer<CChar>?
+    let getlength: @convention(c) (PGresult?, Int32, Int32) -> Int32
     let cmdTuples: @convention(c) (PGresult?) -> UnsafeMutablePointer<CChar>?
     let encryptPasswordConn: @convention(c) (Conn?, CString?, CString?, CString?) -> UnsafeMutablePointer<CChar>?
     let resultErrorMessage: @convention(c) (PGresult?) -> UnsafeMutablePointer<CChar>?
@@ -65,6 +70,7 @@ struct LibPQ: Sendable {
         backendPID = try lib.function("PQbackendPID")
         conninfo = try lib.function("PQconninfo")
         conninfoFree = try lib.function("PQconninfoFree")
+        conninfoParse = try lib.function("PQconninfoParse")
         exec = try lib.function("PQexec")
         execParams = try lib.function("PQexecParams")
         clear = try lib.function("PQclear")
@@ -74,6 +80,7 @@ struct LibPQ: Sendable {
         fname = try lib.function("PQfname")
         getisnull = try lib.function("PQgetisnull")
         getvalue = try lib.function("PQgetvalue")
+        getlength = try lib.function("PQgetlength")
         cmdTuples = try lib.function("PQcmdTuples")
         encryptPasswordConn = try lib.function("PQencryptPasswordConn")
         resultErrorMessage = try lib.function("PQresultErrorMessage")

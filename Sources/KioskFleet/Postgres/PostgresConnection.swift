@@ -110,6 +110,24 @@ package final class PostgresConnection {
     package var resolvedParameters: [String: String] {
         guard let options = pq.conninfo(conn) else { return [:] }
         defer { pq.conninfoFree(options) }
+        return Self.parameters(options)
+    }
+
+    /// What `conninfo` (a URL or key=value pairs) sets, parsed by libpq (`PQconninfoParse`)
+    /// without connecting: no defaults, no environment.
+    package static func parse(conninfo: String) throws(FleetError) -> [String: String] {
+        let pq = try LibPQ.loaded()
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = pq.conninfoParse(conninfo, &error) else {
+            let message = error.map { String(cString: $0) } ?? "out of memory"
+            if let error { pq.freemem(error) }
+            throw FleetError(kind: .badURL, message: message)
+        }
+        defer { pq.conninfoFree(options) }
+        return parameters(options)
+    }
+
+    private static func parameters(_ options: UnsafeMutablePointer<PQconninfoOption>) -> [String: String] {
         var out: [String: String] = [:]
         var p = options
         while let keyword = p.pointee.keyword {
@@ -166,6 +184,29 @@ package final class PostgresConnection {
         }
         let affected = Int(Self.text(pq.cmdTuples(result))) ?? 0
         return Rows(columns: columns, values: values, affected: affected)
+    }
+
+    /// Runs a one-value query with `$1…$n` bound to `parameters` and hands the value's bytes in
+    /// binary format (no hex text: a bytea arrives as the bytes themselves) to `body` while
+    /// libpq's result still holds them; nil: no row, or NULL. Memory: the one value, so callers
+    /// bound it in SQL (a `substring` of a blob).
+    package func withBinaryValue<T>(
+        _ sql: String, _ parameters: [String], _ body: (UnsafeRawBufferPointer?) throws -> T
+    ) throws -> T {
+        let copies = parameters.map { strdup($0) }
+        defer { for p in copies { free(p) } }
+        let result = copies.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
+                pq.execParams(conn, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 1)
+            }
+        }
+        guard let result else { throw failure(result: nil) }
+        defer { pq.clear(result) }
+        guard pq.resultStatus(result) == PGRES_TUPLES_OK else { throw failure(result: result) }
+        guard pq.ntuples(result) > 0, pq.nfields(result) > 0, pq.getisnull(result, 0, 0) == 0,
+            let value = pq.getvalue(result, 0, 0)
+        else { return try body(nil) }
+        return try body(UnsafeRawBufferPointer(start: value, count: Int(pq.getlength(result, 0, 0))))
     }
 
     /// Runs `body` between BEGIN and COMMIT; ROLLBACK (best effort) when it throws. When the

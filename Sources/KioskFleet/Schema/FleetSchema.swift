@@ -344,9 +344,113 @@ package enum FleetSchema {
                     ADD COLUMN accessibility_mode boolean,
                     ADD COLUMN language text;
                 """),
+        // 7 → 8: a kiosk role is treated as possibly stolen. Its limits live in one function,
+        // fleet.limit_kiosk_role, which this migration runs on every existing kiosk role and
+        // `fleet add-kiosk` on each new one (connection limit and timeouts are per role: a
+        // group role's settings are not inherited). docs/FLEET.md "A stolen kiosk password".
+        Migration(
+            description:
+                "kiosk roles limited: connections, timeouts, no temp tables or large objects, batch size; heartbeat warnings",
+            sql: """
+                CREATE FUNCTION fleet.limit_kiosk_role(role name) RETURNS void LANGUAGE plpgsql AS $$
+                BEGIN
+                    EXECUTE format('ALTER ROLE %I CONNECTION LIMIT \(kioskConnectionLimit)', role);
+                    EXECUTE format('ALTER ROLE %I SET statement_timeout = %L', role, '\(kioskStatementTimeout)');
+                    EXECUTE format('ALTER ROLE %I SET idle_in_transaction_session_timeout = %L', role,
+                        '\(kioskIdleInTransactionTimeout)');
+                    IF current_setting('server_version_num')::integer >= 140000 THEN
+                        EXECUTE format('ALTER ROLE %I SET idle_session_timeout = %L', role, '\(kioskIdleSessionTimeout)');
+                    END IF;
+                END
+                $$;
+                REVOKE ALL ON FUNCTION fleet.limit_kiosk_role(name) FROM PUBLIC;
+                SELECT fleet.limit_kiosk_role(r.rolname) FROM pg_auth_members m
+                    JOIN pg_roles g ON g.oid = m.roleid AND g.rolname = 'fleet_kiosk'
+                    JOIN pg_roles r ON r.oid = m.member;
+
+                -- TEMP is PUBLIC's by default and cannot be revoked from one role alone: take it
+                -- from PUBLIC, give it back to operators (the report builds temp tables).
+                DO $$
+                BEGIN
+                    EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC', current_database());
+                    EXECUTE format('GRANT TEMPORARY ON DATABASE %I TO fleet_operator', current_database());
+                END
+                $$;
+                -- Large objects: nobody in the fleet uses them; creating one needs these.
+                REVOKE EXECUTE ON FUNCTION lo_create(oid), lo_creat(integer), lo_from_bytea(oid, bytea),
+                    lo_import(text), lo_import(text, oid) FROM PUBLIC;
+
+                -- What a kiosk wants its operator to know about itself (fleet-tls = insecure).
+                ALTER TABLE fleet.heartbeats ADD COLUMN warning text;
+
+                -- Images are compressed already: stored uncompressed, a kiosk's download reads
+                -- each blob piece by piece (substring) without the server inflating it whole.
+                ALTER TABLE fleet.blobs ALTER COLUMN body SET STORAGE EXTERNAL;
+
+                -- What one kiosk statement may insert into one table. A kiosk sends at most
+                -- \(FleetUpload.maxBatch) rows per table per round, a few hundred bytes each.
+                CREATE TABLE fleet.kiosk_limits (
+                    only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+                    max_rows integer NOT NULL,
+                    max_bytes bigint NOT NULL
+                );
+                INSERT INTO fleet.kiosk_limits VALUES (true, \(kioskMaxRowsPerStatement), \(kioskMaxBytesPerStatement));
+                GRANT SELECT ON fleet.kiosk_limits TO fleet_operator;
+                CREATE FUNCTION fleet.limit_kiosk_insert() RETURNS trigger
+                    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, fleet AS $$
+                DECLARE
+                    n bigint;
+                    size bigint;
+                    lim fleet.kiosk_limits;
+                BEGIN
+                    IF fleet.current_kiosk() IS NULL THEN
+                        RETURN NULL;
+                    END IF;
+                    SELECT * INTO lim FROM fleet.kiosk_limits;
+                    SELECT count(*), coalesce(sum(octet_length(r::text)), 0) INTO n, size FROM new_rows r;
+                    IF n > lim.max_rows OR size > lim.max_bytes THEN
+                        RAISE EXCEPTION USING ERRCODE = '54000',
+                            MESSAGE = format('a kiosk may insert at most %s rows and %s bytes into %s.%s at once; this batch had %s rows, %s bytes',
+                                lim.max_rows, lim.max_bytes, TG_TABLE_SCHEMA, TG_TABLE_NAME, n, size),
+                            HINT = 'use a smaller fleet sync --batch, or raise fleet.kiosk_limits';
+                    END IF;
+                    RETURN NULL;
+                END
+                $$;
+                REVOKE ALL ON FUNCTION fleet.limit_kiosk_insert() FROM PUBLIC;
+                CREATE TRIGGER decisions_kiosk_limit AFTER INSERT ON fleet.decisions
+                    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fleet.limit_kiosk_insert();
+                CREATE TRIGGER heartbeats_kiosk_limit AFTER INSERT ON fleet.heartbeats
+                    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fleet.limit_kiosk_insert();
+                CREATE TRIGGER visits_kiosk_limit AFTER INSERT ON fleet.visits
+                    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fleet.limit_kiosk_insert();
+                CREATE TRIGGER kiosk_events_kiosk_limit AFTER INSERT ON fleet.kiosk_events
+                    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fleet.limit_kiosk_insert();
+                CREATE TRIGGER maintenance_kiosk_limit AFTER INSERT ON fleet.maintenance
+                    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fleet.limit_kiosk_insert();
+                """),
     ]
 
     package static var schemaVersion: Int { migrations.count }
+
+    // A kiosk role's limits (migration 7 → 8, `fleet.limit_kiosk_role`).
+
+    /// Connections one kiosk role may hold. The kiosk's sync worker uses one (decisions,
+    /// heartbeats, decks and LISTEN share it); one more for a `fleet sync --once` run by hand
+    /// on the kiosk while the app runs, and one for a reconnect while the server has not yet
+    /// noticed the old connection died (TCP keepalives: about 35 s).
+    package static let kioskConnectionLimit = 3
+    /// The longest statement a kiosk runs: a batch insert, or one download chunk.
+    package static let kioskStatementTimeout = "30s"
+    /// A kiosk's transactions never wait for anything but its own quick writes.
+    package static let kioskIdleInTransactionTimeout = "1min"
+    /// A healthy kiosk sends a heartbeat every minute (fleet-heartbeat), so its session is
+    /// never this idle; a slower one reconnects after it (PostgreSQL 14 and newer).
+    package static let kioskIdleSessionTimeout = "15min"
+    /// Rows one kiosk statement may insert into one table: twice what a kiosk sends.
+    package static let kioskMaxRowsPerStatement = 2 * FleetUpload.maxBatch
+    /// Bytes one kiosk statement may insert into one table (a decision row is about 300).
+    package static let kioskMaxBytesPerStatement = 4 << 20
 
     /// What `migrate` did.
     package struct MigrationReport: Hashable, Sendable {

@@ -19,15 +19,16 @@ package enum FleetDeckDownload {
         package var description: String { "\(deckID)@\(version) (sha256 \(sha256.prefix(12)))" }
     }
 
-    /// One image as the server holds it: the path relative to the deck file, the sha256 it is
-    /// stored under and the bytes the server returned (which may not match it).
+    /// One image as the server lists it: the path relative to the deck file, the sha256 it is
+    /// stored under and its size in bytes (0: the blob is missing, which fails its hash).
     package struct Image: Hashable, Sendable {
         package var path: String
         package var sha256: String
-        package var bytes: [UInt8]
+        package var byteCount: Int
     }
 
-    /// A deck as downloaded, not yet verified.
+    /// A deck as listed: its file (small, checked against `maxDeckBytes` before it is read)
+    /// and its images, whose bytes `stream` reads.
     package struct Download: Hashable, Sendable {
         package var assigned: Assigned
         package var deck: [UInt8]
@@ -45,33 +46,68 @@ package enum FleetDeckDownload {
         return Assigned(sha256: sha, deckID: row[1] ?? "", version: Int(row[2] ?? "") ?? 0)
     }
 
-    /// The deck file and every image of `assigned`, read in one REPEATABLE READ transaction so
-    /// the deck and its images belong together even while an operator publishes.
-    package static func download(_ assigned: Assigned, on db: PostgresConnection) throws(FleetError) -> Download {
+    /// Reads the deck file and the list of its images in one REPEATABLE READ transaction and
+    /// runs `body` inside it, where `stream` reads each image from the same snapshot (the deck
+    /// and its images belong together even while an operator publishes). Sizes come first: a
+    /// deck file over `maxDeckBytes` is refused before a byte of it is read.
+    package static func download<T>(
+        _ assigned: Assigned, maxDeckBytes: Int, on db: PostgresConnection, _ body: (Download) throws -> T
+    ) throws -> T {
         try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        do throws(FleetError) {
-            let deck = try db.execute("SELECT body FROM fleet.decks WHERE deck_sha256 = $1", [assigned.sha256])
-            guard let text = deck.scalar else {
+        do {
+            let size = try db.execute(
+                "SELECT octet_length(body) FROM fleet.decks WHERE deck_sha256 = $1", [assigned.sha256]
+            ).scalar.flatMap { Int($0) }
+            guard let size else {
                 throw FleetError(
                     kind: .query, message: "deck \(assigned) is no longer assigned to this kiosk (published again?)")
             }
+            guard size <= maxDeckBytes else {
+                throw FleetError(
+                    kind: .query,
+                    message:
+                        "deck \(assigned): the deck file on the server is \(size) bytes; a deck file may be at most "
+                        + "\(maxDeckBytes >> 20) MB — publish a smaller one, the kiosk keeps its current deck")
+            }
+            let deck = try db.withBinaryValue(
+                "SELECT body FROM fleet.decks WHERE deck_sha256 = $1", [assigned.sha256]
+            ) { $0.map { Array($0) } ?? [] }
             let rows = try db.execute(
                 """
-                SELECT i.path, i.blob_sha256, b.body FROM fleet.deck_images i
+                SELECT i.path, i.blob_sha256, coalesce(octet_length(b.body), 0) FROM fleet.deck_images i
                 LEFT JOIN fleet.blobs b ON b.sha256 = i.blob_sha256
                 WHERE i.deck_sha256 = $1 ORDER BY i.path
                 """, [assigned.sha256])
-            var images: [Image] = []
-            for row in rows.values {
-                guard let path = row[0], let sha = row[1] else { continue }
-                // A missing blob reads as no bytes: it fails its hash like any other damage.
-                images.append(Image(path: path, sha256: sha, bytes: row[2].map(bytes(fromBytea:)) ?? []))
+            let images = rows.values.compactMap { row -> Image? in
+                guard let path = row[0], let sha = row[1] else { return nil }
+                return Image(path: path, sha256: sha, byteCount: Int(row[2] ?? "") ?? 0)
             }
+            let value = try body(Download(assigned: assigned, deck: deck, images: images))
             try db.execute("COMMIT")
-            return Download(assigned: assigned, deck: bytes(fromBytea: text), images: images)
+            return value
         } catch {
             if db.isOK { _ = try? db.execute("ROLLBACK") }
             throw error
+        }
+    }
+
+    /// Bytes per round trip when streaming a blob: the kiosk holds about this much at a time
+    /// (twice, briefly: libpq's result and the copy handed on), whatever the blob's size.
+    package static let chunkBytes = 1 << 20
+
+    /// Reads `image`'s bytes in `chunkBytes` pieces (`substring` of the bytea, binary results)
+    /// and hands each to `chunk`, in order; inside `download`'s transaction.
+    package static func stream(_ image: Image, on db: PostgresConnection, chunk: ([UInt8]) throws -> Void) throws {
+        var offset = 0
+        while offset < image.byteCount {
+            let bytes = try db.withBinaryValue(
+                "SELECT substring(body FROM $2::integer FOR $3::integer) FROM fleet.blobs WHERE sha256 = $1",
+                [image.sha256, String(offset + 1), String(min(chunkBytes, image.byteCount - offset))]
+            ) { $0.map { Array($0) } ?? [] }
+            // An empty piece before the end cannot happen in one snapshot; the hash check says so.
+            if bytes.isEmpty { return }
+            try chunk(bytes)
+            offset += bytes.count
         }
     }
 
@@ -88,35 +124,14 @@ package enum FleetDeckDownload {
         return channel
     }
 
-    /// Whether the server's heartbeats table has the `deck_error` column (a newer schema).
-    package static func heartbeatsHaveDeckError(on db: PostgresConnection) throws(FleetError) -> Bool {
+    /// The columns of the server's heartbeats table: newer schemas add `deck_error` (6) and
+    /// `warning` (8), which a kiosk leaves out on an older server.
+    package static func heartbeatColumns(on db: PostgresConnection) throws(FleetError) -> Set<String> {
         let rows = try db.execute(
             """
-            SELECT 1 FROM information_schema.columns
-            WHERE table_schema = 'fleet' AND table_name = 'heartbeats' AND column_name = 'deck_error'
+            SELECT column_name FROM information_schema.columns
+            WHERE table_schema = 'fleet' AND table_name = 'heartbeats'
             """)
-        return rows.count > 0
-    }
-
-    /// The bytes of a bytea in PostgreSQL's text output (hex format, `\\x…`).
-    package static func bytes(fromBytea text: String) -> [UInt8] {
-        let utf8 = Array(text.utf8)
-        guard utf8.count >= 2, utf8[0] == UInt8(ascii: "\\"), utf8[1] == UInt8(ascii: "x") else { return utf8 }
-        func nibble(_ c: UInt8) -> UInt8 {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-            default: 0
-            }
-        }
-        var out = [UInt8]()
-        out.reserveCapacity((utf8.count - 2) / 2)
-        var i = 2
-        while i + 1 < utf8.count {
-            out.append(nibble(utf8[i]) << 4 | nibble(utf8[i + 1]))
-            i += 2
-        }
-        return out
+        return Set(rows.values.compactMap { $0[0] })
     }
 }

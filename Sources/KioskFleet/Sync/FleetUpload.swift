@@ -152,6 +152,9 @@ package struct Heartbeat: Hashable, Sendable {
     package var throttled: String?
     /// Why the assigned deck was not applied (a hash mismatch, a deck check), nil: no problem.
     package var deckError: String?
+    /// What the operator should know about this kiosk's setup (it does not verify the
+    /// server: `fleet-tls = insecure`), nil: nothing.
+    package var warning: String?
 
     package init(
         sentAtMs: Int64, appVersion: String, deckApplied: String? = nil, deckAssigned: String? = nil,
@@ -324,25 +327,29 @@ package enum FleetUpload {
 
     private static func bool(_ b: Bool?) -> String? { b.map { $0 ? "true" : "false" } }
 
-    /// Inserts one heartbeat row; `deckErrorColumn`: the server has `heartbeats.deck_error`
-    /// (older schemas do not, and then the deck error is left out).
-    package static func send(_ h: Heartbeat, on db: PostgresConnection, deckErrorColumn: Bool = false)
+    /// Inserts one heartbeat row; `columns`: the server's heartbeat columns (older schemas lack
+    /// `deck_error` and `warning`, and then those are left out).
+    package static func send(_ h: Heartbeat, on db: PostgresConnection, columns: Set<String> = [])
         throws(FleetError)
     {
-        try db.execute(
-            """
-            INSERT INTO fleet.heartbeats (kiosk_id, sent_at, app_version, deck_applied, deck_assigned, last_flip,
-                last_touch, fps, unsent, storage_failing, uptime_s, cpu_temp_c, throttled\(deckErrorColumn ? ", deck_error" : ""))
-            VALUES (fleet.current_kiosk(), to_timestamp($1::bigint / 1000.0), $2, $3, $4,
-                to_timestamp($5::bigint / 1000.0), to_timestamp($6::bigint / 1000.0), $7::real, $8::integer,
-                $9::boolean, $10::bigint, $11::real, $12\(deckErrorColumn ? ", $13" : ""))
-            """,
-            [
-                String(h.sentAtMs), h.appVersion, h.deckApplied, h.deckAssigned, h.lastFlipMs.map(String.init),
-                h.lastTouchMs.map(String.init), h.framesPerSecond.map { String($0) }, String(h.unsent),
-                h.storageFailing ? "true" : "false", String(h.uptimeSeconds), h.cpuTemperatureC.map { String($0) },
-                h.throttled,
-            ] + (deckErrorColumn ? [h.deckError] : []))
+        var names =
+            "kiosk_id, sent_at, app_version, deck_applied, deck_assigned, last_flip, last_touch, fps, unsent, "
+            + "storage_failing, uptime_s, cpu_temp_c, throttled"
+        var values =
+            "fleet.current_kiosk(), to_timestamp($1::bigint / 1000.0), $2, $3, $4, to_timestamp($5::bigint / 1000.0), "
+            + "to_timestamp($6::bigint / 1000.0), $7::real, $8::integer, $9::boolean, $10::bigint, $11::real, $12"
+        var parameters: [String?] = [
+            String(h.sentAtMs), h.appVersion, h.deckApplied, h.deckAssigned, h.lastFlipMs.map(String.init),
+            h.lastTouchMs.map(String.init), h.framesPerSecond.map { String($0) }, String(h.unsent),
+            h.storageFailing ? "true" : "false", String(h.uptimeSeconds), h.cpuTemperatureC.map { String($0) },
+            h.throttled,
+        ]
+        for (column, value) in [("deck_error", h.deckError), ("warning", h.warning)] where columns.contains(column) {
+            parameters.append(value)
+            names += ", " + column
+            values += ", $\(parameters.count)"
+        }
+        try db.execute("INSERT INTO fleet.heartbeats (\(names)) VALUES (\(values))", parameters)
     }
 
     /// The sha256 of the deck the server assigns this kiosk (row-level security shows only its own), nil: none.

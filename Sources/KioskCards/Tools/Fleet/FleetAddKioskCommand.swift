@@ -11,6 +11,7 @@ enum FleetAddKioskCommand {
         var credentials: String?
         var group: String?
         var kioskHost: String?
+        var kioskCA = FleetAdmin.defaultKioskCAFile
     }
 
     static let table = OptionTable<Options>(
@@ -20,7 +21,10 @@ enum FleetAddKioskCommand {
             registers ID, then prints exactly the lines for that kiosk's kiosk.conf. With
             --credentials the password goes into FILE (mode 0600, copy it to the kiosk's
             /etc/kioskcards/); without, it is part of the printed fleet-url. Running it again for
-            the same ID replaces the password. Exit status: 0 done, 1 server error, 2 usage.
+            the same ID replaces the password. Over a network the fleet-url verifies the
+            server (sslmode=verify-full, sslrootcert=the --kiosk-ca path): copy the CA
+            certificate that signed the server's certificate there (docs/FLEET.md, TLS).
+            Exit status: 0 done, 1 server error, 2 usage.
             """,
         options: [
             FleetCommand.postgresOption(\.url),
@@ -39,6 +43,14 @@ enum FleetAddKioskCommand {
             ) { o, v in
                 guard !v.isEmpty, !v.contains("/") else { return "a host name or address" }
                 o.kioskHost = v
+                return nil
+            },
+            CommandOption(
+                name: "kiosk-ca", value: "FILE",
+                help: "where the kiosk keeps the fleet's CA certificate (default \(FleetAdmin.defaultKioskCAFile))"
+            ) { o, v in
+                guard v.hasPrefix("/") else { return "an absolute path on the kiosk" }
+                o.kioskCA = v
                 return nil
             },
         ],
@@ -67,12 +79,15 @@ enum FleetAddKioskCommand {
             outcome = try FleetAdmin.addKiosk(options.kioskID, group: options.group, password: password, on: db)
         } catch {
             Log.error("fleet add-kiosk: \(error)")
-            if error.kind == .query && error.sqlState == "42P01" {
+            // 42P01: no fleet tables; 42883: no fleet.limit_kiosk_role (a schema before 8).
+            if error.kind == .query && (error.sqlState == "42P01" || error.sqlState == "42883") {
                 Log.error("fleet add-kiosk: run 'KioskCards fleet init --postgres URL' first")
             }
             return 1
         }
-        var url = FleetAdmin.kioskURL(for: role, from: db.resolvedParameters, hostOverride: options.kioskHost)
+        let parameters = db.resolvedParameters
+        var url = FleetAdmin.kioskURL(
+            for: role, from: parameters, hostOverride: options.kioskHost, caFile: options.kioskCA)
         if let path = options.credentials {
             if let problem = writeSecret(password + "\n", to: path) {
                 Log.error("fleet add-kiosk: \(problem); the role was made — run again to make a new password")
@@ -87,6 +102,12 @@ enum FleetAddKioskCommand {
                     "; password in \($0) (mode 0600): copy it to the kiosk as /etc/kioskcards/\(PathName.baseName(of: $0)),"
                         + " owned by the service user, mode 0600"
                 } ?? ""))
+        if !FleetTLS.isLocal(options.kioskHost ?? parameters["host"] ?? "localhost") {
+            Log.info(
+                "fleet add-kiosk: the kiosk verifies the server: copy the CA certificate that signed the server's "
+                    + "certificate (the CA's .crt, never its key) to the kiosk as \(options.kioskCA), mode 0644 — "
+                    + "docs/FLEET.md (TLS) shows how to make both")
+        }
         print("kiosk-id = \(options.kioskID)")
         print("fleet-url = \(url)")
         if let path = options.credentials {
