@@ -42,7 +42,7 @@ package struct UInputDevice: ~Copyable {
             throw SystemCallError(
                 call: "libevdev_uinput_create_from_device", errno: Errno(-rc),
                 detail: rc == -EACCES || rc == -ENOENT
-                    ? "/dev/uinput: load the module ('modprobe uinput') and run as root or a member of its group"
+                    ? "/dev/uinput: load the module ('modprobe uinput') and run as root (the package keeps /dev/uinput 0600)"
                     : "/dev/uinput")
         }
         template = dev

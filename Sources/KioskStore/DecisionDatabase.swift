@@ -363,6 +363,32 @@ package enum DecisionDatabase {
     /// or lacks a column its `user_version` promises. The message names the file and the fix.
     static func checkSchema(_ db: borrowing SQLiteDatabase, path: String) throws(SQLiteError) {
         let version = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+        try checkSchema(try schemaObjects(db), version: version, path: path)
+    }
+
+    /// Every table and view in `db`'s schema by its lower-cased name: its type and columns.
+    /// (Read in one statement: Swift 6.0.3's move checker crashes on a borrowed database used in
+    /// a loop that throws.)
+    private static func schemaObjects(
+        _ db: borrowing SQLiteDatabase
+    ) throws(SQLiteError) -> [String: (type: String, columns: Set<String>)] {
+        var objects: [String: (type: String, columns: Set<String>)] = [:]
+        let rows = try db.prepare(
+            "SELECT m.name, m.type, p.name FROM sqlite_master m LEFT JOIN pragma_table_info(m.name) p"
+                + " WHERE m.type IN ('table', 'view')")
+        while try rows.step() {
+            let name = rows.text(0).lowercased()
+            var object = objects[name] ?? (type: rows.text(1), columns: [])
+            if !rows.isNull(2) { object.columns.insert(rows.text(2)) }
+            objects[name] = object
+        }
+        return objects
+    }
+
+    /// `checkSchema` on the schema's objects.
+    private static func checkSchema(
+        _ objects: [String: (type: String, columns: Set<String>)], version: Int, path: String
+    ) throws(SQLiteError) {
         var required: [String: [String]] = [:]
         for entry in columnsByVersion where entry.version <= version {
             required[entry.table, default: []] += entry.columns
@@ -371,25 +397,18 @@ package enum DecisionDatabase {
             "this is not a decisions database a kiosk wrote (forged or altered); export from the kiosk's own"
             + " file, or check this one with 'sqlite3 FILE .schema'"
         for table in ["decisions", "visits", "kiosk_events"] {
-            let kind = try db.prepare(
-                "SELECT type FROM sqlite_master WHERE name = ?1 COLLATE NOCASE AND type IN ('table', 'view')")
-            try kind.bind(1, table)
-            let type = try kind.step() ? kind.text(0) : nil
-            if let type, type != "table" {
+            let object = objects[table]
+            if let type = object?.type, type != "table" {
                 throw SQLiteError(
                     call: "schema check", code: SQLITE_ERROR, message: "'\(table)' is a \(type), not a table: \(fix)",
                     path: path)
             }
             guard let columns = required[table] else { continue }
-            guard type != nil else {
+            guard let present = object?.columns else {
                 throw SQLiteError(
                     call: "schema check", code: SQLITE_ERROR,
                     message: "no '\(table)' table, which schema version \(version) has: \(fix)", path: path)
             }
-            var present: Set<String> = []
-            let info = try db.prepare("SELECT name FROM pragma_table_info(?1)")
-            try info.bind(1, table)
-            while try info.step() { present.insert(info.text(0)) }
             let missing = columns.filter { !present.contains($0) }
             guard missing.isEmpty else {
                 throw SQLiteError(

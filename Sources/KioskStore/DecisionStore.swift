@@ -112,7 +112,9 @@ package final class DecisionStore: @unchecked Sendable {
     @discardableResult
     package func enqueue(event: KioskEventRecord) -> UInt64? { enqueue(item: .event(event)) }
 
-    private func enqueue(item: StoreItem) -> UInt64? {
+    /// Queues a decision, a visit or an event (a visit recorder's output).
+    @discardableResult
+    package func enqueue(item: StoreItem) -> UInt64? {
         sync.lock()
         if status.pending >= capacity {
             status.dropped += 1

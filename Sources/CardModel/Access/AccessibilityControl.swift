@@ -1,4 +1,4 @@
-/// The visible per-visit accessibility control (issue 18, EN 301 549 5.2): a round "Aa" button
+/// The visible per-visit accessibility control (EN 301 549 5.2): a round "Aa" button
 /// in the bottom-left corner (bottom-right over the list), always on screen, that opens a column of three switches above
 /// it — large text, high contrast, reduced motion. No menu, no PIN; the next visitor starts
 /// with all three off (`reset`).

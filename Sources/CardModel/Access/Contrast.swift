@@ -160,7 +160,7 @@ public struct VisitAccessibility: Hashable, Sendable {
         c.textScale = largeText ? Self.largeTextScale : 1
         return c
     }
-    /// Issue 18: text ×1.5 in the large-text mode.
+    /// Text ×1.5 in the large-text mode.
     public static let largeTextScale = 1.5
     /// The reduced-motion spring: critically damped (ζ = 1), so released from rest it never
     /// passes its target, and a little quicker than the default so nothing lingers.

@@ -1,4 +1,4 @@
-/// The held-touch gesture that reads the card aloud without any menu (issue 18, EN 301 549
+/// The held-touch gesture that reads the card aloud without any menu (EN 301 549
 /// 5.1.6): one finger put down and held still (within the touch slop) for `holdSeconds`.
 /// It decides nothing — the deck sees the same touch as a press that springs back — it only
 /// asks the app to speak. A second finger, a move beyond the slop or a lift cancels it.

@@ -314,7 +314,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
         note(time)
         cards = Self.entries(newCards)
         originals = Dictionary(cards.map { ($0.card.id, $0.card) }, uniquingKeysWith: { a, _ in a })
-        // The next visitor starts with every mode off (issue 18: per visit).
+        // The next visitor starts with every mode off (the modes last one visit).
         accessibility = VisitAccessibility()
         visitCardCount = cards.count
         departures.removeAll()

@@ -13,7 +13,7 @@ public struct StackLayout: Hashable, Sendable {
     public static let dragShadow = 18.0
     /// The buttons' side on a dense panel; bigger where 9 mm need more points.
     public static let buttonSize = 64.0
-    /// Every target at least this wide and high on the glass (issue 18; WCAG 2.5.8 asks
+    /// Every target at least this wide and high on the glass (WCAG 2.5.8 asks
     /// 24 CSS px, EN 301 549's closed devices and airport rules ask about 9 mm).
     public static let minimumTargetMillimetres = 9.0
     /// Cards below this depth are entirely covered by the ones above and are not drawn.

@@ -1,4 +1,5 @@
 import CardModel
+import Glibc
 import KioskDeckFiles
 import KioskDisplay
 import KioskInput
@@ -49,7 +50,7 @@ struct KioskConfig: Hashable, Sendable {
     /// On-screen buttons for the accessible actions (remove card, undo).
     var buttons = true
     /// A kiosk the public uses (the default). There the stack's ✗ / ✓ / undo buttons are
-    /// always shown, whatever `buttons` says (issue 18: never swipe-only in public; WCAG 2.5.7).
+    /// always shown, whatever `buttons` says (never swipe-only in public; WCAG 2.5.7).
     var publicMode = true
     /// The ALSA PCM device speech plays on ("default": the system's default output).
     var speechDevice = "default"
@@ -125,4 +126,46 @@ extension KioskConfig {
 
     /// `file` as the kiosk's rules take it, with this configuration's session policy.
     func kioskDeck(_ file: DeckFile) -> KioskDeck { file.kioskDeck(policy: sessionPolicy(deck: file)) }
+}
+
+extension KioskConfig {
+    /// The host's name: the kiosk id when kiosk.conf names none.
+    static func hostName() -> String {
+        var buf = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buf, buf.count) == 0 else { return "kiosk" }
+        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The input's configuration for a panel of `panel` points turned by `rotation`: the
+    /// configured devices, calibration, staff keys (with a PIN) and switch.
+    func inputConfiguration(panel: Size, rotation: Rotation, recorderWindow: Double) -> InputManager.Configuration {
+        var c = InputManager.Configuration(panel: panel)
+        c.explicitPaths = inputs
+        c.rotation = rotation
+        c.calibration = touchMatrix
+        c.recorderWindow = recorderWindow
+        if staffPinHash != nil { c.chord = staffKeys }
+        c.switchKey = switchKey
+        return c
+    }
+
+    /// The start's log lines: what runs where, and the settings that change what a visitor can do.
+    func logStart(deck: DeckFile, display: Display, scale: Double, kioskID: String) {
+        let millimetres: String =
+            display.physicalSizeMM.map { "panel \(Int($0.width.rounded()))x\(Int($0.height.rounded())) mm, " } ?? ""
+        Log.info(
+            "kiosk: \(deck.summary) on \(display.outputName) (\(display.driverName)) "
+                + "\(display.pixelWidth)x\(display.pixelHeight) px, \(jsonNumber(scale, decimals: 3)) px/pt, "
+                + millimetres
+                + "rotation \(display.rotation.rawValue), data in \(dataDirectory), kiosk id '\(kioskID)'")
+        if !buttons && publicMode {
+            Log.warning(
+                "config: 'buttons = off' ignored: a public kiosk always shows the stack's ✗ / ✓ / undo buttons "
+                    + "(WCAG 2.5.7); set 'public = off' for a staff-only kiosk")
+        }
+        if let key = switchKey {
+            Log.info("switch: \(key) steps through the choices, held \(jsonNumber(switchHold, decimals: 1)) s selects")
+        }
+        if let keys = staffKeys, staffPinHash != nil { Log.info("staff: \(keys) on a keyboard opens the menu") }
+    }
 }

@@ -27,3 +27,15 @@ extension DecisionRecord {
             position: decision.position, inputMethod: decision.method)
     }
 }
+
+extension DecisionRecord {
+    /// The record of a decision the kiosk's rules made, with its visit's context.
+    package init(_ k: KioskDecision, kioskID: String, wallNow: Int64, monotonicNow: Instant) {
+        self.init(
+            k.decision, kioskID: kioskID, sessionID: k.sessionID, deckID: k.deckID, deckVersion: k.deckVersion,
+            wallNow: wallNow, monotonicNow: monotonicNow)
+        tooFast = k.tooFast
+        language = k.language
+        accessibilityMode = k.accessibilityMode
+    }
+}

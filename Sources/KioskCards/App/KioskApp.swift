@@ -68,7 +68,7 @@ final class KioskApp {
         self.config = config
         self.loop = loop
         self.display = display
-        kioskID = config.kioskID ?? KioskApp.hostName()
+        kioskID = config.kioskID ?? KioskConfig.hostName()
         held.startDeck = deckFile
         stats = RunStats(processStart: processStart)
         surface = KioskSurface(display: display, scale: config.scale)
@@ -88,24 +88,7 @@ final class KioskApp {
         let store = store
         health.storageFailing = { store.currentStatus.failing }
         health.update { $0.deckApplied = "\(deckFile.id)@\(deckFile.version)" }
-        let millimetres: String =
-            display.physicalSizeMM.map { "panel \(Int($0.width.rounded()))x\(Int($0.height.rounded())) mm, " } ?? ""
-        Log.info(
-            "kiosk: \(deckFile.summary) on \(display.outputName) (\(display.driverName)) "
-                + "\(display.pixelWidth)x\(display.pixelHeight) px, \(jsonNumber(surface.scale, decimals: 3)) px/pt, "
-                + millimetres
-                + "rotation \(display.rotation.rawValue), data in \(config.dataDirectory), kiosk id '\(kioskID)'")
-        if !config.buttons && config.publicMode {
-            Log.warning(
-                "config: 'buttons = off' ignored: a public kiosk always shows the stack's ✗ / ✓ / undo buttons "
-                    + "(WCAG 2.5.7); set 'public = off' for a staff-only kiosk")
-        }
-    }
-
-    static func hostName() -> String {
-        var buf = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buf, buf.count) == 0 else { return "kiosk" }
-        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        config.logStart(deck: deckFile, display: display, scale: surface.scale, kioskID: kioskID)
     }
 
     /// Starts input, hot reload, signals and the first frame. Failures of optional parts
@@ -120,21 +103,8 @@ final class KioskApp {
                 self.feed(.pinChecked(correct: correct))
             })
         fleet?.start()
-        var inputConfig = InputManager.Configuration(panel: panelPoints())
-        inputConfig.explicitPaths = config.inputs
-        inputConfig.rotation = display.rotation
-        inputConfig.calibration = config.touchMatrix
-        inputConfig.recorderWindow = KioskApp.flightRecorderWindow
-        if config.staffPinHash != nil { inputConfig.chord = config.staffKeys }
-        inputConfig.switchKey = config.switchKey
-        if let key = config.switchKey {
-            Log.info(
-                "switch: \(key) steps through the choices, held \(jsonNumber(config.switchHold, decimals: 1)) s selects"
-            )
-        }
-        if let keys = config.staffKeys, config.staffPinHash != nil {
-            Log.info("staff: \(keys) on a keyboard opens the menu")
-        }
+        let inputConfig = config.inputConfiguration(
+            panel: panelPoints(), rotation: display.rotation, recorderWindow: KioskApp.flightRecorderWindow)
         FatalSignalRecorder.install(directory: config.dataDirectory)
         let manager = InputManager(loop: loop, configuration: inputConfig) { [unowned self] output in
             self.handleInput(output)
@@ -196,11 +166,7 @@ final class KioskApp {
                 let wall = WallClock.nowMilliseconds()
                 let mono = MonotonicClock.now()
                 for item in visits.record(event, wallMs: { wall - (mono.nanoseconds - $0.nanoseconds) / 1_000_000 }) {
-                    switch item {
-                    case .decision(let d): store.enqueue(d)
-                    case .visit(let v): store.enqueue(visit: v)
-                    case .event(let e): store.enqueue(event: e)
-                    }
+                    store.enqueue(item: item)
                 }
             case .discardVisit(let id): store.discardVisit(sessionID: id)
             case .deckShown(let deck):
@@ -248,12 +214,8 @@ final class KioskApp {
     private func storeDecision(_ k: KioskDecision) {
         let d = k.decision
         visits.note(d)
-        var record = DecisionRecord(
-            d, kioskID: kioskID, sessionID: k.sessionID, deckID: k.deckID, deckVersion: k.deckVersion,
-            wallNow: WallClock.nowMilliseconds(), monotonicNow: MonotonicClock.now())
-        record.tooFast = k.tooFast
-        record.language = k.language
-        record.accessibilityMode = k.accessibilityMode
+        let record = DecisionRecord(
+            k, kioskID: kioskID, wallNow: WallClock.nowMilliseconds(), monotonicNow: MonotonicClock.now())
         let ticket = store.enqueue(record)
         Log.info(
             "decision: \(d.action.rawValue) card '\(d.cardID)' after \(jsonNumber(d.dwellSeconds, decimals: 2)) s"

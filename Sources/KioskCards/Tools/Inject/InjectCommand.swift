@@ -67,7 +67,7 @@ struct InjectOptions {
         footer: InjectStep.help + """
 
             Example: KioskCards inject "tap 400 240" "wait 300" "drag 400 240 750 250 250"
-            Needs write access to /dev/uinput ('modprobe uinput'; root or its group).
+            Needs write access to /dev/uinput ('modprobe uinput'; root: the package keeps it 0600).
             """)
 
     /// The steps in order, the scripts read; the error names the file and line.

@@ -58,7 +58,7 @@ enum LogMaintenanceCommand {
             return 2
         }
         let entry = MaintenanceLog.Entry(
-            kioskID: options.kioskID ?? KioskApp.hostName(), wallTimeMs: WallClock.nowMilliseconds(),
+            kioskID: options.kioskID ?? KioskConfig.hostName(), wallTimeMs: WallClock.nowMilliseconds(),
             state: options.state, note: options.note ?? "")
         do {
             try MaintenanceLog.append(entry, dataDirectory: options.dataDirectory)

@@ -129,12 +129,7 @@ struct VisitorSimulation {
                 }
             case .decision(let k):
                 recorder.note(k.decision)
-                var record = DecisionRecord(
-                    k.decision, kioskID: options.kioskID, sessionID: k.sessionID, deckID: k.deckID,
-                    deckVersion: k.deckVersion, wallNow: wallMs(now), monotonicNow: now)
-                record.tooFast = k.tooFast
-                record.language = k.language
-                record.accessibilityMode = k.accessibilityMode
+                let record = DecisionRecord(k, kioskID: options.kioskID, wallNow: wallMs(now), monotonicNow: now)
                 summary.decisions += 1
                 emit(.decision(record), simulatedSeconds)
             default: break
