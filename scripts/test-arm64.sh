@@ -75,7 +75,7 @@ unit_tests() {
 unit_amd64() {
   if [ "$write_golden" = 1 ]; then
     build_chroot_run env KIOSK_WRITE_GOLDEN=1 swift test --skip-build --scratch-path .build-603 \
-      --filter GoldenImageTests >/dev/null 2>&1 || true
+      --filter Golden >/dev/null 2>&1 || true
     echo "goldens written: $(ls -d Tests/KioskCardsTests/Fixtures/golden/cairo-*/)"
   fi
   unit_tests swift test --skip-build --scratch-path .build-603
