@@ -103,7 +103,7 @@ package final class SceneRenderer {
     private var layerElements: [SceneElement]?
     private var layerBackground: Color?
     private var previous: Scene?
-    private var lastTarget: ObjectIdentifier?
+    private var lastTarget: UInt64?
     private var imageGeneration = -1
 
     /// - Parameters:
@@ -256,13 +256,13 @@ package final class SceneRenderer {
             }
         }
         let prior = previous
-        let whole = prior == nil || lastTarget != ObjectIdentifier(target)
+        let whole = prior == nil || lastTarget != target.identity
         let damage =
             whole
             ? target.bounds : pixels(scene.damage(since: prior)).union(adoptedDamage).intersection(target.bounds)
         adoptedDamage = .empty
         previous = scene
-        lastTarget = ObjectIdentifier(target)
+        lastTarget = target.identity
         guard !damage.isEmpty else {
             lastFrame.insert(.unchanged)
             return .empty

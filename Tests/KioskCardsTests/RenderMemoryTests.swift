@@ -108,6 +108,25 @@ import Testing
         #expect(d.maxChannel == 0, "max difference \(d.maxChannel), \(d.pixelsOver) pixels")
     }
 
+    /// A buffer made after another was freed often gets its address back; the renderer must
+    /// still see a new target and draw it whole (it tells buffers apart by `identity`, which is
+    /// never reused, not by the object's address). With the address as the key, the same scene
+    /// drawn into a reused address changed nothing and left the new buffer black.
+    @Test func aNewBufferAtAFreedOnesAddressIsDrawnWhole() {
+        let renderer = SceneRenderer(pixelWidth: Self.width, pixelHeight: Self.height, scale: Self.scale)
+        let scene = DeckScenes.stack(DeckScenes.manyCards(3), size: Self.size)
+        var addresses: Set<ObjectIdentifier> = []
+        var identities: Set<UInt64> = []
+        for _ in 0..<40 {
+            let buffer = PixelBuffer(width: Self.width, height: Self.height)
+            addresses.insert(ObjectIdentifier(buffer))
+            identities.insert(buffer.identity)
+            renderer.render(scene, into: buffer)
+            #expect(buffer.pixels.load(as: UInt32.self) != 0, "the new buffer's corner was left undrawn")
+        }
+        #expect(identities.count == 40)
+    }
+
     /// The budget grows with the panel's pixels and holds at least two frames (a list's rows
     /// and its detail page).
     @Test func budgetFollowsThePanel() {

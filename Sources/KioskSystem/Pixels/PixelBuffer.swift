@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// A rectangle of whole pixels.
 package struct PixelRect: Hashable, Sendable, CustomStringConvertible {
@@ -50,6 +51,10 @@ package final class PixelBuffer {
     package let pixels: UnsafeMutableRawPointer
     /// Whether `pixels` is an anonymous mapping (else an allocation).
     private let isMapped: Bool
+    /// This buffer among every buffer the process made, never reused (an object's address can
+    /// be: a buffer freed and a new one made may share it, which `ObjectIdentifier` cannot tell).
+    package let identity = PixelBuffer.nextIdentity.add(1, ordering: .relaxed).newValue
+    private static let nextIdentity = Atomic<UInt64>(0)
 
     /// A black buffer: an anonymous mapping, not a cleared allocation, so a 1080p frame costs
     /// no 8 MB memset before it is drawn (the kernel clears each page when it is first written).
