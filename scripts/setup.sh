@@ -14,6 +14,7 @@ packages=(
   python3-fonttools # deploy/vm/build-initramfs.sh: the Noto Sans CJK subset for the virtual kiosk
   evemu-tools shellcheck systemd
   valgrind # bench --instructions: instructions per frame (callgrind)
+  time # FleetHostileTests: GNU time measures fleet sync's peak RSS
   libjs-chart.js chromium # report: Chart.js inlined into the page; the page checked in headless Chromium
   tzdata # schedules: the system time zone (ScheduleLocalTimeTests reads Europe/Berlin)
   gcc-12 make binutils libelf1 # deploy/vm/build-vkms.sh: vkms.ko out of tree (kbuild tools need libelf)
