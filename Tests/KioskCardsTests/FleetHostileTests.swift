@@ -255,7 +255,10 @@ extension FleetTests {
         return ((status >> 8) & 0xFF, log, kB)
     }
 
-    @Test func aDeckWithA200MBImageIsRefusedInBoundedMemory() throws {
+    /// Not under qemu-user (the aarch64 lane): the peak RSS measured there is the emulator's,
+    /// and 200 MB through an emulated download takes minutes; the amd64 run measures it.
+    @Test(.disabled(if: DeckFixtures.underEmulation, "peak RSS under qemu-user is the emulator's; measured natively"))
+    func aDeckWithA200MBImageIsRefusedInBoundedMemory() throws {
         try #require(StoreTestSupport.executableExists)
         try #require(access("/usr/bin/time", X_OK) == 0, "GNU time measures the peak RSS: apt-get install time")
         // The baseline: the same command downloading a small deck with a 64 × 64 image.
