@@ -195,20 +195,13 @@ public struct Kiosk {
         apply(sessionEffects, at: frame.time)
         if settings.staffEnabled, !staffMenu.isOpen, waking.isEmpty { staffEntry.handle(frame) }
         let delivered = Set(deliver?.contacts.map(\.id) ?? [])
-        // The owner of a finger that lands now, front to back (read before the router changes).
-        let staffOpen = staffMenu.isOpen
-        let closed = hours?.isClosed == true
-        let control = accessControl
-        let me = self
-        let frames = router.route(frame) { c in
-            if waking.contains(c.id) { return .nobody }
-            if staffOpen { return .staff }
-            if closed { return .closed }
-            if !delivered.contains(c.id) { return .nobody }
-            if me.language(at: c.position, prominent: prominent) != nil { return .language }
-            if control.claims(me.visitorPoint(c.position)) { return .access }
-            return .deck
+        // The owner each finger would get if it landed now, front to back (the router asks only
+        // for fingers that begin); chosen before any layer acts on this frame.
+        var candidates: [Int: TouchLayer] = [:]
+        for c in frame.contacts {
+            candidates[c.id] = layer(for: c, waking: waking, delivered: delivered, prominent: prominent)
         }
+        let frames = router.route(frame) { candidates[$0.id] ?? .nobody }
         for layer in TouchLayer.allCases {
             guard let f = frames[layer] else { continue }
             switch layer {
@@ -227,6 +220,17 @@ public struct Kiosk {
             case .nobody: break
             }
         }
+    }
+
+    /// The layer a finger landing as `c` belongs to, front to back.
+    private func layer(for c: TouchContact, waking: Set<Int>, delivered: Set<Int>, prominent: Bool) -> TouchLayer {
+        if waking.contains(c.id) { return .nobody }
+        if staffMenu.isOpen { return .staff }
+        if hours?.isClosed == true { return .closed }
+        if !delivered.contains(c.id) { return .nobody }
+        if language(at: c.position, prominent: prominent) != nil { return .language }
+        if accessControl.claims(visitorPoint(c.position)) { return .access }
+        return .deck
     }
 
     /// A point on the screen as the visitor's layout sees it (mirrored right to left).
