@@ -297,7 +297,10 @@ extension FleetTests {
         #expect(try loadConfig(fresh).bootDeck().get().id == "minimal")
     }
 
-    @Test func killedDuringADownloadLeavesCurrentIntact() throws {
+    /// Not under qemu-user (the aarch64 lane): a 3 MB download killed eight times costs minutes
+    /// of emulated CPU there and exercises no aarch64-specific code; the amd64 run keeps it.
+    @Test(.disabled(if: DeckFixtures.underEmulation, "minutes under qemu-user; the native run covers it"))
+    func killedDuringADownloadLeavesCurrentIntact() throws {
         try #require(StoreTestSupport.executableExists)
         let name = try freshFleet()
         let kiosk = "dlkill-\(getpid())"

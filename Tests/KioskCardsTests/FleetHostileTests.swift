@@ -20,7 +20,10 @@ extension FleetTests {
         }
     }
 
-    @Test func aKioskHammeringConnectionsCannotStopAnothersSync() throws {
+    /// Not under qemu-user (the aarch64 lane): the limits it checks are the server's, the same
+    /// for every kiosk architecture, and 80 emulated connection attempts take about a minute.
+    @Test(.disabled(if: DeckFixtures.underEmulation, "server-side limits; the native run covers it"))
+    func aKioskHammeringConnectionsCannotStopAnothersSync() throws {
         try #require(StoreTestSupport.executableExists, "build the executable: swift build --build-tests")
         let name = try freshFleet()
         let thief = try addKiosk("thief-\(getpid())", database: name)
