@@ -78,7 +78,7 @@ final class FleetHealth: @unchecked Sendable {
         pthread_mutex_lock(&mutex)
         let samples = latencies
         pthread_mutex_unlock(&mutex)
-        let recent = samples.filter { now.seconds(since: $0.at) <= Heartbeat.InputToFlip.window }.map(\.ms)
+        let recent = samples.filter { now.seconds(since: $0.at) <= Heartbeat.InputToFlip.window }.map { $0.ms }
         return Heartbeat.InputToFlip(milliseconds: recent)
     }
 
