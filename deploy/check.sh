@@ -30,6 +30,15 @@ fi
 echo "== systemd-analyze verify deploy/kioskcards.service"
 systemd-analyze verify "$tmp/kioskcards.service"
 
+echo "== systemd-analyze verify deploy/report/ and deploy/fleet-check/ (the report and fleet check timers)"
+for unit in deploy/fleet-check/*.service deploy/fleet-check/*.timer deploy/report/*.service deploy/report/*.timer; do
+  sed "s|/usr/local/bin/KioskCards|$bin|g" "$unit" >"$tmp/$(basename "$unit")"
+done
+# verify prints unknown keys and bad values as warnings and still exits 0: any output fails.
+out=$(cd "$tmp" && systemd-analyze verify --man=no ./kioskcards-fleet-check.service ./kioskcards-fleet-check.timer \
+  ./kioskcards-report.service ./kioskcards-report.timer 2>&1) || { printf '%s\n' "$out" >&2; exit 1; }
+[ -z "$out" ] || { printf '%s\n' "$out" >&2; echo "check: systemd-analyze verify warned" >&2; exit 1; }
+
 echo "== systemd-analyze security --offline=yes"
 report=$(systemd-analyze security --offline=yes --no-pager "$tmp/kioskcards.service" 2>&1 || true)
 figure=$(printf '%s\n' "$report" | sed -n 's/.*Overall exposure level for kioskcards.service: \([0-9.]*\).*/\1/p')
@@ -61,11 +70,6 @@ if ((${#unlisted[@]})); then
   exit 1
 fi
 echo "all linked libraries are installed"
-
-echo "== systemd-analyze verify deploy/report/ (the report timer example)"
-sed "s|/usr/local/bin/KioskCards|$bin|g" deploy/report/kioskcards-report.service >"$tmp/kioskcards-report.service"
-cp deploy/report/kioskcards-report.timer "$tmp/"
-systemd-analyze verify "$tmp/kioskcards-report.service" "$tmp/kioskcards-report.timer"
 
 echo "== install-rpi.sh --root (staged install)"
 deploy/install-rpi.sh --binary "$bin" --root "$tmp/root" --deck examples/products/products.json >/dev/null

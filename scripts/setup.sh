@@ -7,6 +7,7 @@ packages=(
   pkg-config
   libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev libcrypt-dev
   libpq-dev postgresql # the fleet (docs/FLEET.md): libpq to build, a real server for FleetTests
+  openssl # scripts/fleet-docs-test.sh: the CA of deploy/fleet-certs.sh (psql comes with postgresql)
   libespeak-ng-dev espeak-ng-data # Sources/CEspeakNG: speech
   libasound2-dev # Sources/CALSA: speech played through ALSA
   fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fontconfig

@@ -86,6 +86,9 @@ bash scripts/report-browser-test.sh
 step hostile "hostile rows through the report in headless Chromium (scripts/report-hostile-test.sh)"
 bash scripts/report-hostile-test.sh
 
+step fleet-docs "docs/FLEET.md's steps against PostgreSQL with TLS verify-full (scripts/fleet-docs-test.sh)"
+bash scripts/fleet-docs-test.sh
+
 step fuzz "fuzz (libFuzzer, ${KIOSKCARDS_FUZZ_SECONDS:-30} s per parser; crashes in .build/fuzz/crashes/)"
 # Any crash fails the run (the crash file is under .build/fuzz/crashes/TARGET/).
 bash scripts/fuzz.sh all "${KIOSKCARDS_FUZZ_SECONDS:-30}"

@@ -60,8 +60,8 @@ import Testing
     @Test func fleetStatusShowsAKiosksControlCharactersVisibly() {
         let text = FleetStatusCommand.tableText([Self.hostile])
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        // Header, the one kiosk, its deck problem, and the final newline: no forged line.
-        #expect(lines.count == 4)
+        // Header, the one kiosk, its deck problem, the footnote and the final newline: no forged line.
+        #expect(lines.count == 5)
         #expect(lines[1].hasPrefix("lobby-1\\nlobby-2  online  1s ago"))
         #expect(
             lines[2] == "lobby-1\\nlobby-2  online  1s ago: deck not applied: bad\\rlobby-3: deck not applied: forged")

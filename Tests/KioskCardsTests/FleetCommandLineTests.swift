@@ -1,3 +1,4 @@
+import CardModel
 import Glibc
 import Testing
 
@@ -108,5 +109,74 @@ import Testing
         let h = health.heartbeat()
         #expect(h.deckApplied == "lobby@3" && h.lastFlipMs == 1_767_225_600_000 && h.framesPerSecond == 60)
         #expect(h.storageFailing && h.appVersion == kioskCardsVersion && h.uptimeSeconds > 0)
+    }
+
+    /// The app's heartbeat: source `app`, and the touch-to-flip of the last window only, its
+    /// percentiles those of the samples sorted by hand (nearest rank).
+    @Test func theAppsHeartbeatCarriesTouchToFlipOfTheLastMinutes() throws {
+        let health = FleetHealth()
+        let now = MonotonicClock.now()
+        // An old burst (outside the window) that must not count: all 1000 ms.
+        for _ in 0..<50 {
+            health.noteLatency(at: now.advanced(bySeconds: -(Heartbeat.InputToFlip.window + 10)), milliseconds: 1000)
+        }
+        var recent: [Double] = []
+        var generator = SplitMix64(seed: 7)
+        for i in 0..<333 {
+            let ms = Double(generator.next() % 4000) / 100
+            recent.append(ms)
+            health.noteLatency(at: now.advanced(bySeconds: -Double(i) / 10), milliseconds: ms)
+        }
+        let figures = try #require(health.inputToFlip(now: now))
+        let sorted = recent.sorted()
+        #expect(figures.samples == 333)
+        #expect(figures.p50 == sorted[166] && figures.p95 == sorted[316] && figures.p99 == sorted[329])
+        #expect(figures.max == sorted[332])
+        #expect(health.heartbeat().source == .app && FleetHealth.standalone().source == .sync)
+        #expect(FleetHealth().inputToFlip() == nil, "no touch: no figure, not zeros")
+    }
+
+    @Test func aMistypedURLIsReportedAsATypoNotAsUnreachable() throws {
+        #expect(FleetCommand.conninfoTypo("postgresq://alice@db/kioskfleet")?.contains("'postgresq://'") == true)
+        #expect(FleetCommand.conninfoTypo("db.example.org") != nil)
+        for good in ["postgresql://alice@db/kioskfleet", "postgres://db/x", "host=db dbname=x", "service=kioskfleet"] {
+            #expect(FleetCommand.conninfoTypo(good) == nil, "\(good)")
+        }
+        try #require(StoreTestSupport.executableExists)
+        for url in ["postgresq://alice@127.0.0.1/kioskfleet", "postgresql://alice@127.0.0.1:54x32/kioskfleet"] {
+            let result = try #require(CommandLineTests.run(["fleet", "status", "--postgres", url]))
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("--postgres looks mistyped"), "\(result.stderr)")
+            #expect(!result.stderr.contains("unreachable"))
+        }
+        let missing = try #require(
+            CommandLineTests.run([
+                "fleet", "status", "--postgres", "postgresql://alice@127.0.0.1/x", "--credentials", "/nonexistent/pw",
+            ]))
+        #expect(missing.status == 1 && missing.stderr.contains("--credentials /nonexistent/pw"), "\(missing.stderr)")
+        #expect(!missing.stderr.contains("fleet-credentials"), "operator advice, not the kiosk's")
+    }
+
+    /// add-operator's connection: a pg_service.conf entry with the TLS settings, a .pgpass line
+    /// with ':' and '\\' escaped (libpq's rule), never a password in a URL.
+    @Test func addOperatorPrintsAServiceEntryAndAPgpassLine() {
+        let text = FleetAddOperatorCommand.connectionText(
+            role: "alice", service: "kioskfleet",
+            parameters: [
+                "host": "db.example.org", "port": "5433", "dbname": "kioskfleet", "sslmode": "verify-full",
+                "sslrootcert": "/etc/kioskcards/fleet-ca.crt",
+            ], password: "pa:ss\\word", credentialsPath: nil)
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(
+            Array(lines[1...7]) == [
+                "[kioskfleet]", "host=db.example.org", "port=5433", "dbname=kioskfleet", "user=alice",
+                "sslmode=verify-full", "sslrootcert=/etc/kioskcards/fleet-ca.crt",
+            ])
+        #expect(lines.contains("db.example.org:5433:kioskfleet:alice:pa\\:ss\\\\word"))
+        #expect(!text.contains("://"))
+        let socket = FleetAddOperatorCommand.connectionText(
+            role: "bob", service: "s", parameters: ["host": "/run/postgresql", "dbname": "f"], password: nil,
+            credentialsPath: "/home/bob/fleet.pw")
+        #expect(!socket.contains("~/.pgpass") && socket.contains("--credentials /home/bob/fleet.pw"))
     }
 }

@@ -472,35 +472,152 @@ final class FleetTests {
             """, [kiosk, BootID.current])
         let expectedClock = ClockSync.isSynchronised() == nil ? "0" : "1234"
         #expect(fields.values == [["1234", expectedClock, "1234", String(FleetSchema.payloadVersion)]])
-        // The heartbeat arrived and fleet status shows the kiosk online with nothing unsent.
+        // The heartbeat went after the decisions: nothing unsent. It came from a rescue sync
+        // (no app running), so the kiosk is not online, and the check says so.
         let status = try #require(
             StoreTestSupport.run(["fleet", "status", "--postgres", pg.adminURL(database: name), "--json"]))
-        #expect(status.status == 0)
+        #expect(status.status == 1)
         let json = String(decoding: status.stdout, as: UTF8.self)
-        #expect(json.contains("\"kiosk_id\": \"\(kiosk)\", \"state\": \"online\""), "\(json)")
-        #expect(json.contains("\"decisions\": 1234"))
+        let row = try #require(try JSONReader.parse(Array(status.stdout)).elements?.first)
+        #expect(row["kiosk_id"]?.stringValue == kiosk, "\(json)")
+        #expect(row["state"]?.stringValue == "silent")
+        #expect(row["heartbeat_source"]?.stringValue == "sync")
+        #expect(row["unsent"]?.value == .number(0))
+        #expect(row["decisions"]?.value == .number(1234))
+        #expect(json.contains("only fleet sync was heard from"))
     }
 
-    @Test func statusExitsOneWhenAKioskIsStale() throws {
+    /// A running app's worker sends its batch first, then the heartbeat: the heartbeat's backlog
+    /// is what stayed unsent after that batch, and the kiosk is online.
+    @Test func heartbeatFollowsTheBatchAndCountsWhatStayedUnsent() throws {
         let name = try freshFleet()
-        let fresh = "fresh-\(getpid())"
-        let old = "stale-\(getpid())"
-        try FleetUpload.send(
-            Heartbeat(sentAtMs: 0, appVersion: "t"), on: try connect(try addKiosk(fresh, database: name)))
-        try FleetUpload.send(
-            Heartbeat(sentAtMs: 0, appVersion: "t"), on: try connect(try addKiosk(old, database: name)))
+        let kiosk = "order-\(getpid())"
+        let settings = try addKiosk(kiosk, database: name)
+        let data = scratch + "/order"
+        try produce(1234, into: data, kiosk: kiosk)
+        let worker = FleetSyncWorker(settings: settings, dataDirectory: data) {
+            var h = FleetHealth.standalone()
+            h.source = .app
+            return h
+        }
+        #expect(worker.round() == .sentBatch)
+        let admin = try pg.admin(name)
+        let beat = try admin.execute(
+            "SELECT unsent, source, (SELECT count(*) FROM fleet.decisions WHERE kiosk_id = $1) FROM fleet.heartbeats WHERE kiosk_id = $1",
+            [kiosk])
+        // The server's own count is the oracle for what was sent.
+        #expect(beat.values == [[String(1234 - FleetUpload.maxBatch), "app", String(FleetUpload.maxBatch)]])
+        let status = try KioskStatus.all(on: admin)
+        #expect(status.map(\.state) == [.online])
+        #expect(status.first?.heartbeatSource == "app" && status.first?.unsent == 1234 - FleetUpload.maxBatch)
+    }
+
+    /// Three kiosks as an operator meets them: one never reporting, one whose app went silent
+    /// (a rescue sync since, which must not bring it back), one healthy with its touch-to-flip;
+    /// and one closed by its schedule. The table, the JSON, the terse check and the exit status agree.
+    @Test func statusTellsNeverSilentHealthyAndScheduledOffApart() throws {
+        let name = try freshFleet()
+        let pid = getpid()
+        let (never, silent, healthy, closed) = (
+            "a-never-\(pid)", "b-silent-\(pid)", "c-healthy-\(pid)", "d-closed-\(pid)"
+        )
+        _ = try addKiosk(never, database: name)
+        let admin = try pg.admin(name)
+        var connections: [String: PostgresConnection] = [:]
+        func beat(_ kiosk: String, _ build: (inout Heartbeat) -> Void) throws {
+            let db = try connections[kiosk] ?? connect(try addKiosk(kiosk, database: name))
+            connections[kiosk] = db
+            var h = Heartbeat(sentAtMs: WallClock.nowMilliseconds(), appVersion: "t")
+            h.source = .app
+            build(&h)
+            try FleetUpload.send(h, on: db, columns: try FleetDeckDownload.heartbeatColumns(on: db))
+        }
+        let touches = (1...200).map { Double($0) / 4 }  // 0.25 … 50 ms
+        try beat(healthy) { $0.inputToFlip = Heartbeat.InputToFlip(milliseconds: touches) }
+        try beat(silent) { $0.unsent = 7 }
+        try beat(closed) {
+            $0.scheduleClosed = true
+            $0.opensAtMs = WallClock.nowMilliseconds() + 8 * 3_600_000
+        }
+        // The silent app's heartbeat and the closed kiosk's are ten minutes old (the receive
+        // time is the server's: moved back as an operator would see it later).
+        try admin.execute(
+            "UPDATE fleet.heartbeats SET received_at = received_at - interval '10 minutes' WHERE kiosk_id IN ($1, $2)",
+            [silent, closed])
+        let silentSince = try #require(
+            try admin.execute(
+                "SELECT to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM fleet.heartbeats WHERE kiosk_id = $1",
+                [silent]
+            ).scalar)
+        // A rescue sync on the silent kiosk afterwards: heard from, still silent.
+        try beat(silent) {
+            $0.source = .sync
+            $0.unsent = 0
+        }
+
+        let status = try KioskStatus.all(on: admin)
+        #expect(status.map(\.kioskID) == [never, silent, healthy, closed])
+        #expect(status.map(\.state) == [.never, .silent, .online, .scheduledOff])
+        #expect(status[1].silentSince == silentSince && status[1].unsent == 0 && status[1].heartbeatSource == "sync")
+        #expect(status[0].secondsSinceHeartbeat == nil && status[0].uptime == nil)
+        // Nearest rank of 200 sorted samples: p95 is the 190th, 47.5 ms; max 50.
+        #expect(status[2].inputToFlip == Heartbeat.InputToFlip(p50: 25, p95: 47.5, p99: 49.5, max: 50, samples: 200))
+        #expect(status[2].problems.isEmpty && status[3].problems.isEmpty)
+
         let url = pg.adminURL(database: name)
-        let allOnline = try #require(StoreTestSupport.run(["fleet", "status", "--postgres", url]))
-        #expect(allOnline.status == 0, "\(String(decoding: allOnline.stdout, as: UTF8.self))")
-        // The heartbeat's receive time is the server's; move it back as an operator would see it later.
-        try pg.admin(name).execute(
-            "UPDATE fleet.heartbeats SET received_at = received_at - interval '10 minutes' WHERE kiosk_id = $1", [old])
-        let result = try #require(StoreTestSupport.run(["fleet", "status", "--postgres", url]))
-        #expect(result.status == 1)
-        let text = String(decoding: result.stdout, as: UTF8.self)
+        let table = try #require(StoreTestSupport.run(["fleet", "status", "--postgres", url]))
+        #expect(table.status == 1)
+        let lines = String(decoding: table.stdout, as: UTF8.self).split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix(never) && $0.contains("never seen") })
+        #expect(lines.contains { $0.hasPrefix(silent) && $0.contains("silent since \(silentSince)") })
+        #expect(lines.contains { $0.hasPrefix(healthy) && $0.contains("online") && $0.contains("47.5 ms") })
+        #expect(lines.contains { $0.hasPrefix(closed) && $0.contains("scheduled off until") })
+
+        let terse = try #require(StoreTestSupport.run(["fleet", "status", "--postgres", url, "--attention"]))
+        #expect(terse.status == 1)
+        let attention = String(decoding: terse.stdout, as: UTF8.self)
         #expect(
-            text.contains(old) && text.split(separator: "\n").contains { $0.hasPrefix(old) && $0.contains("stale") })
-        #expect(text.split(separator: "\n").contains { $0.hasPrefix(fresh) && $0.contains("online") })
+            attention.split(separator: "\n").map { String($0.prefix { $0 != ":" }) } == [never, silent], "\(attention)")
+        #expect(attention.contains("\(silent): silent since \(silentSince)"))
+
+        // Once the silent and never-seen kiosks are gone, the check passes and prints nothing.
+        try admin.execute("DELETE FROM fleet.heartbeats WHERE kiosk_id IN ($1, $2)", [never, silent])
+        try admin.execute("DELETE FROM fleet.kiosks WHERE kiosk_id IN ($1, $2)", [never, silent])
+        let quiet = try #require(StoreTestSupport.run(["fleet", "status", "--postgres", url, "--attention"]))
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty, "\(String(decoding: quiet.stdout, as: UTF8.self))")
+    }
+
+    /// The uptime share over its window from the heartbeats' receive times: each covers up to
+    /// `staleAfter`; recomputed here by hand from the rows placed.
+    @Test func uptimeIsTheShareOfTheWindowCoveredByAppHeartbeats() throws {
+        let name = try freshFleet()
+        let kiosk = "uptime-\(getpid())"
+        let db = try connect(try addKiosk(kiosk, database: name))
+        let admin = try pg.admin(name)
+        // Registered 10 hours ago; app heartbeats every minute for the first 2 h, then one a
+        // rescue sync sent (not counted).
+        try admin.execute(
+            "UPDATE fleet.kiosks SET created_at = now() - interval '10 hours' WHERE kiosk_id = $1", [kiosk])
+        let columns = try FleetDeckDownload.heartbeatColumns(on: db)
+        for _ in 0..<120 {
+            var h = Heartbeat(sentAtMs: 0, appVersion: "t")
+            h.source = .app
+            try FleetUpload.send(h, on: db, columns: columns)
+        }
+        try FleetUpload.send(Heartbeat(sentAtMs: 0, appVersion: "t"), on: db, columns: columns)
+        try admin.execute(
+            """
+            UPDATE fleet.heartbeats h SET received_at = now() - interval '10 hours' + n.i * interval '1 minute'
+            FROM (SELECT ctid, row_number() OVER (ORDER BY received_at) - 1 AS i FROM fleet.heartbeats
+                  WHERE kiosk_id = $1 AND source = 'app') n
+            WHERE h.ctid = n.ctid
+            """, [kiosk])
+        let status = try #require(try KioskStatus.all(on: admin).first)
+        // 119 gaps of 60 s, and the last covers staleAfter: over 10 h.
+        let expected = (119.0 * 60 + Double(KioskStatus.staleAfter)) / 36_000
+        let uptime = try #require(status.uptime)
+        #expect(abs(uptime - expected) < 0.001, "\(uptime) vs \(expected)")
+        #expect(status.state == .silent && status.heartbeatSource == "sync")
     }
 
     // MARK: - Decks (server side)
@@ -520,6 +637,60 @@ final class FleetTests {
         let err = String(decoding: try FileIO.readAll(errPath, limit: 1 << 20), as: UTF8.self)
         #expect(err.contains("duplicate-card-id.json:") && err.contains("nothing was published"), "\(err)")
         #expect(try pg.admin(name).execute("SELECT count(*) FROM fleet.decks").scalar == "0")
+    }
+
+    /// One id@version is one content: the same deck again is fine, a changed image or deck
+    /// file under it is refused with the fix, a raised version is published.
+    @Test func publishRefusesChangedContentUnderAPublishedVersion() throws {
+        let name = try freshFleet()
+        let url = pg.adminURL(database: name)
+        let kiosk = "pub-v-\(getpid())"
+        _ = try addKiosk(kiosk, database: name)
+        let dir = scratch + "/versions"
+        #expect(mkdir(dir, 0o755) == 0 && mkdir(dir + "/img", 0o755) == 0)
+        let deckText = String(
+            decoding: try FileIO.readAll(DeckFixtures.good("with-image.json"), limit: 1 << 20), as: UTF8.self)
+        DeckFixtures.write(deckText, to: dir + "/deck.json")
+        DeckFixtures.writeBytes(
+            try FileIO.readAll(DeckFixtures.good("img/dot.png"), limit: 1 << 20), to: dir + "/img/dot.png")
+        func publish(_ label: String) throws -> (status: Int32, err: String) {
+            let errPath = scratch + "/publish-\(label).err"
+            let r = try #require(
+                StoreTestSupport.run(
+                    ["fleet", "publish", dir + "/deck.json", "--kiosk", kiosk, "--postgres", url], stderrPath: errPath))
+            return (r.status, String(decoding: try FileIO.readAll(errPath, limit: 1 << 20), as: UTF8.self))
+        }
+        let admin = try pg.admin(name)
+        func rows() throws -> [[String?]] {
+            try admin.execute("SELECT deck_id, version, content_sha256 IS NOT NULL FROM fleet.decks ORDER BY version")
+                .values
+        }
+        #expect(try publish("first").status == 0)
+        #expect(try publish("same").status == 0, "the same content again is fine")
+        #expect(try rows() == [["images", "2", "t"]])
+
+        // Another picture under the same file name: the deck file is unchanged, the content is not.
+        DeckFixtures.writeBytes(
+            try FileIO.readAll(RenderFixtures.images + "/photo.png", limit: 64 << 20), to: dir + "/img/dot.png")
+        let image = try publish("image")
+        #expect(image.status == 2, "\(image.err)")
+        #expect(
+            image.err.contains("deck 'images' version 2 is already published with different content")
+                && image.err.contains("raise \"version\"") && image.err.contains("nothing was published"),
+            "\(image.err)")
+        // A changed title in the deck file, likewise.
+        DeckFixtures.write(deckText.replacingFirst("\"Punkt\"", with: "\"Kreis\""), to: dir + "/deck.json")
+        #expect(try publish("title").status == 2)
+        #expect(try rows() == [["images", "2", "t"]])
+        #expect(try admin.execute("SELECT count(*) FROM fleet.assignment_history").scalar == "2")
+
+        // Raised to version 3: published and assigned.
+        DeckFixtures.write(
+            deckText.replacingFirst("\"Punkt\"", with: "\"Kreis\"").replacingFirst(
+                "\"version\": 2", with: "\"version\": 3"),
+            to: dir + "/deck.json")
+        #expect(try publish("bumped").status == 0)
+        #expect(try rows() == [["images", "2", "t"], ["images", "3", "t"]])
     }
 
     @Test func publishStoresByHashAssignsToAGroupAndRollsBack() throws {
@@ -742,5 +913,13 @@ final class FleetTests {
         #expect(
             try DecisionSync.pending(dataDirectory: data, target: try #require(online.cursorTarget), limit: 1).unsent
                 == 0)
+    }
+}
+
+extension String {
+    /// This text with the first `target` replaced by `replacement` (unchanged when absent).
+    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
+        guard let range = firstRange(of: target) else { return self }
+        return String(self[..<range.lowerBound]) + replacement + String(self[range.upperBound...])
     }
 }

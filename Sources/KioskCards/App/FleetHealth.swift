@@ -13,7 +13,19 @@ final class FleetHealth: @unchecked Sendable {
         var lastTouchMs: Int64?
         var framesPerSecond: Double?
         var storageFailing = false
+        /// The schedule has the kiosk closed now (nil: no schedule).
+        var scheduleClosed: Bool?
+        /// While closed: when it opens again (wall clock, ms).
+        var opensAtMs: Int64?
     }
+
+    /// Input → flip latencies of the last `Heartbeat.InputToFlip.window` seconds (a ring,
+    /// guarded by the mutex): when the flip completed and the milliseconds from the kernel's
+    /// input timestamp.
+    private var latencies: [(at: Instant, ms: Double)] = []
+    private var latencyNext = 0
+    /// At most one window of touches at 120 Hz.
+    static let latencyCapacity = Int(Heartbeat.InputToFlip.window) * 120
 
     private var snapshot = Snapshot()
     /// When a flip and a touch were last noted (poll loop only).
@@ -35,13 +47,46 @@ final class FleetHealth: @unchecked Sendable {
 
     /// A flip at `t` (poll loop): the heartbeat's proof that frames reach the screen, its wall
     /// time and the frame rate, noted at most once a second (a lock and a clock read).
-    func noteFlip(at t: Instant, framesPerSecond: () -> Double) {
+    /// `input`: the kernel's timestamp of the earliest input this flip is the first to show
+    /// (nil: no input), kept for the heartbeat's touch-to-flip figures.
+    func noteFlip(at t: Instant, input: Instant? = nil, framesPerSecond: () -> Double) {
+        if let input { noteLatency(at: t, milliseconds: t.seconds(since: input) * 1000) }
         guard flipNoted.map({ t.seconds(since: $0) >= 1 }) ?? true else { return }
         flipNoted = t
         let (wall, fps) = (WallClock.nowMilliseconds(), framesPerSecond())
         update {
             $0.lastFlipMs = wall
             $0.framesPerSecond = fps
+        }
+    }
+
+    /// One input → flip latency (poll loop): a store under the lock.
+    func noteLatency(at t: Instant, milliseconds: Double) {
+        pthread_mutex_lock(&mutex)
+        if latencies.count < Self.latencyCapacity {
+            latencies.append((t, milliseconds))
+        } else {
+            latencies[latencyNext] = (t, milliseconds)
+        }
+        latencyNext = (latencyNext + 1) % Self.latencyCapacity
+        pthread_mutex_unlock(&mutex)
+    }
+
+    /// The touch-to-flip figures of the window before `now` (worker thread: copies under the
+    /// lock, sorts outside it).
+    func inputToFlip(now: Instant = MonotonicClock.now()) -> Heartbeat.InputToFlip? {
+        pthread_mutex_lock(&mutex)
+        let samples = latencies
+        pthread_mutex_unlock(&mutex)
+        let recent = samples.filter { now.seconds(since: $0.at) <= Heartbeat.InputToFlip.window }.map { $0.ms }
+        return Heartbeat.InputToFlip(milliseconds: recent)
+    }
+
+    /// The schedule now (poll loop, at each look): closed or open, and when a closed kiosk opens.
+    func noteSchedule(closed: Bool?, opensAtMs: Int64?) {
+        update {
+            $0.scheduleClosed = closed
+            $0.opensAtMs = closed == true ? opensAtMs : nil
         }
     }
 
@@ -68,10 +113,15 @@ final class FleetHealth: @unchecked Sendable {
         h.lastTouchMs = s.lastTouchMs
         h.framesPerSecond = s.framesPerSecond
         h.storageFailing = s.storageFailing || storageFailing?() == true
+        h.source = .app
+        h.scheduleClosed = s.scheduleClosed
+        h.opensAtMs = s.opensAtMs
+        h.inputToFlip = inputToFlip()
         return h
     }
 
-    /// A heartbeat with what is known without the kiosk running (`fleet sync`).
+    /// A heartbeat with what is known without the kiosk running (`fleet sync`): its source is
+    /// `sync`, so it never makes the kiosk count as online.
     static func standalone() -> Heartbeat {
         Heartbeat(
             sentAtMs: WallClock.nowMilliseconds(), appVersion: kioskCardsVersion, uptimeSeconds: uptimeSeconds(),

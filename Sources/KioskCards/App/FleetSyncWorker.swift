@@ -202,7 +202,7 @@ final class FleetSyncWorker: @unchecked Sendable {
         case failed
     }
 
-    /// One round: connect if needed, a heartbeat when due, one batch when there is one.
+    /// One round: connect if needed, one batch when there is one, then a heartbeat when due.
     func round() -> RoundResult {
         do {
             let (db, target) = try connected()
@@ -214,21 +214,19 @@ final class FleetSyncWorker: @unchecked Sendable {
                 try applyAssignedDeck(on: db)
             }
             // A fresh kiosk has no database before its first decision: nothing to send yet.
-            let (rows, unsent) =
+            let rows =
                 DecisionSync.databaseExists(dataDirectory: dataDirectory)
-                ? try DecisionSync.pending(dataDirectory: dataDirectory, target: target, limit: batchLimit)
-                : ([], 0)
+                ? try DecisionSync.pending(dataDirectory: dataDirectory, target: target, limit: batchLimit).rows
+                : []
+            let sent = try sendBatch(rows, on: db, target: target)
+            // Decisions first, then the heartbeat: its backlog is what stayed unsent after the send.
             if now >= nextHeartbeat {
-                try sendHeartbeat(on: db, unsent: unsent)
+                try sendHeartbeat(on: db, unsent: try unsent(target: target))
                 nextHeartbeat = now + settings.heartbeatInterval
-            }
-            guard try sendBatch(rows, on: db, target: target) else {
-                enter(.online)
-                return .idle
             }
             failures = 0
             enter(.online)
-            return .sentBatch
+            return sent ? .sentBatch : .idle
         } catch let error as FleetError {
             if error.kind != .permissionDenied && error.kind != .query { connection = nil }
             failed(.failing(error.kind), message: error.description)
@@ -245,15 +243,14 @@ final class FleetSyncWorker: @unchecked Sendable {
         do {
             let (db, target) = try connected()
             try applyAssignedDeck(on: db)
-            let unsent =
-                DecisionSync.databaseExists(dataDirectory: dataDirectory)
-                ? try DecisionSync.pending(dataDirectory: dataDirectory, target: target, limit: 1).unsent : 0
-            try sendHeartbeat(on: db, unsent: unsent)
             while DecisionSync.databaseExists(dataDirectory: dataDirectory) {
                 let (rows, _) = try DecisionSync.pending(
                     dataDirectory: dataDirectory, target: target, limit: batchLimit)
-                guard try sendBatch(rows, on: db, target: target) else { return nil }
+                guard try sendBatch(rows, on: db, target: target) else { break }
             }
+            // Decisions first, then the heartbeat: its backlog is what stayed unsent (0 unless
+            // the app stored more meanwhile).
+            try sendHeartbeat(on: db, unsent: try unsent(target: target))
             return nil
         } catch let error as FleetError {
             return error
@@ -374,6 +371,12 @@ final class FleetSyncWorker: @unchecked Sendable {
         let warning = FleetTLS.insecureWarning(reason)
         if tlsWarning != warning { Log.warning("fleet: \(warning)") }
         tlsWarning = warning
+    }
+
+    /// Decisions not yet on the server (0 before the kiosk's first decision).
+    private func unsent(target: String) throws -> Int {
+        guard DecisionSync.databaseExists(dataDirectory: dataDirectory) else { return 0 }
+        return try DecisionSync.pending(dataDirectory: dataDirectory, target: target, limit: 1).unsent
     }
 
     private func sendHeartbeat(on db: PostgresConnection, unsent: Int) throws(FleetError) {

@@ -256,8 +256,8 @@ final class KioskApp {
 
     private func flipped(at t: Instant) {
         stats.flipCompleted(at: t, input: inFlightInput)
+        if fleet != nil { health.noteFlip(at: t, input: inFlightInput?.input) { Double(stats.framesPerSecond(at: t)) } }
         inFlightInput = nil
-        if fleet != nil { health.noteFlip(at: t) { Double(stats.framesPerSecond(at: t)) } }
         if stats.flips == 1 {
             Log.info(
                 "kiosk: first frame on screen \(jsonNumber(t.seconds(since: stats.processStart) * 1000, decimals: 1)) ms after start"
@@ -384,6 +384,10 @@ extension KioskApp {
     func lookAtSchedule() {
         let now = MonotonicClock.now()
         perform(kiosk.handle(ScheduleClock.look(at: kiosk.primary.schedule, now: now), at: now))
+        if fleet != nil {
+            let closed = ScheduleClock.closedUntil(kiosk.primary.schedule)
+            health.noteSchedule(closed: closed.closed, opensAtMs: closed.opensAtMs)
+        }
         rescheduleTimer()
         display.requestFrame()
     }

@@ -22,4 +22,13 @@ enum ScheduleClock {
             window: civil.flatMap { schedule.deck(at: $0) },
             lookAgainAt: now.advanced(bySeconds: wait))
     }
+
+    /// For the heartbeat: whether `schedule` has the kiosk closed now and, if so, when it opens
+    /// (wall clock, ms; nil: not within the schedule's look-ahead). (nil, nil) with no schedule.
+    static func closedUntil(_ schedule: Schedule?) -> (closed: Bool?, opensAtMs: Int64?) {
+        guard let schedule, let civil = LocalTime.now() else { return (nil, nil) }
+        guard schedule.state(at: civil) == .closed else { return (false, nil) }
+        let opens = schedule.nextChange(after: civil).flatMap { LocalTime.epochSeconds($0) }
+        return (true, opens.map { $0 * 1000 })
+    }
 }

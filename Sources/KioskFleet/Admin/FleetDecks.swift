@@ -62,22 +62,34 @@ package enum FleetDecks {
         return ids
     }
 
+    /// SQLSTATE unique_violation: the id@version is published with other content.
+    package static let versionConflict = "23505"
+
+    /// The manifest a deck's content hash is taken over: the deck file's sha256, then one line
+    /// per image, "\npath sha256", by path in byte order. The same text in SQL for decks stored
+    /// before content hashes (`storedContentHash`).
+    static func contentManifest(deckSHA256: String, images: [(path: String, sha256: String)]) -> String {
+        deckSHA256
+            + images.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
+            .map { "\n\($0.path) \($0.sha256)" }.joined()
+    }
+
     /// Stores the deck and its images (new blobs only) and assigns it to `target`, in one
-    /// transaction. Returns the assignments made.
+    /// transaction. Refuses (SQLSTATE `versionConflict`) content different from what is stored
+    /// under the same id@version: kiosks showing one id@version show the same thing. Returns
+    /// the assignments made.
     package static func publish(
         deck bytes: [UInt8], deckID: String, version: Int, images: [Image], to target: Target,
         on db: PostgresConnection
     ) throws(FleetError) -> [Assignment] {
         try db.transaction { db in
             let kioskIDs = try kiosks(target, on: db)
-            let deck = try db.execute(
-                """
-                INSERT INTO fleet.decks (deck_sha256, deck_id, version, body)
-                SELECT encode(sha256(b), 'hex'), $2, $3::integer, b FROM (SELECT $1::bytea AS b) x
-                ON CONFLICT (deck_sha256) DO UPDATE SET deck_id = excluded.deck_id
-                RETURNING deck_sha256
-                """, [byteaText(bytes), deckID, String(version)])
-            guard let sha = deck.scalar else { throw FleetError(kind: .query, message: "the deck was not stored") }
+            // Two publishes of one id@version at once: one waits for the other.
+            try db.execute(
+                "SELECT pg_advisory_xact_lock(7246002, hashtext($1))", [deckID + "@" + String(version)])
+            let hashed = try db.execute("SELECT encode(sha256($1::bytea), 'hex')", [byteaText(bytes)])
+            guard let sha = hashed.scalar else { throw FleetError(kind: .query, message: "the deck was not hashed") }
+            var stored: [(path: String, sha256: String)] = []
             for image in images {
                 let blob = try db.execute(
                     """
@@ -86,11 +98,46 @@ package enum FleetDecks {
                     ON CONFLICT (sha256) DO UPDATE SET sha256 = excluded.sha256
                     RETURNING sha256
                     """, [byteaText(image.bytes)])
+                guard let blobSHA = blob.scalar else {
+                    throw FleetError(kind: .query, message: "image \(image.path) was not stored")
+                }
+                stored.append((image.path, blobSHA))
+            }
+            let manifest = contentManifest(deckSHA256: sha, images: stored)
+            guard
+                let content = try db.execute("SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex')", [manifest]).scalar
+            else { throw FleetError(kind: .query, message: "the deck's content was not hashed") }
+            let existing = try db.execute(
+                """
+                SELECT coalesce(d.content_sha256, encode(sha256(convert_to(d.deck_sha256 || coalesce(
+                           (SELECT string_agg(E'\\n' || i.path || ' ' || i.blob_sha256, '' ORDER BY i.path COLLATE "C")
+                            FROM fleet.deck_images i WHERE i.deck_sha256 = d.deck_sha256), ''), 'UTF8')), 'hex')),
+                       to_char(d.published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "UTC"')
+                FROM fleet.decks d WHERE d.deck_id = $1 AND d.version = $2::integer
+                """, [deckID, String(version)])
+            if let other = existing.values.first(where: { $0[0] != content }) {
+                throw FleetError(
+                    kind: .query,
+                    message:
+                        "deck '\(deckID)' version \(version) is already published with different content "
+                        + "(content sha256 \(String((other[0] ?? "").prefix(12)))…, published \(other[1] ?? "?"));"
+                        + " kiosks showing \(deckID)@\(version) must all show the same deck: raise \"version\" in the"
+                        + " deck file (to \(version + 1) or more) and publish again",
+                    sqlState: versionConflict)
+            }
+            try db.execute(
+                """
+                INSERT INTO fleet.decks (deck_sha256, deck_id, version, body, content_sha256)
+                VALUES ($1, $2, $3::integer, $4::bytea, $5)
+                ON CONFLICT (deck_sha256) DO UPDATE
+                    SET content_sha256 = coalesce(fleet.decks.content_sha256, excluded.content_sha256)
+                """, [sha, deckID, String(version), byteaText(bytes), content])
+            for image in stored {
                 try db.execute(
                     """
                     INSERT INTO fleet.deck_images (deck_sha256, path, blob_sha256) VALUES ($1, $2, $3)
                     ON CONFLICT (deck_sha256, path) DO NOTHING
-                    """, [sha, image.path, blob.scalar])
+                    """, [sha, image.path, image.sha256])
             }
             return try assign(sha, to: kioskIDs, rollback: false, on: db)
         }

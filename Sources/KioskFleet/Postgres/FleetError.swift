@@ -65,6 +65,38 @@ package struct FleetError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// What an operator at `fleet status`, `report --postgres` or `fleet publish` should do:
+    /// the same failure seen from the operator's side, not the kiosk's.
+    package var operatorFix: String {
+        switch kind {
+        case .unreachable:
+            "the fleet server is unreachable — check the host and port in --postgres, that PostgreSQL listens there "
+                + "(listen_addresses) and that no firewall is in the way"
+        case .authenticationFailed:
+            "authentication failed — check the role and its password (--credentials FILE, ~/.pgpass or a "
+                + "pg_service.conf entry: 'KioskCards fleet add-operator NAME' prints one) and that pg_hba.conf "
+                + "lets this role in from this host"
+        case .schemaTooNew:
+            "the central schema is newer than this KioskCards — use the KioskCards that ran 'fleet init' last"
+        case .permissionDenied:
+            "permission denied — status, report and publish need a member of fleet_operator "
+                + "('KioskCards fleet add-operator NAME'); init and add-kiosk need the database's owner"
+        case .badURL:
+            "--postgres looks mistyped — use postgresql://USER@HOST:PORT/DB?sslmode=verify-full, "
+                + "key=value pairs, or service=NAME for a pg_service.conf entry"
+        case .connectionLost: "the connection to the fleet server was lost — run the command again"
+        case .clientLibraryMissing:
+            "the PostgreSQL client library cannot be loaded — install Debian's libpq5 (apt install libpq5)"
+        case .tlsVerificationFailed, .schemaTooOld, .query: fix
+        }
+    }
+
+    /// The failure with the operator's fix (`operatorFix`).
+    package var operatorDescription: String {
+        let text = Escape.terminal(message.trimmingTrailingNewlines)
+        return "\(operatorFix) [\(sqlState.map { "SQLSTATE \($0): " } ?? "")\(text)]"
+    }
+
     package var description: String {
         // The server's message may quote a kiosk's text: its control characters shown visibly.
         let text = Escape.terminal(message.trimmingTrailingNewlines)

@@ -429,6 +429,27 @@ package enum FleetSchema {
                 CREATE TRIGGER maintenance_kiosk_limit AFTER INSERT ON fleet.maintenance
                     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fleet.limit_kiosk_insert();
                 """),
+        // 8 → 9: what `fleet status` needs to tell a running kiosk from a rescue sync, a kiosk
+        // closed by its schedule from a silent one, and the panel's own touch-to-flip.
+        Migration(
+            description:
+                "heartbeat source (app or sync), schedule closed until, touch-to-flip percentiles; one hash per deck id@version",
+            sql: """
+                ALTER TABLE fleet.heartbeats
+                    ADD COLUMN source text CHECK (source IN ('app', 'sync')),
+                    ADD COLUMN schedule_closed boolean,
+                    ADD COLUMN opens_at timestamptz,
+                    ADD COLUMN input_to_flip_p50_ms real,
+                    ADD COLUMN input_to_flip_p95_ms real,
+                    ADD COLUMN input_to_flip_p99_ms real,
+                    ADD COLUMN input_to_flip_max_ms real,
+                    ADD COLUMN input_to_flip_samples integer;
+                -- A deck's content: its file and every image (FleetDecks.contentHash). fleet publish
+                -- refuses new content under an existing id@version; decks published twice with
+                -- different content before this version keep both rows (so not a unique index).
+                ALTER TABLE fleet.decks ADD COLUMN content_sha256 text CHECK (content_sha256 ~ '^[0-9a-f]{64}$');
+                CREATE INDEX decks_id_version ON fleet.decks (deck_id, version);
+                """),
     ]
 
     package static var schemaVersion: Int { migrations.count }

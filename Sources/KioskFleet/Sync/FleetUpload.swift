@@ -155,6 +155,49 @@ package struct Heartbeat: Hashable, Sendable {
     /// What the operator should know about this kiosk's setup (it does not verify the
     /// server: `fleet-tls = insecure`), nil: nothing.
     package var warning: String?
+    /// Who sent it: the running app, or `fleet sync` (a rescue sync with no app running,
+    /// which never makes the kiosk count as online).
+    package var source: Source = .sync
+    /// The kiosk's schedule has it closed now (nil: no schedule, or not the running app).
+    package var scheduleClosed: Bool?
+    /// While closed: when the schedule opens again (wall clock, ms), nil: not known.
+    package var opensAtMs: Int64?
+    /// The panel's own kernel-timestamp → page-flip latency over the last minutes
+    /// (`InputToFlip.window`), nil: no touch shown in that time.
+    package var inputToFlip: InputToFlip?
+
+    package enum Source: String, Hashable, Sendable {
+        case app
+        case sync
+    }
+
+    /// Input → flip percentiles, milliseconds, from `samples` touches shown.
+    package struct InputToFlip: Hashable, Sendable {
+        /// The span the figures cover, seconds.
+        package static let window = 300.0
+        package var p50: Double
+        package var p95: Double
+        package var p99: Double
+        package var max: Double
+        package var samples: Int
+
+        package init(p50: Double, p95: Double, p99: Double, max: Double, samples: Int) {
+            self.p50 = p50
+            self.p95 = p95
+            self.p99 = p99
+            self.max = max
+            self.samples = samples
+        }
+
+        /// The figures of `milliseconds` (nearest rank), nil when empty.
+        package init?(milliseconds: [Double]) {
+            guard !milliseconds.isEmpty else { return nil }
+            let sorted = milliseconds.sorted()
+            // Nearest rank: the ⌈p·n/100⌉-th smallest, in integers (no rounding at the edges).
+            func rank(_ p: Int) -> Double { sorted[Swift.max(1, (p * sorted.count + 99) / 100) - 1] }
+            self.init(p50: rank(50), p95: rank(95), p99: rank(99), max: sorted[sorted.count - 1], samples: sorted.count)
+        }
+    }
 
     package init(
         sentAtMs: Int64, appVersion: String, deckApplied: String? = nil, deckAssigned: String? = nil,
@@ -328,7 +371,7 @@ package enum FleetUpload {
     private static func bool(_ b: Bool?) -> String? { b.map { $0 ? "true" : "false" } }
 
     /// Inserts one heartbeat row; `columns`: the server's heartbeat columns (older schemas lack
-    /// `deck_error` and `warning`, and then those are left out).
+    /// `deck_error`, `warning`, the source, schedule and touch-to-flip, and then those are left out).
     package static func send(_ h: Heartbeat, on db: PostgresConnection, columns: Set<String> = [])
         throws(FleetError)
     {
@@ -344,10 +387,26 @@ package enum FleetUpload {
             h.storageFailing ? "true" : "false", String(h.uptimeSeconds), h.cpuTemperatureC.map { String($0) },
             h.throttled,
         ]
-        for (column, value) in [("deck_error", h.deckError), ("warning", h.warning)] where columns.contains(column) {
+        let latency = h.inputToFlip
+        // Each optional column with its value and its SQL expression ("$" stands for the parameter).
+        let optional: [(String, String?, String)] = [
+            ("deck_error", h.deckError, "$"), ("warning", h.warning, "$"), ("source", h.source.rawValue, "$"),
+            ("schedule_closed", h.scheduleClosed.map { $0 ? "true" : "false" }, "$::boolean"),
+            ("opens_at", h.opensAtMs.map(String.init), "to_timestamp($::bigint / 1000.0)"),
+            ("input_to_flip_p50_ms", latency.map { String($0.p50) }, "$::real"),
+            ("input_to_flip_p95_ms", latency.map { String($0.p95) }, "$::real"),
+            ("input_to_flip_p99_ms", latency.map { String($0.p99) }, "$::real"),
+            ("input_to_flip_max_ms", latency.map { String($0.max) }, "$::real"),
+            ("input_to_flip_samples", latency.map { String($0.samples) }, "$::integer"),
+        ]
+        // Columns the server lacks (an older schema) are left out.
+        for (column, value, expression) in optional where columns.contains(column) {
             parameters.append(value)
             names += ", " + column
-            values += ", $\(parameters.count)"
+            values +=
+                ", "
+                + expression.split(separator: "$", omittingEmptySubsequences: false).joined(
+                    separator: "$\(parameters.count)")
         }
         try db.execute("INSERT INTO fleet.heartbeats (\(names)) VALUES (\(values))", parameters)
     }

@@ -99,7 +99,7 @@ enum FleetAddKioskCommand {
         Log.info(
             "fleet add-kiosk: \(outcome == .created ? "created" : "replaced the password of") role \(role) for kiosk \(options.kioskID)"
                 + (options.credentials.map {
-                    "; password in \($0) (mode 0600): copy it to the kiosk as /etc/kioskcards/\(PathName.baseName(of: $0)),"
+                    "; password written here to \($0) (mode 0600): copy it to the kiosk as /etc/kioskcards/\(PathName.baseName(of: $0)),"
                         + " owned by the service user, mode 0600"
                 } ?? ""))
         if !FleetTLS.isLocal(options.kioskHost ?? parameters["host"] ?? "localhost") {
@@ -110,9 +110,9 @@ enum FleetAddKioskCommand {
         }
         print("kiosk-id = \(options.kioskID)")
         print("fleet-url = \(url)")
+        // Where the kiosk keeps the file, not where this machine wrote it (said in the log above).
         if let path = options.credentials {
-            print(
-                "fleet-credentials = \(path.hasPrefix("/") ? "/etc/kioskcards/" + PathName.baseName(of: path) : path)")
+            print("fleet-credentials = /etc/kioskcards/\(PathName.baseName(of: path))")
         }
         return 0
     }

@@ -77,13 +77,64 @@ enum FleetCommand {
         url.isEmpty ? "--postgres URL is required (the fleet database, e.g. postgresql://postgres@/kioskfleet)" : nil
     }
 
-    /// Connects for an operator command; logs the classified failure.
-    static func connect(_ url: String, command: String) -> PostgresConnection? {
-        do {
-            return try PostgresConnection(conninfo: url, applicationName: "KioskCards fleet \(command)")
-        } catch {
-            Log.error("fleet \(command): \(error)")
+    /// The --credentials option of every fleet action: a password file (its first line, mode
+    /// 0600), so no password goes into a URL or the command line.
+    static func credentialsOption<Values>(_ path: WritableKeyPath<Values, String?> & Sendable) -> CommandOption<Values>
+    {
+        CommandOption(
+            name: "credentials", value: "FILE",
+            help: "read the role's password from FILE (first line); else ~/.pgpass or pg_service.conf"
+        ) { o, v in
+            guard !v.isEmpty else { return "a password file" }
+            o[keyPath: path] = v
             return nil
+        }
+    }
+
+    /// Why `conninfo` cannot be what the operator meant, nil: it looks like a connection. libpq
+    /// takes any other text as a database name and then fails as if the server were down.
+    static func conninfoTypo(_ conninfo: String) -> String? {
+        let lower = conninfo.lowercased()
+        if lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://") || conninfo.contains("=") {
+            return nil
+        }
+        if let scheme = lower.split(separator: ":", maxSplits: 1).first, lower.contains("://") {
+            return "'\(Escape.terminal(String(scheme)))://' is not a PostgreSQL URL scheme; it starts postgresql://"
+        }
+        return "neither a postgresql:// URL nor key=value conninfo"
+    }
+
+    /// Connects for an operator command with the password from `credentials` (if given); logs
+    /// the classified failure with the operator's fix.
+    static func connect(_ url: String, credentials: String? = nil, command: String) -> PostgresConnection? {
+        do throws(FleetError) {
+            if let typo = conninfoTypo(url) { throw FleetError(kind: .badURL, message: typo) }
+            _ = try PostgresConnection.parse(conninfo: url)
+            let password = try readPassword(credentials)
+            return try PostgresConnection(
+                conninfo: url, password: password, applicationName: "KioskCards fleet \(command)")
+        } catch {
+            Log.error("fleet \(command): \(error.operatorDescription)")
+            return nil
+        }
+    }
+
+    /// An error of an operator command with the operator's fix.
+    static func operatorAdvice(_ error: any Error) -> String {
+        (error as? FleetError)?.operatorDescription ?? "\(error)"
+    }
+
+    /// The first line of an operator's password file (nil: none given).
+    static func readPassword(_ path: String?) throws(FleetError) -> String? {
+        guard let path else { return nil }
+        do {
+            let bytes = try FileIO.readAll(path, limit: 4096, what: "the password file")
+            let text = String(decoding: bytes, as: UTF8.self)
+            return String(text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).first ?? "")
+        } catch {
+            throw FleetError(
+                kind: .authenticationFailed,
+                message: "--credentials \(path): \(error.reason) — the file 'fleet add-operator --credentials' wrote")
         }
     }
 }

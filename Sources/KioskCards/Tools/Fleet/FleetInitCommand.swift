@@ -5,6 +5,7 @@ import KioskSystem
 enum FleetInitCommand {
     struct Options: Equatable {
         var url = ""
+        var credentials: String?
     }
 
     static let table = OptionTable<Options>(
@@ -15,7 +16,7 @@ enum FleetInitCommand {
             only the missing migrations. Safe to run again: it says what it did.
             Exit status: 0 done, 1 the server refused or is unreachable, 2 usage.
             """,
-        options: [FleetCommand.postgresOption(\.url)],
+        options: [FleetCommand.postgresOption(\.url), FleetCommand.credentialsOption(\.credentials)],
         validate: { FleetCommand.requirePostgres($0.url) })
 
     static func run(arguments: [String]) -> Int32 {
@@ -24,7 +25,9 @@ enum FleetInitCommand {
         case .success(let o): options = o
         case .failure(let status): return status.code
         }
-        guard let db = FleetCommand.connect(options.url, command: "init") else { return 1 }
+        guard let db = FleetCommand.connect(options.url, credentials: options.credentials, command: "init") else {
+            return 1
+        }
         do {
             let report = try FleetSchema.migrate(db)
             if report.applied.isEmpty {
@@ -38,7 +41,7 @@ enum FleetInitCommand {
             }
             return 0
         } catch {
-            Log.error("fleet init: \(error)")
+            Log.error("fleet init: \(error.operatorDescription)")
             return 1
         }
     }

@@ -11,6 +11,7 @@ enum FleetPublishCommand {
         var kiosk: String?
         var group: String?
         var rollback = false
+        var credentials: String?
     }
 
     static let table = OptionTable<Options>(
@@ -24,11 +25,15 @@ enum FleetPublishCommand {
             Stores the deck file and every image it uses content-addressed (sha256, checked by
             the server) and assigns the deck to the kiosk or every kiosk of the group; every
             assignment is kept, and --rollback assigns each kiosk the deck it had before.
-            Kiosks do not download assigned decks yet (docs/FLEET.md).
-            Exit status: 0 done, 1 server error, 2 usage or an invalid deck.
+            Each kiosk's sync worker downloads its assigned deck, verifies every sha256 and the
+            deck checks, and switches to it (docs/FLEET.md). One id@version is one content: a
+            deck file or image changed under a published id@version is refused; raise "version".
+            Exit status: 0 done, 1 server error, 2 usage, an invalid deck or changed content
+            under a published version.
             """,
         options: [
             FleetCommand.postgresOption(\.url),
+            FleetCommand.credentialsOption(\.credentials),
             CommandOption(name: "kiosk", value: "ID", help: "assign to this kiosk") { o, v in
                 guard FleetAdmin.validKioskID(v) else { return "a kiosk id" }
                 o.kiosk = v
@@ -85,8 +90,10 @@ enum FleetPublishCommand {
                 return 2
             }
         }
-        guard let db = FleetCommand.connect(options.url, command: "publish") else { return 1 }
-        do {
+        guard let db = FleetCommand.connect(options.url, credentials: options.credentials, command: "publish") else {
+            return 1
+        }
+        do throws(FleetError) {
             let made =
                 if let deck {
                     try FleetDecks.publish(
@@ -103,8 +110,11 @@ enum FleetPublishCommand {
                 Log.info("fleet publish: \(images.count) image\(images.count == 1 ? "" : "s") stored by sha256")
             }
             return 0
+        } catch  where error.sqlState == FleetDecks.versionConflict {
+            Log.error("fleet publish: \(Escape.terminal(error.message)); nothing was published")
+            return 2
         } catch {
-            Log.error("fleet publish: \(error)")
+            Log.error("fleet publish: \(error.operatorDescription)")
             return 1
         }
     }

@@ -19,11 +19,13 @@ enum FleetSyncCommand {
         command: "fleet sync", summary: "send a data directory's unsent decisions to the fleet server",
         details: """
             Runs the same sync worker as the kiosk: applies the deck the server assigns (downloaded
-            into DIR/fleet-decks, every sha256 and the deck checks verified before the switch), then
+            into DIR/fleet-decks, every sha256 and the deck checks verified before the switch),
             sends decisions in batches of at most \(FleetUpload.maxBatch) decisions, one
             transaction each, the local cursor moved only after COMMIT, so it can be killed at any
-            moment and run again. fleet-url and fleet-credentials come from the config file
-            (default \(KioskConfig.defaultPath)) unless given here. Without --once it keeps
+            moment and run again; then a heartbeat marked as a rescue sync: its backlog is what
+            stayed unsent, and it never makes the kiosk count as online in 'fleet status'.
+            fleet-url and fleet-credentials come from the config file (default
+            \(KioskConfig.defaultPath)) unless given here. Without --once it keeps
             running (retrying with backoff, heartbeats included) until SIGTERM or SIGINT.
             Exit status: 0 all sent (--once) or stopped by a signal, 1 the server or the database
             failed or the assigned deck was refused (--once), 2 usage or configuration.
@@ -47,6 +49,13 @@ enum FleetSyncCommand {
             CommandOption(
                 name: "fleet-credentials", value: "FILE",
                 help: "password file (overrides the config's fleet-credentials)"
+            ) { o, v in
+                o.credentials = v
+                return nil
+            },
+            CommandOption(
+                name: "credentials", value: "FILE",
+                help: "the same as --fleet-credentials (as every fleet action takes)"
             ) { o, v in
                 o.credentials = v
                 return nil
