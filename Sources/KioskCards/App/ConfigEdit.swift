@@ -85,6 +85,25 @@ enum ConfigEdit {
     /// A matrix as the config writes it: six numbers with at most 6 decimals, in quotes.
     static func matrixValue(_ m: TouchMatrix) -> String { "\"\(m.configText)\"" }
 
+    /// Writes `touch-matrix` into the config text and checks the result still reads as a
+    /// valid config with that matrix before replacing the file.
+    static func saveTouchMatrix(
+        _ matrix: TouchMatrix, original: String?, path: String
+    ) -> Result<String, ConfigEditError> {
+        let text = setting("touch-matrix", to: matrixValue(matrix), in: original ?? "")
+        var check = KioskConfig()
+        if let error = KioskConfig.apply(file: text, name: path, to: &check) {
+            return .failure(
+                ConfigEditError(path: path, errno: Errno(EINVAL), step: "the edited file would not read: \(error)"))
+        }
+        do {
+            try ConfigEdit.writeAtomically(text, to: path)
+        } catch {
+            return .failure(error)
+        }
+        return .success(path)
+    }
+
     /// Replaces the file at `path` with `text` atomically (`FileIO.replaceAtomically`: fsynced,
     /// renamed over it). A power cut leaves either the old or the new file, never half of one.
     /// The config may hold secrets (the PIN hash, fleet credentials), so whoever writes it, it
