@@ -33,4 +33,14 @@ extension OptionTable {
             return .failure(ExitStatus(code: 2))
         }
     }
+
+    /// Every subcommand's prelude, written once: `arguments` parsed from `defaults` (the help,
+    /// the version or the usage error printed as `resolve` does, with its exit status), then
+    /// `body` with the values; the exit status. A subcommand's `run(arguments:)` is this one call.
+    func run(_ arguments: [String], from defaults: Values, _ body: (Values) -> Int32) -> Int32 {
+        switch resolve(arguments, from: defaults) {
+        case .success(let values): return body(values)
+        case .failure(let status): return status.code
+        }
+    }
 }

@@ -73,11 +73,10 @@ enum CalibrateCommand {
     }
 
     static func run(arguments: [String]) -> Int32 {
-        let options: Options
-        switch table.resolve(arguments, from: Options()) {
-        case .success(let o): options = o
-        case .failure(let status): return status.code
-        }
+        table.run(arguments, from: Options(), run(_:))
+    }
+
+    static func run(_ options: Options) -> Int32 {
         // The config as the kiosk reads it (for the display and rotation), and its text to edit.
         let original: String?
         switch KioskConfig.readConfigFile(options.configPath) {

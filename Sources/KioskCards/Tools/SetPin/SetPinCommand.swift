@@ -26,11 +26,10 @@ enum SetPinCommand {
         ])
 
     static func run(arguments: [String]) -> Int32 {
-        let options: Options
-        switch table.resolve(arguments, from: Options()) {
-        case .success(let o): options = o
-        case .failure(let status): return status.code
-        }
+        table.run(arguments, from: Options(), run(_:))
+    }
+
+    static func run(_ options: Options) -> Int32 {
         var line = [UInt8]()
         var byte: UInt8 = 0
         while line.count < 64, read(0, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
