@@ -79,12 +79,9 @@ enum CalibrateCommand {
     static func run(_ options: Options) -> Int32 {
         // The config as the kiosk reads it (for the display and rotation), and its text to edit.
         let original: String?
-        switch KioskConfig.readConfigFile(options.configPath) {
-        case .text(let text): original = text
-        case .missing: original = nil
-        case .unreadable(let reason):
-            Log.error("calibrate: cannot read \(options.configPath): \(reason)")
-            return 1
+        switch ConfigEdit.readForEditing(options.configPath, command: "calibrate") {
+        case .success(let text): original = text
+        case .failure(let status): return status.code
         }
         let config: KioskConfig
         switch KioskConfig.parse(

@@ -47,23 +47,14 @@ enum SetPinCommand {
             return 1
         }
         let original: String?
-        switch KioskConfig.readConfigFile(options.configPath) {
-        case .text(let text): original = text
-        case .missing: original = nil
-        case .unreadable(let reason):
-            Log.error("set-pin: cannot read \(options.configPath): \(reason)")
-            return 1
+        switch ConfigEdit.readForEditing(options.configPath, command: "set-pin") {
+        case .success(let text): original = text
+        case .failure(let status): return status.code
         }
-        let text = ConfigEdit.setting("staff-pin-hash", to: hash, in: original ?? "")
-        var check = KioskConfig()
-        if let error = KioskConfig.apply(file: text, name: options.configPath, to: &check) {
-            Log.error("set-pin: the edited config would not read (\(error)); nothing changed")
-            return 1
-        }
-        do {
-            try ConfigEdit.writeAtomically(text, to: options.configPath)
-        } catch {
-            Log.error("set-pin: \(error)")
+        if case .failure(let error) = ConfigEdit.save(
+            "staff-pin-hash", value: hash, original: original, path: options.configPath)
+        {
+            Log.error("set-pin: \(error); nothing changed")
             return 1
         }
         Log.info("set-pin: staff-pin-hash written to \(options.configPath); restart the kiosk to use it")
