@@ -50,6 +50,8 @@ if grep -rln '^import Foundation' Sources; then
   echo "test: the files above import Foundation; use the standard library and KioskSystem instead" >&2
   exit 1
 fi
+# The executable's folders: App/ uses nothing from Tools/, Shared/ nothing from either.
+scripts/check-executable-layers.sh
 
 step build "build (warnings are errors; a target may import only what Package.swift lists for it)"
 log=$(mktemp)

@@ -858,7 +858,7 @@ struct DeckParser {
                 report(.unknownColor, "\(path).color", c.value.position, message)
                 return nil
             }
-            return (color, DeckColours.readableText(on: color))
+            return (color, Color.readableText(on: color))
         case (nil, .some(let t)):
             guard let s = t.value.stringValue else {
                 wrongType(t.value, "\(path).theme", expected: "a string (a theme name)")
@@ -881,25 +881,5 @@ struct DeckParser {
             u.dropFirst().allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 102) })
         else { return nil }
         return Color(hex: s)
-    }
-}
-
-/// Colour rules for operator-chosen card colours.
-enum DeckColours {
-    /// WCAG relative luminance of an sRGB colour.
-    static func luminance(_ c: Color) -> Double {
-        func linear(_ v: Double) -> Double { v <= 0.03928 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
-        return 0.2126 * linear(c.red) + 0.7152 * linear(c.green) + 0.0722 * linear(c.blue)
-    }
-
-    /// WCAG contrast ratio (1…21) of two colours.
-    static func contrast(_ a: Color, _ b: Color) -> Double {
-        let (la, lb) = (luminance(a), luminance(b))
-        return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
-    }
-
-    /// White or black, whichever contrasts more with `background` (as the themes' accents do).
-    static func readableText(on background: Color) -> Color {
-        contrast(.white, background) >= contrast(.black, background) ? .white : .black
     }
 }

@@ -66,6 +66,9 @@ package final class Display {
     package private(set) var framesWithNothingToShow = 0
     /// `present` calls refused because pacing said wait or the kernel still had a flip queued.
     package private(set) var presentsRefused = 0
+    /// Times the pacing policy was asked whether (or when) a frame may go: once per frame
+    /// (`scheduleFrameIfDue`); a `present` inside the frame it cleared does not ask again.
+    package private(set) var pacingQuestions = 0
     /// Completed flips, flips given up by the watchdog, and presents that copied pixels.
     package private(set) var flipCount = 0
     package private(set) var lostFlipCount = 0
@@ -107,6 +110,8 @@ package final class Display {
     private var presentedThisFrame = false
     private var watchdogTimer: Int?
     private var flipSerial: UInt64 = 0
+    /// `flipSerial` when pacing cleared the frame now scheduled or being delivered.
+    private var pacedAtSerial: UInt64?
     private var isShutDown = false
 
     /// Opens the display `options` describe (or the first with a connected display), takes it
@@ -179,7 +184,11 @@ package final class Display {
         presentedThisFrame = true
         guard isShowing else { return false }
         let now = MonotonicClock.now()
-        guard pacer.decision(now: now) == .now else {
+        // Pacing cleared the frame being delivered when it scheduled it; it is asked again only
+        // for a present outside that frame or after another flip was issued since.
+        let cleared = frameStartedAt != nil && pacedAtSerial == flipSerial
+        pacedAtSerial = nil
+        guard cleared || askPacing(now: now, frame: false) == .now else {
             presentsRefused += 1
             requestFrame()
             return false
@@ -228,20 +237,28 @@ package final class Display {
     }
 
     private func scheduleFrameIfDue() {
-        guard frameRequested, frameTimer == nil, isShowing, !isShutDown else { return }
+        // With a flip in flight its event (or the watchdog) comes back here: nothing to ask yet.
+        guard frameRequested, frameTimer == nil, isShowing, !isShutDown, !pacer.isFlipPending else { return }
         let now = MonotonicClock.now()
         let at: Instant
-        switch pacer.frameDecision(now: now) {
+        switch askPacing(now: now, frame: true) {
         case .waitForFlip: return
         case .now: at = now
         case .at(let deadline): at = deadline
         }
+        pacedAtSerial = flipSerial
         // Delivered from the loop, never from inside present/requestFrame (no re-entrancy).
         frameTimer = loop.schedule(at: at) { [weak self] in
             guard let self else { return }
             self.frameTimer = nil
             self.deliverFrame(at: at)
         }
+    }
+
+    /// The pacing policy's answer for a frame to draw (`frame`) or a flip to issue at `now`.
+    private func askPacing(now: Instant, frame: Bool) -> FramePacer.Decision {
+        pacingQuestions += 1
+        return frame ? pacer.frameDecision(now: now) : pacer.decision(now: now)
     }
 
     private func deliverFrame(at instant: Instant) {

@@ -114,15 +114,9 @@ package enum Draw {
         cairo_close_path(cr)
     }
 
-    /// Relative luminance (sRGB, WCAG), to pick readable foregrounds.
-    static func luminance(_ c: Color) -> Double {
-        func lin(_ v: Double) -> Double { v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
-        return 0.2126 * lin(c.red) + 0.7152 * lin(c.green) + 0.0722 * lin(c.blue)
-    }
-
-    /// Black or white, whichever reads on `background`.
+    /// Near-black or white, whichever reads on `background` (`Color.readableText`).
     static func foreground(on background: Color) -> Color {
-        luminance(background) > 0.4 ? Color(rgb: 0x1C1C1E) : .white
+        Color.readableText(on: background, dark: Color(rgb: 0x1C1C1E))
     }
 
     /// `c` mixed with `other` by `t` (0 = c).

@@ -11,34 +11,10 @@ import KioskSystem
 /// re-sends a batch (the target ignores rows it has) and never skips one. This uses its own
 /// connection, not the decision writer's lock: the kiosk keeps writing while this reads.
 package enum DecisionSync {
-    /// One decision as the sync sends it.
-    package struct Row: Hashable, Sendable {
-        /// `decisions.id`: storage order, what the cursor counts.
-        package var id: Int64
-        /// `decisions.uid`: unique across runs and kiosks' restarts; the target's conflict key.
-        package var uid: String
-        package var record: DecisionRecord
-        /// The action as stored (verbatim, in case a newer version wrote one this one does not know).
-        package var actionName: String
-        /// For an `undone` row: the uid of the decision it takes back.
-        package var retractsUID: String?
-        /// As stored (nil on rows from before the column, or a schema without it).
-        package var inputMethodName: String?
-        package var discarded: Bool?
-        package var tooFast: Bool?
-    }
-
     /// A stored visit as the sync sends it (`visits.id` is its cursor's count).
     package struct VisitRow: Hashable, Sendable {
         package var id: Int64
         package var visit: VisitRecord
-    }
-
-    /// A stored kiosk event (`kiosk_events.id`, its uid).
-    package struct EventRow: Hashable, Sendable {
-        package var id: Int64
-        package var uid: String
-        package var event: KioskEventRecord
     }
 
     /// A maintenance log entry (`maintenance.id`).
@@ -94,7 +70,7 @@ package enum DecisionSync {
     /// Up to `limit` decisions after the target's cursor, in storage order, and how many are
     /// unsent in all (these included).
     package static func pending(dataDirectory: String, target: String, limit: Int) throws(SQLiteError) -> (
-        rows: [Row], unsent: Int
+        rows: [StoredDecision], unsent: Int
     ) {
         let db = try open(dataDirectory: dataDirectory)
         try db.execute("BEGIN")  // one snapshot for the rows and the count
@@ -112,7 +88,7 @@ package enum DecisionSync {
             """)
         try stmt.bind(1, after)
         try stmt.bind(2, Int64(max(1, limit)))
-        var rows: [Row] = []
+        var rows: [StoredDecision] = []
         while try stmt.step() {
             let method = stmt.optionalText(15)
             var record = DecisionRecord(
@@ -127,7 +103,7 @@ package enum DecisionSync {
             record.accessibilityMode = stmt.optionalInt64(18).map { $0 != 0 }
             record.language = stmt.optionalText(19)
             rows.append(
-                Row(
+                StoredDecision(
                     id: stmt.int64(0), uid: stmt.text(1), record: record, actionName: stmt.text(7),
                     retractsUID: stmt.optionalText(13), inputMethodName: method,
                     discarded: stmt.optionalInt64(16).map { $0 != 0 }, tooFast: tooFast))
@@ -143,7 +119,7 @@ package enum DecisionSync {
     /// end will complete the row): a visit, once sent, never changes on the kiosk again. A
     /// visit left open by a crash is sent open once a newer visit exists.
     package static func pendingReportRows(dataDirectory: String, target: String, limit: Int) throws(SQLiteError) -> (
-        visits: [VisitRow], events: [EventRow], maintenance: [MaintenanceRow]
+        visits: [VisitRow], events: [StoredEvent], maintenance: [MaintenanceRow]
     ) {
         let db = try open(dataDirectory: dataDirectory)
         try db.execute("BEGIN")  // one snapshot for all three
@@ -169,7 +145,7 @@ package enum DecisionSync {
                         endReason: v.optionalText(8), cardsShown: v.optionalInt64(9).map { Int($0) },
                         accessibilityUsed: v.optionalInt64(10).map { $0 != 0 })))
         }
-        var events: [EventRow] = []
+        var events: [StoredEvent] = []
         let e = try db.prepare(
             "SELECT id, uid, kiosk_id, kind, wall_ms, monotonic_ns FROM kiosk_events WHERE id > ?1 ORDER BY id LIMIT ?2"
         )
@@ -177,7 +153,7 @@ package enum DecisionSync {
         try e.bind(2, Int64(max(1, limit)))
         while try e.step() {
             events.append(
-                EventRow(
+                StoredEvent(
                     id: e.int64(0), uid: e.text(1),
                     event: KioskEventRecord(
                         kioskID: e.text(2), kind: e.text(3), wallMs: e.int64(4), monotonicNs: e.int64(5))))

@@ -156,7 +156,7 @@ import Testing
         #expect(deck.cards[0].accent == .white)
         #expect(deck.cards[1].accent == .black)
         for card in deck.cards {
-            #expect(DeckColours.contrast(card.color, card.accent) >= 4.5)
+            #expect(card.color.contrastRatio(with: card.accent) >= 4.5)
         }
     }
 

@@ -163,7 +163,7 @@ import Testing
         let dir = try temporaryDirectory()
         let path = dir + "/kiosk.conf"
         let original = "# mine\ndeck = /srv/deck.json\n# touch-matrix = 1 0 0 0 1 0\nbuttons = off\n"
-        let result = CalibrateCommand.save(Self.matrix, original: original, path: path)
+        let result = ConfigEdit.saveTouchMatrix(Self.matrix, original: original, path: path)
         #expect(try result.get() == path)
         let text = try read(path)
         #expect(
@@ -173,7 +173,7 @@ import Testing
         // An original the kiosk could not read stays untouched.
         let broken = "rotaton = 90\n"
         try ConfigEdit.writeAtomically(broken, to: path)
-        let refused = CalibrateCommand.save(Self.matrix, original: broken, path: path)
+        let refused = ConfigEdit.saveTouchMatrix(Self.matrix, original: broken, path: path)
         #expect(throws: ConfigEditError.self) { try refused.get() }
         #expect(try read(path) == broken)
         unlink(path)

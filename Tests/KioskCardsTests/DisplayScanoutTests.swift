@@ -237,6 +237,31 @@ import Testing
         display.shutdown()
     }
 
+    /// While something moves, each frame asks pacing once, when it is scheduled: not again in
+    /// its `present`, and not for the next frame requested while the flip is in flight. A
+    /// `present` outside a delivered frame still asks (and a flip in flight refuses it).
+    @Test func pacingIsAskedOncePerFrame() throws {
+        let scanout = RecordingScanout()
+        let loop = EventLoop()
+        let display = try Display(scanout: scanout, rotation: nil, loop: loop, takeTerminal: false)
+        let frame = PixelBuffer(width: 4, height: 4)
+        display.onFrame = { _ in
+            display.present(frame, damage: frame.bounds)
+            display.requestFrame()  // still moving, as the app asks while a scene animates
+        }
+        display.requestFrame()
+        for _ in 0..<5 {
+            loop.runOnce(maxWait: 1)
+            scanout.completeFlip()
+        }
+        #expect(display.framesDelivered == 5 && scanout.shown.count == 5 && display.presentsRefused == 0)
+        #expect(display.pacingQuestions == 6, "one per frame, the sixth for the frame now scheduled")
+        loop.runOnce(maxWait: 1)
+        #expect(!display.present(frame, damage: frame.bounds), "outside a frame, with a flip in flight")
+        #expect(display.pacingQuestions == 7 && display.presentsRefused == 1)
+        display.shutdown()
+    }
+
     @Test func eachBufferGetsTheDamageItMissedAndARefusedOneIsCopiedWhole() throws {
         let scanout = RecordingScanout()
         let display = try Display(scanout: scanout, rotation: nil, loop: EventLoop(), takeTerminal: false)

@@ -326,11 +326,12 @@ extension FleetTests {
         let b = "priv-b-\(getpid())"
         let asA = try connect(try addKiosk(a, database: name))
         let asB = try connect(try addKiosk(b, database: name))
-        let visit = VisitUpload(
-            sessionID: "s", deckID: "d", deckVersion: 1, startedWallMs: 1, startedMonotonicNs: 1, endedWallMs: 2,
-            endReason: "completed", cardsShown: 1, accessibilityUsed: false)
+        let visit = VisitRecord(
+            sessionID: "s", kioskID: "ignored", deckID: "d", deckVersion: 1, startedWallMs: 1, startedMonotonicNs: 1,
+            endedWallMs: 2, endReason: "completed", cardsShown: 1, accessibilityUsed: false)
+        let event = KioskEventRecord(kioskID: "ignored", kind: "attract_shown", wallMs: 1, monotonicNs: 1)
         let batch = UploadBatch(
-            visits: [visit], events: [EventUpload(uid: "e1", kind: "attract_shown", wallMs: 1, monotonicNs: 1)],
+            visits: [visit], events: [StoredEvent(id: 1, uid: "e1", event: event)],
             maintenance: [MaintenanceUpload(wallMs: 1, state: "out-of-order", note: "n")])
         try FleetUpload.send(batch, on: asA)
         try FleetUpload.send(batch, on: asA)  // again: nothing doubled

@@ -338,11 +338,11 @@ final class FleetTests {
         let asB = try connect(try addKiosk(b, database: name))
         #expect(try FleetUpload.whoAmI(on: asA) == a)
 
-        func decision(_ uid: String) -> DecisionUpload {
-            DecisionUpload(
-                uid: uid, sessionID: "s", deckID: "d", deckVersion: 1, cardID: "c", action: "swipedLeft",
-                wallTimeISO: "2026-01-01T00:00:00.000Z", wallTimeMs: 1_767_225_600_000, monotonicNs: 1, dwellMs: 1,
-                bootID: nil, clockSynced: true, retractsUID: nil)
+        func decision(_ uid: String) -> StoredDecision {
+            let record = DecisionRecord(
+                kioskID: "ignored", sessionID: "s", deckID: "d", deckVersion: 1, cardID: "c", action: .swipedLeft,
+                wallTimeMs: 1_767_225_600_000, monotonicNs: 1, dwellMs: 1, clockSynced: true)
+            return StoredDecision(id: 1, uid: uid, record: record, actionName: "swipedLeft")
         }
         #expect(try FleetUpload.send([decision("a-1"), decision("a-2")], on: asA) == 2)
         #expect(try FleetUpload.send([decision("b-1")], on: asB) == 1)

@@ -5,8 +5,9 @@ import Testing
 @testable import KioskInput
 @testable import KioskSystem
 
-/// Prints how fast recordings parse and decode (a figure, never an assertion on time).
-@Suite struct InputBenchmarkTests {
+/// Prints how fast recordings parse and decode (a figure, never an assertion on time); only
+/// with KIOSK_BENCH=1.
+@Suite(TestRequirement.benchmark.trait) struct InputBenchmarkTests {
     @Test func decodeThroughputFigure() throws {
         let dir = try TouchTestData.requireDirectory()
         let text = try FileIO.readText(dir + "/dell-canvas-cooltouch-hid-win8-up-to-5-fingers.evemu", limit: 64 << 20)

@@ -7,8 +7,9 @@ import Testing
 @testable import KioskStore
 @testable import KioskSystem
 
-/// Figures for the report: printed, never asserted against a time (the machine is shared).
-@Suite struct StoreBenchmarkTests {
+/// Figures for the report: printed, never asserted against a time (the machine is shared);
+/// only with KIOSK_BENCH=1.
+@Suite(TestRequirement.benchmark.trait) struct StoreBenchmarkTests {
     @Test func enqueueCostAndWriterThroughput() throws {
         let dir = DeckFixtures.temporaryDirectory("store-bench")
         defer { DeckFixtures.removeTree(dir) }

@@ -48,6 +48,14 @@ extension TestRequirement {
         return TestRequirement(missing: reason, installable: kernelHasIt)
     }()
 
+    /// A benchmark suite (figures printed, never asserted) runs only when asked for with
+    /// `KIOSK_BENCH=1`, so an ordinary `swift test` spends no time on it; not asking is a skip
+    /// with this reason, also under KIOSK_REQUIRE_ALL=1.
+    static let benchmark = TestRequirement(
+        missing: getenv("KIOSK_BENCH").map { String(cString: $0) } == "1"
+            ? nil : "a benchmark, printing figures only: run it with KIOSK_BENCH=1 swift test --filter Benchmark",
+        installable: false)
+
     static let executable = TestRequirement(
         missing: StoreTestSupport.executableExists ? nil : "\(StoreTestSupport.executable) is not built: swift build")
 }

@@ -17,6 +17,13 @@ extension Color {
         return (max(a, b) + 0.05) / (min(a, b) + 0.05)
     }
 
+    /// The one rule for text drawn on `background`: `light` or `dark`, whichever has the higher
+    /// contrast ratio with it (a tie goes to `light`). With white and black the switch lies
+    /// where both ratios are equal, at a luminance of √(1.05 × 0.05) − 0.05 ≈ 0.179.
+    public static func readableText(on background: Color, light: Color = .white, dark: Color = .black) -> Color {
+        light.contrastRatio(with: background) >= dark.contrastRatio(with: background) ? light : dark
+    }
+
     /// This colour, at its alpha, painted over opaque `background` (cairo's OVER in straight sRGB).
     public func composited(over background: Color) -> Color {
         let a = max(0, min(1, alpha))

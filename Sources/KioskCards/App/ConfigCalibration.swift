@@ -1,5 +1,6 @@
 import CardModel
 import KioskInput
+import KioskSystem
 
 /// Computes the `touch-matrix` config value from taps on known targets (what
 /// `KioskCards calibrate` shows: four targets near the corners).
@@ -99,5 +100,12 @@ enum TouchCalibration {
         let d = -m.d / det
         let e = m.a / det
         return TouchMatrix(a: a, b: b, c: -(a * m.c + b * m.f), d: d, e: e, f: -(d * m.c + e * m.f))
+    }
+}
+
+extension TouchCalibration {
+    /// "512.0x300.0": a point as the logs of `calibrate` and the staff menu print it.
+    static func pointText(_ p: Point) -> String {
+        "\(jsonNumber(p.x, decimals: 1))x\(jsonNumber(p.y, decimals: 1))"
     }
 }

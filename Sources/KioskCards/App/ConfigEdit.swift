@@ -85,6 +85,43 @@ enum ConfigEdit {
     /// A matrix as the config writes it: six numbers with at most 6 decimals, in quotes.
     static func matrixValue(_ m: TouchMatrix) -> String { "\"\(m.configText)\"" }
 
+    /// The config file's text for a tool to edit (nil: it does not exist yet), or exit
+    /// status 1 after logging "`command`: cannot read PATH: why".
+    static func readForEditing(_ path: String, command: String) -> Result<String?, ExitStatus> {
+        switch KioskConfig.readConfigFile(path) {
+        case .text(let text): return .success(text)
+        case .missing: return .success(nil)
+        case .unreadable(let reason):
+            Log.error("\(command): cannot read \(path): \(reason)")
+            return .failure(ExitStatus(code: 1))
+        }
+    }
+
+    /// Writes `touch-matrix` into the config text and checks the result still reads as a
+    /// valid config with that matrix before replacing the file.
+    static func saveTouchMatrix(
+        _ matrix: TouchMatrix, original: String?, path: String
+    ) -> Result<String, ConfigEditError> {
+        save("touch-matrix", value: matrixValue(matrix), original: original, path: path)
+    }
+
+    /// Writes `key = value` into the config text `original` and checks the result still reads
+    /// as a valid config before replacing the file at `path` (atomically); the path written.
+    static func save(_ key: String, value: String, original: String?, path: String) -> Result<String, ConfigEditError> {
+        let text = setting(key, to: value, in: original ?? "")
+        var check = KioskConfig()
+        if let error = KioskConfig.apply(file: text, name: path, to: &check) {
+            return .failure(
+                ConfigEditError(path: path, errno: Errno(EINVAL), step: "the edited file would not read: \(error)"))
+        }
+        do {
+            try ConfigEdit.writeAtomically(text, to: path)
+        } catch {
+            return .failure(error)
+        }
+        return .success(path)
+    }
+
     /// Replaces the file at `path` with `text` atomically (`FileIO.replaceAtomically`: fsynced,
     /// renamed over it). A power cut leaves either the old or the new file, never half of one.
     /// The config may hold secrets (the PIN hash, fleet credentials), so whoever writes it, it

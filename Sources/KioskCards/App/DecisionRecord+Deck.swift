@@ -1,6 +1,6 @@
 import CardModel
 import KioskDeckFiles
-import KioskStore
+import KioskSystem
 
 extension DecisionRecord {
     /// A record for `decision`; its wall time is derived from a pair of clock readings taken

@@ -23,14 +23,19 @@ enum Diagnostics {
         }
     }
 
-    /// Every touch device's last minutes of raw events as evemu files (off the loop); their paths.
+    /// Every touch device's last minutes of raw events as evemu files (off the loop), with what
+    /// replaying them needs (the panel, the scale, the deck on screen); their paths.
     static func saveFlightRecordings(
-        _ input: InputManager?, reason: String, context: FlightRecordingDump.Context
+        _ input: InputManager?, reason: String, config: KioskConfig, kioskID: String, display: Display,
+        scale: Double, deckPath: String
     ) -> [String] {
         guard let input else {
             Log.warning("flight recorder: \(reason): input is off, nothing recorded")
             return []
         }
+        let context = FlightRecordingDump.Context(
+            dataDirectory: config.dataDirectory, kioskID: kioskID, panelWidth: display.panelWidth,
+            panelHeight: display.panelHeight, scale: scale, deckPath: deckPath, panelMM: display.physicalSizeMM)
         return FlightRecordingDump.save(input.flightRecordings(), reason: reason, context: context)
     }
 

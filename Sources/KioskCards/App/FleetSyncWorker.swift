@@ -263,18 +263,15 @@ final class FleetSyncWorker: @unchecked Sendable {
     /// maintenance entries after their own cursors — in one server transaction; only after its
     /// COMMIT returned do all their cursors move, in one local transaction. A crash between the
     /// two re-sends the round, which the server ignores. False: nothing was pending.
-    private func sendBatch(_ rows: [DecisionSync.Row], on db: PostgresConnection, target: String) throws -> Bool {
-        var batch = UploadBatch(decisions: rows.map(Self.upload))
+    private func sendBatch(_ rows: [StoredDecision], on db: PostgresConnection, target: String) throws -> Bool {
+        var batch = UploadBatch(decisions: rows)
         var cursors: [(target: String, id: Int64)] = []
         if let last = rows.last { cursors.append((target, last.id)) }
         if payloadVersion >= 3 && DecisionSync.databaseExists(dataDirectory: dataDirectory) {
             let more = try DecisionSync.pendingReportRows(
                 dataDirectory: dataDirectory, target: target, limit: batchLimit)
-            batch.visits = more.visits.map { Self.upload($0.visit) }
-            batch.events = more.events.map {
-                EventUpload(
-                    uid: $0.uid, kind: $0.event.kind, wallMs: $0.event.wallMs, monotonicNs: $0.event.monotonicNs)
-            }
+            batch.visits = more.visits.map(\.visit)
+            batch.events = more.events
             batch.maintenance = more.maintenance.map {
                 MaintenanceUpload(wallMs: $0.entry.wallTimeMs, state: $0.entry.state.rawValue, note: $0.entry.note)
             }
@@ -300,23 +297,6 @@ final class FleetSyncWorker: @unchecked Sendable {
         try DecisionSync.advance(dataDirectory: dataDirectory, cursors: cursors)
         locked { sentTotal += new }
         return true
-    }
-
-    static func upload(_ row: DecisionSync.Row) -> DecisionUpload {
-        let r = row.record
-        return DecisionUpload(
-            uid: row.uid, sessionID: r.sessionID, deckID: r.deckID, deckVersion: r.deckVersion, cardID: r.cardID,
-            action: row.actionName, wallTimeISO: r.wallTimeISO, wallTimeMs: r.wallTimeMs, monotonicNs: r.monotonicNs,
-            dwellMs: r.dwellMs, bootID: r.bootID, clockSynced: r.clockSynced, retractsUID: row.retractsUID,
-            localID: row.id, position: r.position, inputMethod: row.inputMethodName, discarded: row.discarded,
-            tooFast: row.tooFast, accessibilityMode: r.accessibilityMode, language: r.language)
-    }
-
-    static func upload(_ v: VisitRecord) -> VisitUpload {
-        VisitUpload(
-            sessionID: v.sessionID, deckID: v.deckID, deckVersion: v.deckVersion, startedWallMs: v.startedWallMs,
-            startedMonotonicNs: v.startedMonotonicNs, endedWallMs: v.endedWallMs, endReason: v.endReason,
-            cardsShown: v.cardsShown, accessibilityUsed: v.accessibilityUsed)
     }
 
     /// The open connection and the cursor's target, or a new connection checked for a

@@ -129,7 +129,7 @@ final class KioskApp {
             self.saveFlightRecordings(reason: "fatal: display stuck, the watchdog restarts the kiosk")
         }
         watchImages()
-        watchClockSteps()
+        held.clockSteps = ScheduleClock.watchSteps(loop: loop) { [unowned self] in self.lookAtSchedule() }
         feed(.tick)
         lookAtSchedule()
         _ = notifier.ready(status: kiosk.onScreen.summary)
@@ -392,21 +392,6 @@ extension KioskApp {
         display.requestFrame()
     }
 
-    /// A set wall clock (NTP's first step after boot, `date -s`) moves the schedule's
-    /// boundaries: look again at once; without the watch, within `ScheduleClock.recheckSeconds`.
-    private func watchClockSteps() {
-        do {
-            held.clockSteps = try WallClockSteps(loop: loop) { [unowned self] step in
-                Log.info(
-                    "clock: the wall clock was set (\(WallClockSteps.describe(step))); looking at the schedule again")
-                self.lookAtSchedule()
-            }
-        } catch {
-            Log.warning(
-                "clock: \(error); a wall-clock step reaches the schedule within \(Int(ScheduleClock.recheckSeconds)) s")
-        }
-    }
-
     private func watchImages() {
         for token in held.tokens { loop.remove(token) }
         held.tokens = surface.watch(on: loop) { [unowned self] in self.display.requestFrame() }
@@ -417,14 +402,10 @@ extension KioskApp {
     private func say(_ text: String, in language: String) {
         let worker =
             speech
-            ?? {
-                let w = Speech()
-                speech = w
-                _ = SpeechPrivacy.watch(w, loop: loop, display: display, enabled: config.speechPrivacy) {
-                    [unowned self] in self.redrawAll()
-                }
-                return w
-            }()
+            ?? SpeechPrivacy.startWorker(loop: loop, display: display, enabled: config.speechPrivacy) {
+                [unowned self] in self.redrawAll()
+            }
+        speech = worker
         worker.say(text, language: language, to: .alsa(device: config.speechDevice))
         Log.info("speech: reading \"\(text)\" (\(language)) on '\(config.speechDevice)'")
     }
@@ -465,11 +446,8 @@ extension KioskApp {
     @discardableResult
     func saveFlightRecordings(reason: String) -> [String] {
         Diagnostics.saveFlightRecordings(
-            input, reason: reason,
-            context: FlightRecordingDump.Context(
-                dataDirectory: config.dataDirectory, kioskID: kioskID, panelWidth: display.panelWidth,
-                panelHeight: display.panelHeight, scale: surface.scale, deckPath: kiosk.onScreen.path,
-                panelMM: display.physicalSizeMM))
+            input, reason: reason, config: config, kioskID: kioskID, display: display, scale: surface.scale,
+            deckPath: kiosk.onScreen.path)
     }
 
     private func reportStats() { Diagnostics.reportStats(stats, display: display, to: config.statsPath) }

@@ -8,6 +8,22 @@ enum ScheduleClock {
     /// The longest wait between two looks: the wall clock can be set or jump.
     static let recheckSeconds = 600.0
 
+    /// A set wall clock (NTP's first step after boot, `date -s`) moves the schedule's
+    /// boundaries: `lookAgain` runs at once; without the watch (nil), a step reaches the schedule
+    /// within `recheckSeconds`.
+    static func watchSteps(loop: EventLoop, lookAgain: @escaping () -> Void) -> WallClockSteps? {
+        do {
+            return try WallClockSteps(loop: loop) { step in
+                Log.info(
+                    "clock: the wall clock was set (\(WallClockSteps.describe(step))); looking at the schedule again")
+                lookAgain()
+            }
+        } catch {
+            Log.warning("clock: \(error); a wall-clock step reaches the schedule within \(Int(recheckSeconds)) s")
+            return nil
+        }
+    }
+
     /// The schedule's state now (`now` on the monotonic clock); with no schedule, always open.
     static func look(at schedule: Schedule?, now: Instant) -> KioskInput {
         guard let schedule else { return .schedule(open: true, window: nil, lookAgainAt: nil) }

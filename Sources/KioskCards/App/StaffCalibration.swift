@@ -28,7 +28,7 @@ final class StaffCalibration {
     func start(at time: Instant) {
         let targets = TouchCalibration.targets(for: screen)
         progress(.calibration(target: targets.first, step: 0, of: targets.count, note: nil), time)
-        Log.info("staff: calibration started, target 1 at \(CalibrateCommand.pointText(targets[0])) pt")
+        Log.info("staff: calibration started, target 1 at \(TouchCalibration.pointText(targets[0])) pt")
         input.onDeviceFrame = { [unowned self] raw, mapping in self.frame(raw, mapping: mapping) }
     }
 
@@ -71,7 +71,7 @@ final class StaffCalibration {
         }
         BackgroundWork.run("calibration-save") {
             let original = try? FileIO.readText(path, limit: 1 << 20)
-            switch CalibrateCommand.save(matrix, original: original, path: path) {
+            switch ConfigEdit.saveTouchMatrix(matrix, original: original, path: path) {
             case .success(let p): Log.info("staff: calibration written to \(p)")
             case .failure(let e): Log.error("staff: calibration not saved: \(e)")
             }

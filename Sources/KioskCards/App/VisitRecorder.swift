@@ -1,5 +1,6 @@
 import CardModel
 import KioskStore
+import KioskSystem
 
 /// Turns the visitor session's visit events and the deck's decisions into what the store keeps:
 /// a visit row when a visit starts, the same row completed when it ends (reason, cards shown,

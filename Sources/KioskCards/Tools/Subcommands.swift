@@ -2,12 +2,6 @@ import CardModel
 import Glibc
 import KioskSystem
 
-/// The version `--version` prints.
-let kioskCardsVersion = "0.1.0"
-
-/// When `main` started, for the start-to-first-frame figure.
-let processStart = MonotonicClock.now()
-
 /// One subcommand: its option table (name, summary, options, without their types) and what runs it.
 struct Subcommand: Sendable {
     var syntax: CommandSyntax
@@ -20,30 +14,6 @@ struct Subcommand: Sendable {
 /// The longest `--seconds` a tool accepts (30 days): a number checked before it becomes
 /// nanoseconds, so `--seconds 1e30` is a usage error, not a trap.
 let maxOptionSeconds = 2_592_000.0
-
-/// A process exit status, as an `Error` so it can travel in a `Result`.
-struct ExitStatus: Error, Hashable {
-    var code: Int32
-}
-
-extension OptionTable {
-    /// For a subcommand's `run`: the values, or the exit status after printing the help (0),
-    /// the version (0) or the usage error (2).
-    func resolve(_ arguments: [String], from defaults: Values) -> Result<Values, ExitStatus> {
-        switch parse(arguments, from: defaults) {
-        case .success(let values): return .success(values)
-        case .help:
-            print(helpText)
-            return .failure(ExitStatus(code: 0))
-        case .version:
-            print("KioskCards \(kioskCardsVersion)")
-            return .failure(ExitStatus(code: 0))
-        case .failure(let error):
-            Log.error("\(error)")
-            return .failure(ExitStatus(code: 2))
-        }
-    }
-}
 
 extension CommandLine {
     /// Every subcommand, in the order `--help` lists them (hidden ones last).

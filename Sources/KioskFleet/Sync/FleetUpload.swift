@@ -1,104 +1,4 @@
-/// One decision as it travels to the central server: plain values (KioskFleet does not read
-/// the kiosk's SQLite; the executable hands these over).
-package struct DecisionUpload: Hashable, Sendable {
-    package var uid: String
-    package var sessionID: String
-    package var deckID: String
-    package var deckVersion: Int
-    package var cardID: String
-    package var action: String
-    package var wallTimeISO: String
-    package var wallTimeMs: Int64
-    package var monotonicNs: Int64
-    package var dwellMs: Int64
-    package var bootID: String?
-    package var clockSynced: Bool?
-    package var retractsUID: String?
-    // Payload version 3: the kiosk's row id (its storage order), the card's position in the
-    // visit, the input method, and the flags (nil where the kiosk's schema lacks them).
-    package var localID: Int64?
-    package var position: Int?
-    package var inputMethod: String?
-    package var discarded: Bool?
-    package var tooFast: Bool?
-    // Payload version 4: an accessibility mode was on in the visit by this decision; the
-    // language the visitor read the card in (nil where the kiosk's schema lacks them).
-    package var accessibilityMode: Bool?
-    package var language: String?
-
-    package init(
-        uid: String, sessionID: String, deckID: String, deckVersion: Int, cardID: String, action: String,
-        wallTimeISO: String, wallTimeMs: Int64, monotonicNs: Int64, dwellMs: Int64, bootID: String?,
-        clockSynced: Bool?, retractsUID: String?, localID: Int64? = nil, position: Int? = nil,
-        inputMethod: String? = nil, discarded: Bool? = nil, tooFast: Bool? = nil, accessibilityMode: Bool? = nil,
-        language: String? = nil
-    ) {
-        self.accessibilityMode = accessibilityMode
-        self.language = language
-        self.localID = localID
-        self.position = position
-        self.inputMethod = inputMethod
-        self.discarded = discarded
-        self.tooFast = tooFast
-        self.uid = uid
-        self.sessionID = sessionID
-        self.deckID = deckID
-        self.deckVersion = deckVersion
-        self.cardID = cardID
-        self.action = action
-        self.wallTimeISO = wallTimeISO
-        self.wallTimeMs = wallTimeMs
-        self.monotonicNs = monotonicNs
-        self.dwellMs = dwellMs
-        self.bootID = bootID
-        self.clockSynced = clockSynced
-        self.retractsUID = retractsUID
-    }
-}
-
-/// A visit as it travels (payload 3). Sent once it has ended, or once a newer visit started
-/// (a visit left open by a crash): then it never changes again, so the server keeps the first copy.
-package struct VisitUpload: Hashable, Sendable {
-    package var sessionID: String
-    package var deckID: String
-    package var deckVersion: Int
-    package var startedWallMs: Int64
-    package var startedMonotonicNs: Int64
-    package var endedWallMs: Int64?
-    package var endReason: String?
-    package var cardsShown: Int?
-    package var accessibilityUsed: Bool?
-
-    package init(
-        sessionID: String, deckID: String, deckVersion: Int, startedWallMs: Int64, startedMonotonicNs: Int64,
-        endedWallMs: Int64?, endReason: String?, cardsShown: Int?, accessibilityUsed: Bool?
-    ) {
-        self.sessionID = sessionID
-        self.deckID = deckID
-        self.deckVersion = deckVersion
-        self.startedWallMs = startedWallMs
-        self.startedMonotonicNs = startedMonotonicNs
-        self.endedWallMs = endedWallMs
-        self.endReason = endReason
-        self.cardsShown = cardsShown
-        self.accessibilityUsed = accessibilityUsed
-    }
-}
-
-/// A kiosk event (payload 3), such as the attract screen appearing.
-package struct EventUpload: Hashable, Sendable {
-    package var uid: String
-    package var kind: String
-    package var wallMs: Int64
-    package var monotonicNs: Int64
-
-    package init(uid: String, kind: String, wallMs: Int64, monotonicNs: Int64) {
-        self.uid = uid
-        self.kind = kind
-        self.wallMs = wallMs
-        self.monotonicNs = monotonicNs
-    }
-}
+import KioskSystem
 
 /// A maintenance log entry (payload 3): out of order, back in service, or a note.
 package struct MaintenanceUpload: Hashable, Sendable {
@@ -113,15 +13,21 @@ package struct MaintenanceUpload: Hashable, Sendable {
     }
 }
 
-/// What one sync round sends in one transaction (each part ≤ `FleetUpload.maxBatch`).
+/// What one sync round sends in one transaction (each part ≤ `FleetUpload.maxBatch`): the
+/// kiosk's stored rows as `KioskStore` read them (KioskFleet never reads SQLite; the executable
+/// hands them over), in the record types defined once on the floor (KioskSystem/Records).
+/// Payload 3 adds the row id (`local_id`, storage order), position, input method and flags,
+/// and the visits and events; payload 4 the accessibility mode and language. A visit is sent
+/// once it has ended, or once a newer one started (left open by a crash): then it never
+/// changes, so the server keeps the first copy.
 package struct UploadBatch: Hashable, Sendable {
-    package var decisions: [DecisionUpload] = []
-    package var visits: [VisitUpload] = []
-    package var events: [EventUpload] = []
+    package var decisions: [StoredDecision] = []
+    package var visits: [VisitRecord] = []
+    package var events: [StoredEvent] = []
     package var maintenance: [MaintenanceUpload] = []
 
     package init(
-        decisions: [DecisionUpload] = [], visits: [VisitUpload] = [], events: [EventUpload] = [],
+        decisions: [StoredDecision] = [], visits: [VisitRecord] = [], events: [StoredEvent] = [],
         maintenance: [MaintenanceUpload] = []
     ) {
         self.decisions = decisions
@@ -232,7 +138,7 @@ package enum FleetUpload {
     /// nothing. Returns how many rows were new. When this returns, they are committed.
     @discardableResult
     package static func send(
-        _ batch: [DecisionUpload], payloadVersion: Int = FleetSchema.payloadVersion, on db: PostgresConnection
+        _ batch: [StoredDecision], payloadVersion: Int = FleetSchema.payloadVersion, on db: PostgresConnection
     ) throws(FleetError) -> Int {
         try send(UploadBatch(decisions: batch), payloadVersion: payloadVersion, on: db)
     }
@@ -261,23 +167,23 @@ package enum FleetUpload {
             var parameters: [String?] = []
             tuples.reserveCapacity(batch.decisions.count)
             parameters.reserveCapacity(batch.decisions.count * width)
-            for (n, d) in batch.decisions.enumerated() {
-                let b = n * width
+            for (n, stored) in batch.decisions.enumerated() {
+                let (b, d) = (n * width, stored.record)
                 var tuple =
                     "(fleet.current_kiosk(), $\(b + 1), \(payloadVersion), $\(b + 2), $\(b + 3), "
                     + "$\(b + 4)::integer, $\(b + 5), $\(b + 6), $\(b + 7)::timestamptz, $\(b + 8)::bigint, "
                     + "$\(b + 9)::bigint, $\(b + 10)::bigint, $\(b + 11), $\(b + 12)::boolean, $\(b + 13)"
                 parameters += [
-                    d.uid, d.sessionID, d.deckID, String(d.deckVersion), d.cardID, d.action, d.wallTimeISO,
-                    String(d.wallTimeMs), String(d.monotonicNs), String(d.dwellMs), d.bootID, bool(d.clockSynced),
-                    d.retractsUID,
+                    stored.uid, d.sessionID, d.deckID, String(d.deckVersion), d.cardID, stored.actionName,
+                    d.wallTimeISO, String(d.wallTimeMs), String(d.monotonicNs), String(d.dwellMs), d.bootID,
+                    bool(d.clockSynced), stored.retractsUID,
                 ]
                 if v3 {
                     tuple +=
                         ", $\(b + 14)::bigint, $\(b + 15)::integer, $\(b + 16), $\(b + 17)::boolean, $\(b + 18)::boolean"
                     parameters += [
-                        d.localID.map { String($0) }, d.position.map { String($0) }, d.inputMethod, bool(d.discarded),
-                        bool(d.tooFast),
+                        String(stored.id), d.position.map { String($0) }, stored.inputMethodName,
+                        bool(stored.discarded), bool(stored.tooFast),
                     ]
                 }
                 if v4 {
@@ -329,7 +235,7 @@ package enum FleetUpload {
             for (n, e) in batch.events.enumerated() {
                 let b = n * 4
                 tuples.append("(fleet.current_kiosk(), $\(b + 1), 3, $\(b + 2), $\(b + 3)::bigint, $\(b + 4)::bigint)")
-                parameters += [e.uid, e.kind, String(e.wallMs), String(e.monotonicNs)]
+                parameters += [e.uid, e.event.kind, String(e.event.wallMs), String(e.event.monotonicNs)]
             }
             statements.append(
                 (

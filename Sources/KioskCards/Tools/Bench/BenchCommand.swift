@@ -574,11 +574,10 @@ struct BenchOptions: Equatable {
 }
 
 func runBenchCommand(_ args: [String]) -> Int32 {
-    let options: BenchOptions
-    switch BenchOptions.table.resolve(args, from: BenchOptions()) {
-    case .success(let o): options = o
-    case .failure(let status): return status.code
-    }
+    BenchOptions.table.run(args, from: BenchOptions(), runBench)
+}
+
+func runBench(_ options: BenchOptions) -> Int32 {
     if options.cpuTime { Bench.clock = CLOCK_THREAD_CPUTIME_ID }
     // Before anything draws (`Compositor.Kernel.standard` reads it once); the probe and
     // valgrind children inherit it.

@@ -73,19 +73,15 @@ enum CalibrateCommand {
     }
 
     static func run(arguments: [String]) -> Int32 {
-        let options: Options
-        switch table.resolve(arguments, from: Options()) {
-        case .success(let o): options = o
-        case .failure(let status): return status.code
-        }
+        table.run(arguments, from: Options(), run(_:))
+    }
+
+    static func run(_ options: Options) -> Int32 {
         // The config as the kiosk reads it (for the display and rotation), and its text to edit.
         let original: String?
-        switch KioskConfig.readConfigFile(options.configPath) {
-        case .text(let text): original = text
-        case .missing: original = nil
-        case .unreadable(let reason):
-            Log.error("calibrate: cannot read \(options.configPath): \(reason)")
-            return 1
+        switch ConfigEdit.readForEditing(options.configPath, command: "calibrate") {
+        case .success(let text): original = text
+        case .failure(let status): return status.code
         }
         let config: KioskConfig
         switch KioskConfig.parse(
@@ -117,7 +113,7 @@ enum CalibrateCommand {
             case .accepted(let i):
                 Log.info("calibrate: target \(i + 1) of \(page.targets.count) tapped")
                 if let next = page.sequence?.currentTarget {
-                    Log.info("calibrate: target \(next + 1) at \(pointText(page.targets[next])) pt")
+                    Log.info("calibrate: target \(next + 1) at \(TouchCalibration.pointText(page.targets[next])) pt")
                 }
             case .refused(let why), .restarted(let why):
                 Log.warning("calibrate: \(why)")
@@ -129,7 +125,7 @@ enum CalibrateCommand {
                     "calibrate: worst error after calibration \(jsonNumber(result.worstErrorPoints, decimals: 2)) pt "
                         + "(\(jsonNumber(result.worstErrorPoints * screen.scale, decimals: 1)) px)")
                 if !options.printOnly {
-                    saved = save(result.matrix, original: original, path: options.configPath)
+                    saved = ConfigEdit.saveTouchMatrix(result.matrix, original: original, path: options.configPath)
                     switch saved! {
                     case .success(let path): Log.info("calibrate: wrote \(line) to \(path)")
                     case .failure(let error): Log.error("calibrate: \(error)")
@@ -149,8 +145,8 @@ enum CalibrateCommand {
         }
         screen.startInput(inputs: config.inputs, calibration: .identity)
         Log.info(
-            "calibrate: target 1 at \(pointText(page.targets[0])) pt on a "
-                + "\(pointText(Point(x: screen.logicalSize.width, y: screen.logicalSize.height))) pt screen, "
+            "calibrate: target 1 at \(TouchCalibration.pointText(page.targets[0])) pt on a "
+                + "\(TouchCalibration.pointText(Point(x: screen.logicalSize.width, y: screen.logicalSize.height))) pt screen, "
                 + "\(jsonNumber(screen.scale, decimals: 3)) px/pt")
         let reason = screen.run(timeout: options.timeout)
         switch (reason, page.result) {
@@ -169,27 +165,6 @@ enum CalibrateCommand {
             break
         }
         return 1
-    }
-
-    /// Writes `touch-matrix` into the config text and checks the result still reads as a
-    /// valid config with that matrix before replacing the file.
-    static func save(_ matrix: TouchMatrix, original: String?, path: String) -> Result<String, ConfigEditError> {
-        let text = ConfigEdit.setting("touch-matrix", to: ConfigEdit.matrixValue(matrix), in: original ?? "")
-        var check = KioskConfig()
-        if let error = KioskConfig.apply(file: text, name: path, to: &check) {
-            return .failure(
-                ConfigEditError(path: path, errno: Errno(EINVAL), step: "the edited file would not read: \(error)"))
-        }
-        do {
-            try ConfigEdit.writeAtomically(text, to: path)
-        } catch {
-            return .failure(error)
-        }
-        return .success(path)
-    }
-
-    static func pointText(_ p: Point) -> String {
-        "\(jsonNumber(p.x, decimals: 1))x\(jsonNumber(p.y, decimals: 1))"
     }
 }
 

@@ -79,11 +79,10 @@ enum DisplayTestCommand {
         ])
 
     static func run(arguments: [String]) -> Int32 {
-        let parsed: Options
-        switch table.resolve(arguments, from: Options()) {
-        case .success(let o): parsed = o
-        case .failure(let status): return status.code
-        }
+        table.run(arguments, from: Options(), run(_:))
+    }
+
+    static func run(_ parsed: Options) -> Int32 {
         let options = parsed.display
         let (seconds, idleSeconds, blankSeconds, frameCost) = (
             parsed.seconds, parsed.idle, parsed.blank, parsed.frameCost

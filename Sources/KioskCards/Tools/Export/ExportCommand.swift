@@ -78,11 +78,10 @@ enum ExportCommand {
     }
 
     static func run(arguments: [String]) -> Int32 {
-        let options: Options
-        switch table(now: WallClock.nowMilliseconds()).resolve(arguments, from: Options()) {
-        case .success(let o): options = o
-        case .failure(let status): return status.code
-        }
+        table(now: WallClock.nowMilliseconds()).run(arguments, from: Options(), run(_:))
+    }
+
+    static func run(_ options: Options) -> Int32 {
         var out = OutputBuffer()
         var count = 0
         if options.format == .csv { out.append(csvHeader) }

@@ -97,11 +97,10 @@ struct InjectOptions {
 
 /// `KioskCards inject …`: 0 done, 1 the device could not be made, 2 bad arguments/script.
 func runInjectCommand(arguments: [String]) -> Int32 {
-    let options: InjectOptions
-    switch InjectOptions.table.resolve(arguments, from: InjectOptions()) {
-    case .success(let o): options = o
-    case .failure(let status): return status.code
-    }
+    InjectOptions.table.run(arguments, from: InjectOptions(), runInject)
+}
+
+func runInject(_ options: InjectOptions) -> Int32 {
     let (settle, linger) = (options.settle, options.linger)
     if let replayPath = options.replayPath {
         return injectRecording(replayPath, settle: settle, linger: linger)

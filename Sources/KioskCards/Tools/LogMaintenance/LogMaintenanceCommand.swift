@@ -46,11 +46,10 @@ enum LogMaintenanceCommand {
         })
 
     static func run(arguments: [String]) -> Int32 {
-        let options: Options
-        switch table.resolve(arguments, from: Options()) {
-        case .success(let o): options = o
-        case .failure(let status): return status.code
-        }
+        table.run(arguments, from: Options(), run(_:))
+    }
+
+    static func run(_ options: Options) -> Int32 {
         guard options.stateGiven <= 1 else {
             Log.error(
                 "log-maintenance: give either --out-of-order or --in-service, not both."

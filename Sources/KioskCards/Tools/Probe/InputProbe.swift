@@ -75,11 +75,10 @@ enum InputProbe {
 /// `KioskCards probe [--input PATH]... [--watch PATH [--seconds S]] [--screen WxH] [--rotation R]
 /// [--touch-matrix M]`.
 func runProbeCommand(arguments: [String]) -> Int32 {
-    let o: ProbeOptions
-    switch ProbeOptions.table.resolve(arguments, from: ProbeOptions()) {
-    case .success(let parsed): o = parsed
-    case .failure(let status): return status.code
-    }
+    ProbeOptions.table.run(arguments, from: ProbeOptions(), runProbe)
+}
+
+func runProbe(_ o: ProbeOptions) -> Int32 {
     if let watch = o.watch {
         return InputWatch.run(path: watch, seconds: o.seconds, options: o.touch)
     }

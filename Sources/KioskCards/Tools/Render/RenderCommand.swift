@@ -394,11 +394,10 @@ func panelImage(_ logical: PixelBuffer, rotation: Rotation) -> PixelBuffer {
 
 /// Runs `render` with the arguments after the subcommand; returns the exit status.
 func runRenderCommand(_ args: [String]) -> Int32 {
-    let o: RenderOptions
-    switch RenderOptions.table.resolve(args, from: RenderOptions()) {
-    case .success(let parsed): o = parsed
-    case .failure(let status): return status.code
-    }
+    RenderOptions.table.run(args, from: RenderOptions(), runRender)
+}
+
+func runRender(_ o: RenderOptions) -> Int32 {
     do {
         let logical = o.rotation.logicalSize(physical: Size(width: Double(o.width), height: Double(o.height)))
         let pw = Int(logical.width)

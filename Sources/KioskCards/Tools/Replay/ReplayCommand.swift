@@ -7,11 +7,10 @@ import KioskSystem
 /// device and prints one JSON object per line (see `ReplayOptions.table`). Returns the exit
 /// status: 0 done, 2 bad arguments or a bad file (message names the line).
 func runReplayCommand(arguments: [String]) -> Int32 {
-    let parsed: ReplayOptions
-    switch ReplayOptions.table.resolve(arguments, from: ReplayOptions()) {
-    case .success(let o): parsed = o
-    case .failure(let status): return status.code
-    }
+    ReplayOptions.table.run(arguments, from: ReplayOptions(), runReplay)
+}
+
+func runReplay(_ parsed: ReplayOptions) -> Int32 {
     // Read as a stream: each frame is printed as its SYN_REPORT is parsed, so memory stays
     // flat however long the recording is (a bad line later on still ends with exit 2).
     let replay: TouchReplayStream

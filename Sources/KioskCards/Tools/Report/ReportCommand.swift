@@ -106,11 +106,10 @@ enum ReportCommand {
     }
 
     static func run(arguments: [String]) -> Int32 {
-        let options: Options
-        switch table(now: WallClock.nowMilliseconds()).resolve(arguments, from: Options()) {
-        case .success(let o): options = o
-        case .failure(let status): return status.code
-        }
+        table(now: WallClock.nowMilliseconds()).run(arguments, from: Options(), run(_:))
+    }
+
+    static func run(_ options: Options) -> Int32 {
         guard options.dataDirectory.isEmpty != options.postgresURL.isEmpty else {
             Log.error(
                 "report: give one source: --data DIR (a kiosk's data directory) or --postgres URL (the fleet);"

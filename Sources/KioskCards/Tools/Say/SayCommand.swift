@@ -36,11 +36,10 @@ enum SayCommand {
         ])
 
     static func run(arguments: [String]) -> Int32 {
-        let options: Options
-        switch table.resolve(arguments, from: Options()) {
-        case .success(let o): options = o
-        case .failure(let status): return status.code
-        }
+        table.run(arguments, from: Options(), run(_:))
+    }
+
+    static func run(_ options: Options) -> Int32 {
         guard !options.text.isEmpty, !options.out.isEmpty else {
             Log.error("say: give --text TEXT and --out FILE.wav (see KioskCards say --help)")
             return 2

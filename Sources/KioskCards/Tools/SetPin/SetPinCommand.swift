@@ -26,11 +26,10 @@ enum SetPinCommand {
         ])
 
     static func run(arguments: [String]) -> Int32 {
-        let options: Options
-        switch table.resolve(arguments, from: Options()) {
-        case .success(let o): options = o
-        case .failure(let status): return status.code
-        }
+        table.run(arguments, from: Options(), run(_:))
+    }
+
+    static func run(_ options: Options) -> Int32 {
         var line = [UInt8]()
         var byte: UInt8 = 0
         while line.count < 64, read(0, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
@@ -48,23 +47,14 @@ enum SetPinCommand {
             return 1
         }
         let original: String?
-        switch KioskConfig.readConfigFile(options.configPath) {
-        case .text(let text): original = text
-        case .missing: original = nil
-        case .unreadable(let reason):
-            Log.error("set-pin: cannot read \(options.configPath): \(reason)")
-            return 1
+        switch ConfigEdit.readForEditing(options.configPath, command: "set-pin") {
+        case .success(let text): original = text
+        case .failure(let status): return status.code
         }
-        let text = ConfigEdit.setting("staff-pin-hash", to: hash, in: original ?? "")
-        var check = KioskConfig()
-        if let error = KioskConfig.apply(file: text, name: options.configPath, to: &check) {
-            Log.error("set-pin: the edited config would not read (\(error)); nothing changed")
-            return 1
-        }
-        do {
-            try ConfigEdit.writeAtomically(text, to: options.configPath)
-        } catch {
-            Log.error("set-pin: \(error)")
+        if case .failure(let error) = ConfigEdit.save(
+            "staff-pin-hash", value: hash, original: original, path: options.configPath)
+        {
+            Log.error("set-pin: \(error); nothing changed")
             return 1
         }
         Log.info("set-pin: staff-pin-hash written to \(options.configPath); restart the kiosk to use it")

@@ -76,11 +76,10 @@ enum SimulateCommand {
     }
 
     static func run(arguments: [String]) -> Int32 {
-        let options: Options
-        switch table(now: WallClock.nowMilliseconds()).resolve(arguments, from: Options()) {
-        case .success(let o): options = o
-        case .failure(let status): return status.code
-        }
+        table(now: WallClock.nowMilliseconds()).run(arguments, from: Options(), run(_:))
+    }
+
+    static func run(_ options: Options) -> Int32 {
         guard !options.deckPath.isEmpty, !options.dataDirectory.isEmpty else {
             Log.error("simulate: --deck FILE and --data DIR are required; see 'KioskCards simulate --help'")
             return 2

@@ -33,11 +33,10 @@ enum StoreStressCommand {
         validate: { $0.data.isEmpty ? "--data DIR is required." : nil })
 
     static func run(arguments: [String]) -> Int32 {
-        let options: Options
-        switch table.resolve(arguments, from: Options()) {
-        case .success(let o): options = o
-        case .failure(let status): return status.code
-        }
+        table.run(arguments, from: Options(), run(_:))
+    }
+
+    static func run(_ options: Options) -> Int32 {
         let (data, runName, count) = (options.data, options.runName, options.count)
         let store = DecisionStore(dataDirectory: data, batchLimit: 64) { through in
             // Straight to fd 1, not through stdio's buffer: a short line fits one write(2), so lines never tear.

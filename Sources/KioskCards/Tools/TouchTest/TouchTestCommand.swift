@@ -45,11 +45,10 @@ enum TouchTestCommand {
         ] + KioskConfig.runFlagOptions(\Options.runFlags))
 
     static func run(arguments: [String]) -> Int32 {
-        let options: Options
-        switch table.resolve(arguments, from: Options()) {
-        case .success(let o): options = o
-        case .failure(let status): return status.code
-        }
+        table.run(arguments, from: Options(), run(_:))
+    }
+
+    static func run(_ options: Options) -> Int32 {
         let seconds = options.seconds
         let config: KioskConfig
         switch KioskConfig.parse(arguments: options.runFlags, readFile: KioskConfig.readConfigFile) {

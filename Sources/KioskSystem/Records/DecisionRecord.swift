@@ -1,5 +1,10 @@
 import CardModel
-import KioskSystem
+
+// The rows a kiosk records, defined once for every target that handles them: `KioskStore`
+// writes and reads them (SQLite), `KioskFleet` sends them (PostgreSQL), the executable makes
+// them from the core's effects. They sit on the floor, not in `CardModel`, because they are
+// the storage and transport format (row ids, uids, boot ids, verbatim names from newer
+// versions) rather than the visit's rules, and `CardModel`'s public API should not freeze it.
 
 /// One stored decision: the model's `Decision` with where, who and when around it.
 package struct DecisionRecord: Hashable, Sendable {
@@ -115,9 +120,50 @@ package struct KioskEventRecord: Hashable, Sendable {
     }
 }
 
-/// What the store's writer writes: a decision, a visit (its start or its end), or an event.
-package enum StoreItem: Hashable, Sendable {
-    case decision(DecisionRecord)
-    case visit(VisitRecord)
-    case event(KioskEventRecord)
+/// A stored decision as the sync reads it back and sends it: the record with its row id (storage
+/// order, what a target's cursor counts), its uid (unique across kiosks and restarts, the
+/// target's conflict key) and the columns kept verbatim as stored.
+package struct StoredDecision: Hashable, Sendable {
+    /// `decisions.id`.
+    package var id: Int64
+    /// `decisions.uid`.
+    package var uid: String
+    package var record: DecisionRecord
+    /// The action as stored (verbatim, in case a newer version wrote one this one does not know).
+    package var actionName: String
+    /// For an `undone` row: the uid of the decision it takes back.
+    package var retractsUID: String?
+    /// As stored (nil on rows from before the column, or a schema without it).
+    package var inputMethodName: String?
+    package var discarded: Bool?
+    package var tooFast: Bool?
+
+    package init(
+        id: Int64, uid: String, record: DecisionRecord, actionName: String, retractsUID: String? = nil,
+        inputMethodName: String? = nil, discarded: Bool? = nil, tooFast: Bool? = nil
+    ) {
+        self.id = id
+        self.uid = uid
+        self.record = record
+        self.actionName = actionName
+        self.retractsUID = retractsUID
+        self.inputMethodName = inputMethodName
+        self.discarded = discarded
+        self.tooFast = tooFast
+    }
+}
+
+/// A stored kiosk event as the sync sends it: the record with its row id and its uid.
+package struct StoredEvent: Hashable, Sendable {
+    /// `kiosk_events.id`.
+    package var id: Int64
+    /// `kiosk_events.uid`, the target's conflict key.
+    package var uid: String
+    package var event: KioskEventRecord
+
+    package init(id: Int64, uid: String, event: KioskEventRecord) {
+        self.id = id
+        self.uid = uid
+        self.event = event
+    }
 }
