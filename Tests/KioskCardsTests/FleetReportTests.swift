@@ -365,7 +365,7 @@ extension FleetTests {
             "host=db.example.org password=s3cret dbname=fleet",
             "postgresql://op@db.example.org/fleet?password=s3cret&sslmode=require",
         ] {
-            let label = PostgresReportSource(conninfo: conninfo, nowMs: 0).label
+            let label = PostgresReportReader.label(conninfo: conninfo)
             #expect(!label.contains("s3cret"), "\(label)")
             #expect(label.contains("db.example.org"), "\(label)")
         }

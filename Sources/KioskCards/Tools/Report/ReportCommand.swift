@@ -1,6 +1,5 @@
 import Glibc
-import KioskFleet
-import KioskStore
+import KioskReport
 import KioskSystem
 
 /// `KioskCards report (--data DIR | --postgres URL) [--since TIME] [--until TIME] [--kiosk ID] [--deck ID]
@@ -139,20 +138,17 @@ enum ReportCommand {
         var filter = ReportFilter(
             sinceMs: options.sinceMs, untilMs: options.untilMs, kioskID: options.kioskID, deckID: options.deckID)
         filter.includeMashing = options.includeMashing
-        let source: any ReportSource =
-            options.postgresURL.isEmpty
-            ? SQLiteReportSource(dataDirectory: options.dataDirectory)
-            : PostgresReportSource(conninfo: options.postgresURL, nowMs: WallClock.nowMilliseconds())
         let aggregates: ReportAggregates
+        let label: String
         do {
-            aggregates = try source.aggregates(filter)
+            (aggregates, label) = try Self.aggregates(options, filter, nowMs: WallClock.nowMilliseconds())
         } catch {
             Log.error("report: \(error)")
             return 2
         }
         let figures = ReportFigures(
             aggregates: aggregates, settings: .init(minimumN: options.minimumN, k: options.k), filter: filter,
-            source: source.label, generatedMs: WallClock.nowMilliseconds())
+            source: label, generatedMs: WallClock.nowMilliseconds())
         let json = figures.json
         if options.json {
             var out = OutputBuffer()

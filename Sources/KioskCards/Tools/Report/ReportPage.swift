@@ -1,3 +1,4 @@
+import KioskReport
 import KioskSystem
 
 /// The report as one self-contained HTML page: tables rendered here (every figure cell carries

@@ -133,13 +133,3 @@ package struct ReportAggregates: Hashable, Sendable {
 
     package init() {}
 }
-
-/// Where a report's figures come from: one kiosk's SQLite file (`SQLiteReportSource` in
-/// KioskStore) or the fleet's PostgreSQL (`PostgresReportSource` in KioskFleet), each with its
-/// own SQL. It lives on the floor so neither back end imports the other.
-package protocol ReportSource {
-    /// A name for messages and the page ("decisions.sqlite3 in /var/lib/kioskcards").
-    var label: String { get }
-    /// The figures; errors are the back end's own (SQLiteError, FleetError), with their fix.
-    func aggregates(_ filter: ReportFilter) throws -> ReportAggregates
-}

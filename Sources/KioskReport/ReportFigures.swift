@@ -1,17 +1,21 @@
 import Glibc
-import KioskStore
 import KioskSystem
 
 /// Every figure of the report, computed from the source's aggregates (docs/REPORT.md defines
 /// each one). Rates and intervals are computed here from counts; privacy suppression too.
-struct ReportFigures {
-    struct Settings: Hashable {
-        var minimumN = 20
-        var k = 5
+package struct ReportFigures {
+    package struct Settings: Hashable {
+        package var minimumN = 20
+        package var k = 5
+
+        package init(minimumN: Int = 20, k: Int = 5) {
+            self.minimumN = minimumN
+            self.k = k
+        }
     }
 
     /// Wilson score interval at 95 % (z = 1.959964) for `right` of `n`; nil when n = 0.
-    static func wilson(_ right: Int, _ n: Int) -> (low: Double, high: Double)? {
+    package static func wilson(_ right: Int, _ n: Int) -> (low: Double, high: Double)? {
         guard n > 0 else { return nil }
         let z = 1.959963984540054
         let nn = Double(n)
@@ -22,14 +26,24 @@ struct ReportFigures {
         return (max(0, centre - half), min(1, centre + half))
     }
 
-    let aggregates: ReportAggregates
-    let settings: Settings
-    let filter: ReportFilter
-    let source: String
-    let generatedMs: Int64
+    package let aggregates: ReportAggregates
+    package let settings: Settings
+    package let filter: ReportFilter
+    package let source: String
+    package let generatedMs: Int64
+
+    package init(
+        aggregates: ReportAggregates, settings: Settings, filter: ReportFilter, source: String, generatedMs: Int64
+    ) {
+        self.aggregates = aggregates
+        self.settings = settings
+        self.filter = filter
+        self.source = source
+        self.generatedMs = generatedMs
+    }
 
     /// A JSON document of every figure (the same numbers the page shows).
-    var json: JSONValue {
+    package var json: JSONValue {
         let a = aggregates
         let k = settings.k
         func ratio(_ x: Int, _ n: Int) -> JSONValue { n > 0 ? .number(Double(x) / Double(n), 6) : .null }
@@ -189,7 +203,7 @@ struct ReportFigures {
     }
 
     /// The zone hours, weekdays and days are counted in (the process's, from TZ).
-    static var timeZoneName: String {
+    package static var timeZoneName: String {
         if let tz = getenv("TZ") { return String(cString: tz) }
         var t = time(nil)
         var parts = tm()
@@ -199,7 +213,7 @@ struct ReportFigures {
 }
 
 /// A small JSON document model for the report (ordered objects, numbers with fixed decimals).
-indirect enum JSONValue: Hashable {
+package indirect enum JSONValue: Hashable {
     case null
     case bool(Bool)
     case int(Int)
@@ -209,11 +223,11 @@ indirect enum JSONValue: Hashable {
     case array([JSONValue])
     case object([(String, JSONValue)])
 
-    static func == (a: JSONValue, b: JSONValue) -> Bool { a.text() == b.text() }
-    func hash(into h: inout Hasher) { h.combine(text()) }
+    package static func == (a: JSONValue, b: JSONValue) -> Bool { a.text() == b.text() }
+    package func hash(into h: inout Hasher) { h.combine(text()) }
 
     /// The value at a dotted path ("cards.3.approval"), for the page's figure cells.
-    subscript(path: String) -> JSONValue? {
+    package subscript(path: String) -> JSONValue? {
         var node: JSONValue? = self
         for part in path.split(separator: ".") {
             switch node {
@@ -225,7 +239,7 @@ indirect enum JSONValue: Hashable {
         return node
     }
 
-    func text(indent: Int? = nil, level: Int = 0) -> String {
+    package func text(indent: Int? = nil, level: Int = 0) -> String {
         let pad = indent.map { "\n" + String(repeating: " ", count: $0 * (level + 1)) } ?? ""
         let close = indent.map { "\n" + String(repeating: " ", count: $0 * level) } ?? ""
         let colon = indent == nil ? ":" : ": "
@@ -247,7 +261,7 @@ indirect enum JSONValue: Hashable {
         }
     }
 
-    var double: Double? {
+    package var double: Double? {
         switch self {
         case .int(let i): Double(i)
         case .number(let x, _): x
