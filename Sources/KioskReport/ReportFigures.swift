@@ -58,8 +58,13 @@ package struct ReportFigures {
                 ("low", w.map { .number($0.low, 6) } ?? .null), ("high", w.map { .number($0.high, 6) } ?? .null),
             ]
         }
-        let cards: [JSONValue] = a.cards.sorted { ($0.deckID, $0.cardID) < ($1.deckID, $1.cardID) }.map { c in
-            var fields: [(String, JSONValue)] = [("deck", .string(c.deckID)), ("card", .string(c.cardID))]
+        // In the source's order: deck id, version, then deck order (the card's usual position).
+        let cards: [JSONValue] = a.cards.map { c in
+            var fields: [(String, JSONValue)] = [
+                ("deck", .string(c.deckID)), ("version", .int(c.deckVersion)),
+                ("deckVersion", .string("\(c.deckID)@\(c.deckVersion)")), ("card", .string(c.cardID)),
+                ("position", c.usualPosition.map { .int($0) } ?? .null),
+            ]
             fields += approval(c.right, c.n, visits: c.visits)
             if c.visits >= k {
                 fields += [
@@ -72,20 +77,35 @@ package struct ReportFigures {
             }
             return .object(fields)
         }
-        // Funnel: visits whose furthest decided position is ≥ p, and those that stopped at p.
-        let maxPosition = a.furthestPosition.keys.max() ?? -1
-        var reached: [JSONValue] = []
-        if maxPosition >= 0 {
-            var atLeast = 0
-            var rows: [(Int, Int, Int)] = []
-            for p in stride(from: maxPosition, through: 0, by: -1) {
-                let here = a.furthestPosition[p] ?? 0
-                atLeast += here
-                rows.append((p, atLeast, here))
+        // Per deck version: the funnel by position (visits whose furthest decided position is ≥ p),
+        // where visits stopped without completing the deck (drop-off; a completed visit never
+        // counts), and approval by position. Positions are 1-based (1 = the first card).
+        let decks: [JSONValue] = a.decks.map { d in
+            let last = max(d.stoppedAt.keys.max() ?? 0, d.completedAt.keys.max() ?? 0)
+            var reached: [JSONValue] = []
+            if last >= 1 {
+                for p in 1...last {
+                    let atLeast =
+                        d.stoppedAt.filter { $0.key >= p }.values.reduce(0, +)
+                        + d.completedAt.filter { $0.key >= p }.values.reduce(0, +)
+                    reached.append(
+                        .object([
+                            ("position", .int(p)), ("visits", .int(atLeast)),
+                            ("stoppedHere", .int(d.stoppedAt[p] ?? 0)),
+                            ("completedHere", .int(d.completedAt[p] ?? 0)),
+                        ]))
+                }
             }
-            reached = rows.reversed().map {
-                .object([("position", .int($0.0)), ("visits", .int($0.1)), ("stoppedHere", .int($0.2))])
+            let positions: [JSONValue] = d.positions.keys.sorted().map { p in
+                let c = d.positions[p]!
+                return .object(
+                    [("position", .int(p)), ("visits", .int(c.visits))] + approval(c.right, c.n, visits: c.visits))
             }
+            return .object([
+                ("deck", .string(d.deckID)), ("version", .int(d.version)), ("name", .string(d.name)),
+                ("visitsStarted", .int(d.visits)), ("firstDecision", .int(d.visitsWithDecision)),
+                ("completed", .int(d.completed)), ("reached", .array(reached)), ("positionBias", .array(positions)),
+            ])
         }
         var reasons: [(String, JSONValue)] = []
         for name in ["completed", "idle", "reset", "shutdown"] { reasons.append((name, .int(a.endReasons[name] ?? 0))) }
@@ -96,8 +116,8 @@ package struct ReportFigures {
         reasons.append(("unknown", .int(a.endReasons[nil] ?? 0)))
         let funnel: JSONValue = .object([
             ("attractShown", a.attractShown.map { .int($0) } ?? .null), ("visitsStarted", .int(a.visits)),
-            ("firstDecision", .int(a.visitsWithDecision)), ("reached", .array(reached)),
-            ("completed", .int(a.endReasons["completed"] ?? 0)), ("endReasons", .object(reasons)),
+            ("firstDecision", .int(a.visitsWithDecision)), ("completed", .int(a.endReasons["completed"] ?? 0)),
+            ("endReasons", .object(reasons)),
         ])
         let cells: [JSONValue] = a.hourWeekday.keys.sorted().map { key in
             let c = a.hourWeekday[key]!
@@ -165,11 +185,6 @@ package struct ReportFigures {
                 ])
             ),
         ])
-        let positions: [JSONValue] = a.positions.keys.sorted().map { p in
-            let c = a.positions[p]!
-            return .object(
-                [("position", .int(p)), ("visits", .int(c.visits))] + approval(c.right, c.n, visits: c.visits))
-        }
         return .object([
             ("generated", time(generatedMs)), ("source", .string(source)),
             (
@@ -198,7 +213,7 @@ package struct ReportFigures {
                 ])
             ),
             ("cards", .array(cards)), ("funnel", funnel), ("hourWeekday", .array(cells)), ("days", .array(days)),
-            ("kiosks", .array(kiosks)), ("quality", quality), ("positionBias", .array(positions)),
+            ("decks", .array(decks)), ("kiosks", .array(kiosks)), ("quality", quality),
         ])
     }
 

@@ -28,12 +28,14 @@ package enum ReportQuery {
         let rowFilter =
             "wall_ms >= :since AND wall_ms < :until AND (:kiosk IS NULL OR kiosk_id = :kiosk) AND (:deck IS NULL OR deck_id = :deck)"
         let temp = { (name: String) in "CREATE TEMP TABLE \(name)\(sql.tempTableSuffix) AS" }
-        // report_d: the decisions in range. report_m: suspected mashing visits. report_f: each
+        // report_d: the decisions in range. report_m: suspected mashing visits (the first card's
+        // time is left out of the speed test: decided by the visit's first touch, it counts from
+        // the attract screen, docs/REPORT.md). report_f: each
         // visit's final answer per card (the last row of that card in the visit, when it is a
         // left or right swipe).
         try q.run(
             """
-            \(temp("report_d")) SELECT kiosk_id, session_id, deck_id, card_id,
+            \(temp("report_d")) SELECT kiosk_id, session_id, deck_id, deck_version, card_id,
                 CASE action WHEN 'swipedLeft' THEN 0 WHEN 'swipedRight' THEN 1 WHEN 'removed' THEN 2
                     WHEN 'undone' THEN 3 ELSE 4 END AS a, wall_ms, dwell_ms, \(position), \(method),
                 \(mode), \(language), \(sql.storageOrder.joined(separator: ", "))
@@ -44,7 +46,8 @@ package enum ReportQuery {
             \(temp("report_m")) SELECT kiosk_id, session_id, COUNT(*) AS rows FROM report_d
             WHERE a < 2
             GROUP BY kiosk_id, session_id
-            HAVING COUNT(*) >= :mashmin AND MIN(a) = MAX(a) AND MAX(dwell_ms) < :cooldown
+            HAVING COUNT(*) >= :mashmin AND MIN(a) = MAX(a)
+                AND MAX(CASE WHEN position = 0 THEN 0 ELSE dwell_ms END) < :cooldown
             """)
         for statement in sql.afterMashing { try q.run(statement) }
         let counted =
@@ -63,7 +66,8 @@ package enum ReportQuery {
         let recorded =
             a.hasVisits
             ? """
-            SELECT kiosk_id, session_id, started_wall_ms AS start_ms, end_reason FROM \(table("visits"))
+            SELECT kiosk_id, session_id, deck_id, deck_version, started_wall_ms AS start_ms, end_reason
+            FROM \(table("visits"))
             WHERE started_wall_ms >= :since AND started_wall_ms < :until AND (:kiosk IS NULL OR kiosk_id = :kiosk)
                 AND (:deck IS NULL OR deck_id = :deck)
             UNION ALL
@@ -77,7 +81,9 @@ package enum ReportQuery {
         try q.run(
             """
             \(temp("report_v")) \(recorded)
-            SELECT kiosk_id, session_id, MIN(wall_ms) AS start_ms, \(sql.nullText) AS end_reason FROM report_d x
+            SELECT kiosk_id, session_id, MIN(deck_id) AS deck_id, MIN(deck_version) AS deck_version,
+                MIN(wall_ms) AS start_ms, \(sql.nullText) AS end_reason
+            FROM report_d x
             \(unrecorded) GROUP BY kiosk_id, session_id
             """)
         for statement in sql.afterTables { try q.run(statement) }
@@ -96,36 +102,61 @@ package enum ReportQuery {
             a.lastMs = max(a.lastMs ?? hi, hi)
         }
 
-        // 1–2. Per card: answers, approvals, too fast; median and p90 by nearest rank (the
-        // ⌈p·n⌉-th smallest dwell, in integer arithmetic). Ranks from a histogram (one row per
-        // card and dwell value, then running sums): the k-th smallest dwell is the smallest whose
-        // running count reaches k — no sort of every answer. Each visit has at most one final
-        // answer per card, so a card's answers are its visits.
+        // 1–2. Per card of each deck version: answers, approvals, too fast; median and p90 by
+        // nearest rank (the ⌈p·n⌉-th smallest dwell, in integer arithmetic). Ranks from a
+        // histogram (one row per card and dwell value, then running sums): the k-th smallest
+        // dwell is the smallest whose running count reaches k — no sort of every answer. Each
+        // visit has at most one final answer per card, so a card's answers are its visits.
         for r in try q.rows(
             """
             WITH g AS (
-                SELECT deck_id, card_id, dwell_ms, COUNT(*) AS c, COUNT(*) FILTER (WHERE a = 1) AS r
-                FROM report_f GROUP BY deck_id, card_id, dwell_ms
+                SELECT deck_id, deck_version, card_id, dwell_ms, COUNT(*) AS c, COUNT(*) FILTER (WHERE a = 1) AS r
+                FROM report_f GROUP BY deck_id, deck_version, card_id, dwell_ms
             ), s AS (
-                SELECT *, CAST(SUM(c) OVER (PARTITION BY deck_id, card_id ORDER BY dwell_ms) AS BIGINT) AS upto,
-                    CAST(SUM(c) OVER (PARTITION BY deck_id, card_id) AS BIGINT) AS cnt
+                SELECT *,
+                    CAST(SUM(c) OVER (PARTITION BY deck_id, deck_version, card_id ORDER BY dwell_ms) AS BIGINT) AS upto,
+                    CAST(SUM(c) OVER (PARTITION BY deck_id, deck_version, card_id) AS BIGINT) AS cnt
                 FROM g
             )
-            SELECT deck_id, card_id, SUM(c), SUM(r), COALESCE(SUM(c) FILTER (WHERE dwell_ms < :toofast), 0),
+            SELECT deck_id, deck_version, card_id, SUM(c), SUM(r),
+                COALESCE(SUM(c) FILTER (WHERE dwell_ms < :toofast), 0),
                 MIN(dwell_ms) FILTER (WHERE upto >= (cnt + 1) / 2), MIN(dwell_ms) FILTER (WHERE upto >= (9 * cnt + 9) / 10)
-            FROM s GROUP BY deck_id, card_id
+            FROM s GROUP BY deck_id, deck_version, card_id
             """)
         {
             a.cards.append(
                 ReportAggregates.Card(
-                    deckID: r[0] ?? "", cardID: r[1] ?? "", n: int(r[2]), right: int(r[3]), visits: int(r[2]),
-                    medianDwellMs: r[5].flatMap { Int64($0) }, p90DwellMs: r[6].flatMap { Int64($0) },
-                    tooFast: int(r[4])))
+                    deckID: r[0] ?? "", deckVersion: int(r[1]), cardID: r[2] ?? "", n: int(r[3]), right: int(r[4]),
+                    visits: int(r[3]), medianDwellMs: r[6].flatMap { Int64($0) },
+                    p90DwellMs: r[7].flatMap { Int64($0) }, tooFast: int(r[5])))
+        }
+        // Deck order: the position each card was shown at most often (the earlier on a tie).
+        var usual: [String: (position: Int, count: Int)] = [:]
+        for r in try q.rows(
+            """
+            SELECT deck_id, deck_version, card_id, position, COUNT(*) FROM report_d
+            WHERE a <> 3 AND position IS NOT NULL GROUP BY deck_id, deck_version, card_id, position
+            """)
+        {
+            let key = "\(r[0] ?? "")@\(int(r[1]))\u{1}\(r[2] ?? "")"
+            let position = int(r[3]) + 1
+            let count = int(r[4])
+            if let best = usual[key], best.count > count || (best.count == count && best.position < position) {
+                continue
+            }
+            usual[key] = (position, count)
+        }
+        for i in a.cards.indices {
+            a.cards[i].usualPosition =
+                usual["\(a.cards[i].deckID)@\(a.cards[i].deckVersion)\u{1}\(a.cards[i].cardID)"]?.position
         }
         a.cards.sort { l, r in
-            l.deckID != r.deckID
-                ? l.deckID.utf8.lexicographicallyPrecedes(r.deckID.utf8)
-                : l.cardID.utf8.lexicographicallyPrecedes(r.cardID.utf8)
+            if l.deckID != r.deckID { return l.deckID.utf8.lexicographicallyPrecedes(r.deckID.utf8) }
+            if l.deckVersion != r.deckVersion { return l.deckVersion < r.deckVersion }
+            let lp = l.usualPosition ?? Int.max
+            let rp = r.usualPosition ?? Int.max
+            if lp != rp { return lp < rp }
+            return l.cardID.utf8.lexicographicallyPrecedes(r.cardID.utf8)
         }
         if let r = try q.rows("SELECT COUNT(*), COUNT(*) FILTER (WHERE dwell_ms < :toofast) FROM report_f").first {
             a.finalAnswers = int(r[0])
@@ -153,15 +184,60 @@ package enum ReportQuery {
                     """
                 ).first?[0])
         }
+
+        // Per deck version: visits, and how far each got — split by whether it completed the
+        // deck, so a completed visit is never counted as stopping (drop-off). Positions 1-based.
+        var decks: [String: ReportAggregates.Deck] = [:]
+        func deck(_ id: String?, _ version: String?) -> String {
+            let d = ReportAggregates.Deck(deckID: id ?? "", version: int(version))
+            if decks[d.name] == nil { decks[d.name] = d }
+            return d.name
+        }
         for r in try q.rows(
             """
-            SELECT furthest, COUNT(*) FROM (
-                SELECT MAX(position) AS furthest FROM report_d
-                WHERE a <> 3 AND position IS NOT NULL GROUP BY kiosk_id, session_id
-            ) s GROUP BY furthest
+            SELECT deck_id, deck_version, COUNT(*), COUNT(*) FILTER (WHERE end_reason = 'completed'),
+                COUNT(*) FILTER (WHERE EXISTS (
+                    SELECT 1 FROM report_d d WHERE d.kiosk_id = v.kiosk_id AND d.session_id = v.session_id AND d.a <> 3))
+            FROM report_v v GROUP BY deck_id, deck_version
             """)
         {
-            a.furthestPosition[int(r[0])] = int(r[1])
+            let k = deck(r[0], r[1])
+            decks[k]?.visits = int(r[2])
+            decks[k]?.completed = int(r[3])
+            decks[k]?.visitsWithDecision = int(r[4])
+        }
+        for r in try q.rows(
+            """
+            SELECT s.deck_id, s.deck_version, s.furthest, CASE WHEN v.end_reason = 'completed' THEN 1 ELSE 0 END AS done,
+                COUNT(*)
+            FROM (
+                SELECT kiosk_id, session_id, deck_id, deck_version, MAX(position) AS furthest FROM report_d
+                WHERE a <> 3 AND position IS NOT NULL GROUP BY kiosk_id, session_id, deck_id, deck_version
+            ) s LEFT JOIN report_v v ON v.kiosk_id = s.kiosk_id AND v.session_id = s.session_id
+            GROUP BY s.deck_id, s.deck_version, s.furthest, done
+            """)
+        {
+            let k = deck(r[0], r[1])
+            if int(r[3]) == 1 {
+                decks[k]?.completedAt[int(r[2]) + 1] = int(r[4])
+            } else {
+                decks[k]?.stoppedAt[int(r[2]) + 1] = int(r[4])
+            }
+        }
+        for r in try q.rows(
+            """
+            SELECT deck_id, deck_version, position, SUM(n), SUM(r), COUNT(*) FROM (
+                SELECT deck_id, deck_version, position, COUNT(*) AS n, COUNT(*) FILTER (WHERE a = 1) AS r FROM report_f
+                WHERE position IS NOT NULL GROUP BY deck_id, deck_version, position, kiosk_id, session_id
+            ) per_visit GROUP BY deck_id, deck_version, position
+            """)
+        {
+            let k = deck(r[0], r[1])
+            decks[k]?.positions[int(r[2]) + 1] = ReportAggregates.Cell(
+                visits: int(r[5]), n: int(r[3]), right: int(r[4]))
+        }
+        a.decks = decks.values.sorted {
+            $0.deckID != $1.deckID ? $0.deckID.utf8.lexicographicallyPrecedes($1.deckID.utf8) : $0.version < $1.version
         }
 
         // 4. When: visits by their start, answers by their time, in local time.
@@ -248,16 +324,6 @@ package enum ReportQuery {
         if let r = try q.rows("SELECT COUNT(*), COALESCE(SUM(rows), 0) FROM report_m").first {
             a.mashingVisits = int(r[0])
             a.mashingDecisions = int(r[1])
-        }
-        for r in try q.rows(
-            """
-            SELECT position, SUM(n), SUM(r), COUNT(*) FROM (
-                SELECT position, COUNT(*) AS n, COUNT(*) FILTER (WHERE a = 1) AS r FROM report_f
-                WHERE position IS NOT NULL GROUP BY position, kiosk_id, session_id
-            ) per_visit GROUP BY position
-            """)
-        {
-            a.positions[int(r[0])] = ReportAggregates.Cell(visits: int(r[3]), n: int(r[1]), right: int(r[2]))
         }
         return a
     }

@@ -176,7 +176,8 @@ extension FleetTests {
         // Visits and answers from the central rows, the report's definitions applied here.
         let visits = try admin.execute("SELECT kiosk_id, session_id, started_wall_ms, end_reason FROM fleet.visits")
         let decisions = try admin.execute(
-            "SELECT kiosk_id, session_id, card_id, action, dwell_ms, wall_ms FROM fleet.decisions ORDER BY kiosk_id, local_id"
+            "SELECT kiosk_id, session_id, card_id, action, dwell_ms, wall_ms, position FROM fleet.decisions"
+                + " ORDER BY kiosk_id, local_id"
         )
         for (rank, row) in rows.enumerated() {
             let kiosk = try #require(row["kiosk"]?.stringValue)
@@ -204,7 +205,8 @@ extension FleetTests {
             for (_, list) in bySession {
                 let lr = list.filter { $0[3] == "swipedLeft" || $0[3] == "swipedRight" }
                 let mashing =
-                    lr.count >= 4 && Set(lr.map { $0[3]! }).count == 1 && lr.allSatisfy { Int64($0[4]!)! < 700 }
+                    lr.count >= 4 && Set(lr.map { $0[3]! }).count == 1
+                    && lr.allSatisfy { Int64($0[4]!)! < 700 || $0[6] == "0" }
                 if mashing { continue }
                 var last: [String: String] = [:]
                 for d in list { last[d[2]!] = d[3]! }

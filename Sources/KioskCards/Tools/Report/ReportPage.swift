@@ -123,8 +123,9 @@ struct ReportPage {
             let p = "cards.\(i)"
             let grey = isTrue("\(p).suppressed") || isTrue("\(p).belowMinN")
             rows +=
-                "<tr class=\"\(grey ? "grey" : "")\"><td>\(string("\(p).card"))</td><td>\(string("\(p).deck"))</td>"
-                + cell("\(p).approval", "pct") + cell("\(p).low", "pct") + cell("\(p).high", "pct")
+                "<tr class=\"\(grey ? "grey" : "")\"><td>\(string("\(p).card"))</td><td>\(string("\(p).deckVersion"))</td>"
+                + cell("\(p).position", "int") + cell("\(p).approval", "pct") + cell("\(p).low", "pct")
+                + cell("\(p).high", "pct")
                 + cell("\(p).n", "int")
                 + cell("\(p).visits", "int") + cell("\(p).medianDwellMs", "ms") + cell("\(p).p90DwellMs", "ms")
                 + cell("\(p).tooFastShare", "pct") + "</tr>\n"
@@ -136,17 +137,20 @@ struct ReportPage {
             <div class="chart"><canvas id="chart-approval"></canvas></div>
             <div class="chart"><canvas id="chart-dwell"></canvas></div>
             <input id="card-search" type="search" placeholder="Search cards" aria-label="Search cards">
-            <div class="scroll"><table id="card-table" class="sortable"><thead><tr><th>Card</th><th>Deck</th><th>Approval</th>
+            <div class="scroll"><table id="card-table" class="sortable"><thead><tr><th>Card</th><th>Deck</th><th>Position</th><th>Approval</th>
             <th>95 % low</th><th>95 % high</th><th>n</th><th>Visits</th><th>Median dwell</th><th>p90 dwell</th><th>Too fast</th></tr></thead>
             <tbody>\(rows)</tbody></table></div></section>
             """
-        // 3. Funnel.
+        // 3. Funnel, per deck version (positions 1-based, as in the charts).
         var reached = ""
-        for i in 0..<count("funnel.reached") {
-            let p = "funnel.reached.\(i)"
-            reached +=
-                "<tr>" + cell("\(p).position", "int") + cell("\(p).visits", "int") + cell("\(p).stoppedHere", "int")
-                + "</tr>"
+        for d in 0..<count("decks") {
+            let deck = "decks.\(d)"
+            for i in 0..<count("\(deck).reached") {
+                let p = "\(deck).reached.\(i)"
+                reached +=
+                    "<tr><td>\(string("\(deck).name"))</td>" + cell("\(p).position", "int") + cell("\(p).visits", "int")
+                    + cell("\(p).stoppedHere", "int") + cell("\(p).completedHere", "int") + "</tr>"
+            }
         }
         var reasons = ""
         if case .object(let fields)? = json["funnel.endReasons"] {
@@ -161,7 +165,8 @@ struct ReportPage {
             <div class="chart"><canvas id="chart-funnel"></canvas></div>
             <div class="two"><div class="chart"><canvas id="chart-dropoff"></canvas></div>
             <div class="chart"><canvas id="chart-ends"></canvas></div></div>
-            <div class="two"><div class="scroll"><table><tr><th>Position</th><th>Visits reaching it</th><th>Stopped there</th></tr>\(reached)</table></div>
+            <p class="help">Per deck id@version: a visit that completed the deck is never counted as stopping there.</p>
+            <div class="two"><div class="scroll"><table><tr><th>Deck</th><th>Position</th><th>Visits reaching it</th><th>Stopped there</th><th>Completed there</th></tr>\(reached)</table></div>
             <div class="scroll"><table><tr><th>Visit ended</th><th>Visits</th></tr>\(reasons)</table></div></div></section>
             """
         // 4. When.
@@ -194,10 +199,13 @@ struct ReportPage {
             """
         // 6. Quality.
         var positions = ""
-        for i in 0..<count("positionBias") {
-            let p = "positionBias.\(i)"
-            positions +=
-                "<tr>" + cell("\(p).position", "int") + cell("\(p).n", "int") + cell("\(p).approval", "pct") + "</tr>"
+        for d in 0..<count("decks") {
+            for i in 0..<count("decks.\(d).positionBias") {
+                let p = "decks.\(d).positionBias.\(i)"
+                positions +=
+                    "<tr><td>\(string("decks.\(d).name"))</td>" + cell("\(p).position", "int") + cell("\(p).n", "int")
+                    + cell("\(p).approval", "pct") + "</tr>"
+            }
         }
         var methods = ""
         if case .object(let fields)? = json["quality.inputMethods"] {
@@ -225,7 +233,7 @@ struct ReportPage {
             <div class="two"><div class="chart"><canvas id="chart-methods"></canvas></div>
             <div class="chart"><canvas id="chart-position"></canvas></div></div>
             <div class="two"><div class="scroll"><table><tr><th>Input method</th><th>Decisions</th></tr>\(methods)</table></div>
-            <div class="scroll"><table><tr><th>Position</th><th>Answers</th><th>Approval</th></tr>\(positions)</table></div></div>
+            <div class="scroll"><table><tr><th>Deck</th><th>Position</th><th>Answers</th><th>Approval</th></tr>\(positions)</table></div></div>
             <div class="two"><div class="chart"><canvas id="chart-languages"></canvas></div>
             <div class="chart"><canvas id="chart-modes"></canvas></div></div>
             <div class="two"><div class="scroll"><table><tr><th>Language</th><th>Decisions</th></tr>\(languages)</table></div>
@@ -331,11 +339,14 @@ struct ReportPage {
           {label:'Median dwell (ms)',data:shown.map(c=>c.medianDwellMs),backgroundColor:'rgba(16,185,129,0.7)'},
           {label:'p90 dwell (ms)',data:shown.map(c=>c.p90DwellMs),backgroundColor:'rgba(245,158,11,0.7)'}]},
           options:{plugins:{title:{display:true,text:'Time to decide'}}}});
-        const f=R.funnel;
-        chart('chart-funnel',{type:'bar',data:{labels:['Attract shown','Visit started','First decision'].concat(f.reached.map(r=>'Card '+(r.position+1))).concat(['Completed']),
-          datasets:[{label:'Visits',data:[f.attractShown,f.visitsStarted,f.firstDecision].concat(f.reached.map(r=>r.visits)).concat([f.completed]),backgroundColor:'rgba(37,99,235,0.75)'}]},
-          options:{indexAxis:'y',plugins:{title:{display:true,text:'Funnel'}}}});
-        chart('chart-dropoff',{type:'bar',data:{labels:f.reached.map(r=>'Card '+(r.position+1)),datasets:[{label:'Visits that stopped here',data:f.reached.map(r=>r.stoppedHere),backgroundColor:'rgba(229,72,77,0.7)'}]},
+        const f=R.funnel,palette=['#2563eb','#e5484d','#30a46c','#f59e0b','#8b5cf6','#06b6d4','#db2777','#65a30d'];
+        const longest=Math.max(0,...R.decks.map(d=>d.reached.length));
+        const cardLabels=Array.from({length:longest},(_,i)=>'Card '+(i+1));
+        const pad=(a,n)=>a.concat(Array(Math.max(0,n-a.length)).fill(null));
+        chart('chart-funnel',{type:'bar',data:{labels:['Visit started','First decision'].concat(cardLabels).concat(['Completed']),
+          datasets:R.decks.map((d,i)=>({label:d.name,data:[d.visitsStarted,d.firstDecision].concat(pad(d.reached.map(r=>r.visits),longest)).concat([d.completed]),backgroundColor:palette[i%palette.length]}))},
+          options:{indexAxis:'y',plugins:{title:{display:true,text:'Funnel per deck version'}}}});
+        chart('chart-dropoff',{type:'bar',data:{labels:cardLabels,datasets:R.decks.map((d,i)=>({label:d.name+': stopped here (not completed)',data:pad(d.reached.map(r=>r.stoppedHere),longest),backgroundColor:palette[i%palette.length]}))},
           options:{plugins:{title:{display:true,text:'Drop-off by card position'}}}});
         const ends=Object.entries(f.endReasons);
         chart('chart-ends',{type:'doughnut',data:{labels:ends.map(e=>e[0]),datasets:[{data:ends.map(e=>e[1]),backgroundColor:['#30a46c','#f59e0b','#2563eb','#8b5cf6','#8c959f','#e5484d']}]},
@@ -357,8 +368,10 @@ struct ReportPage {
         const modes=[['on',am.on,'#8b5cf6'],['off',am.off,'#2563eb'],['unknown',am.unknown,'#8c959f']].filter(e=>e[1]>0);
         chart('chart-modes',{type:'doughnut',data:{labels:modes.map(e=>e[0]),datasets:[{data:modes.map(e=>e[1]),backgroundColor:modes.map(e=>e[2])}]},
           options:{plugins:{title:{display:true,text:'Decisions with an accessibility mode on'}}}});
-        const pb=R.positionBias.filter(p=>!p.suppressed);
-        chart('chart-position',{type:'line',data:{labels:pb.map(p=>'Position '+(p.position+1)),datasets:[{label:'Approval',data:pb.map(p=>p.approval),borderColor:'#8b5cf6'}]},
+        const longestBias=Math.max(0,...R.decks.map(d=>Math.max(0,...d.positionBias.map(p=>p.position))));
+        chart('chart-position',{type:'line',data:{labels:Array.from({length:longestBias},(_,i)=>'Card '+(i+1)),
+          datasets:R.decks.map((d,i)=>{const a=Array(longestBias).fill(null);for(const p of d.positionBias)a[p.position-1]=p.suppressed?null:p.approval;
+            return {label:d.name,data:a,borderColor:palette[i%palette.length]};})},
           options:{scales:{y:{min:0,max:1}},plugins:{title:{display:true,text:'Position bias: approval by position shown'}}}});
         const search=document.getElementById('card-search'),table=document.getElementById('card-table');
         search.addEventListener('input',()=>{const q=search.value.toLowerCase();
