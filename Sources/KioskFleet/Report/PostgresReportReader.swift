@@ -59,20 +59,31 @@ package final class PostgresReportReader {
         ).count > 0
     }
 
-    /// The source for messages and the page.
+    /// The source for messages and the page: the database's name only — no host, port, role,
+    /// password or CA path on a page that gets passed around.
     package static func label(conninfo: String) -> String {
-        // The URL without a password, for the page: postgresql://user:secret@… and password=… pairs.
-        var text = conninfo
-        if let at = text.firstIndex(of: "@"), let scheme = text.firstRange(of: "://"), scheme.upperBound < at {
-            let user = text[scheme.upperBound..<at]
-            if let colon = user.firstIndex(of: ":") { text.replaceSubrange(colon..<at, with: "") }
+        var name: String?
+        if let scheme = conninfo.firstRange(of: "://") {
+            let rest = conninfo[scheme.upperBound...]
+            if let slash = rest.firstIndex(of: "/") {
+                let path = rest[rest.index(after: slash)...].prefix { $0 != "?" }
+                if !path.isEmpty { name = String(path) }
+            }
+            if let query = rest.firstIndex(of: "?") {
+                for pair in rest[rest.index(after: query)...].split(separator: "&") where pair.hasPrefix("dbname=") {
+                    name = String(pair.dropFirst(7))
+                }
+            }
+        } else {
+            for pair in conninfo.split(separator: " ") where pair.hasPrefix("dbname=") {
+                name = String(pair.dropFirst(7))
+            }
         }
-        if let p = text.firstRange(of: "password=") {
-            let end = text[p.upperBound...].firstIndex(where: { $0 == "&" || $0 == " " }) ?? text.endIndex
-            text.replaceSubrange(p.upperBound..<end, with: "…")
-        }
-        return "PostgreSQL " + text
+        return "PostgreSQL database " + (name.map { "'\($0)'" } ?? "(the role's default)")
     }
+
+    /// Every registered kiosk's health: `fleet status`'s rows, from its one query.
+    package func kioskStatus() throws(FleetError) -> [KioskStatus] { try KioskStatus.all(on: db) }
 
     /// The process's zone name: TZ (without a leading ':'), else the target of /etc/localtime
     /// below `zoneinfo/`, else UTC.

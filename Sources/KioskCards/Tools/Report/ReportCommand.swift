@@ -138,17 +138,17 @@ enum ReportCommand {
         var filter = ReportFilter(
             sinceMs: options.sinceMs, untilMs: options.untilMs, kioskID: options.kioskID, deckID: options.deckID)
         filter.includeMashing = options.includeMashing
-        let aggregates: ReportAggregates
-        let label: String
+        let read: ReportRead
         do {
-            (aggregates, label) = try Self.aggregates(options, filter, nowMs: WallClock.nowMilliseconds())
+            read = try Self.read(options, filter, nowMs: WallClock.nowMilliseconds())
         } catch {
             Log.error("report: \(error)")
             return 2
         }
+        let aggregates = read.aggregates
         let figures = ReportFigures(
             aggregates: aggregates, settings: .init(minimumN: options.minimumN, k: options.k), filter: filter,
-            source: label, generatedMs: WallClock.nowMilliseconds())
+            source: read.label, generatedMs: WallClock.nowMilliseconds())
         let json = figures.json
         if options.json {
             var out = OutputBuffer()
@@ -156,7 +156,7 @@ enum ReportCommand {
             out.flush()
         }
         if let path = options.outPath, let chartJS {
-            let page = ReportPage(figures: figures, json: json, chartJS: chartJS).html
+            let page = ReportPage(figures: figures, json: json, chartJS: chartJS, health: read.health).html
             do {
                 try FileIO.replaceAtomically(path: path, contents: Array(page.utf8))
             } catch {

@@ -1,3 +1,4 @@
+import KioskFleet
 import KioskReport
 import KioskSystem
 
@@ -66,6 +67,8 @@ struct ReportPage {
     let figures: ReportFigures
     let json: JSONValue
     let chartJS: ChartJS
+    /// Every registered kiosk's health (fleet only; nil from a kiosk's SQLite).
+    let health: [KioskStatus]?
 
     /// One figure cell: the value at `path` formatted by `format` (pct, int, ms, num).
     func cell(_ path: String, _ format: String, tag: String = "td") -> String {
@@ -86,6 +89,12 @@ struct ReportPage {
         return "–"
     }
 
+    /// The text at `path`, unescaped (for formatting before escaping); nil when not a string.
+    private func rawString(_ path: String) -> String? {
+        if case .string(let s)? = json[path] { return s }
+        return nil
+    }
+
     private func isTrue(_ path: String) -> Bool { json[path] == .bool(true) }
 
     private func count(_ path: String) -> Int {
@@ -97,12 +106,12 @@ struct ReportPage {
         let k = figures.settings.k
         var body = ""
         // Header.
-        let period =
-            "\(string("totals.first")) – \(string("totals.last"))"
+        let a = figures.aggregates
+        let period = "\(a.firstMs.map { Self.localTime($0) } ?? "–") – \(a.lastMs.map { Self.localTime($0) } ?? "–")"
         body += """
             <header><h1>What visitors decided</h1>
             <p class="meta">\(string("source")) · period \(period) · time zone \(string("filter.timeZone")) ·
-            generated \(string("generated"))</p>
+            generated \(Self.localTime(figures.generatedMs))</p>
             <ul class="totals"><li>Visits \(cell("totals.visits", "int", tag: "b"))</li>
             <li>Decision rows \(cell("totals.decisionRows", "int", tag: "b"))</li>
             <li>Counted answers \(cell("totals.finalAnswers", "int", tag: "b"))</li>
@@ -110,6 +119,7 @@ struct ReportPage {
             \(cell("quality.mashing.visits", "int", tag: "b")) (\(cell("quality.mashing.decisions", "int", tag: "span")) decisions)</li></ul>
             </header>
             """
+        if let health { body += healthSection(health) }
         if figures.aggregates.decisionRows == 0 && figures.aggregates.visits == 0 {
             body += "<p class=\"empty\">No decisions or visits in this period: nothing to show yet.</p>"
         }
@@ -123,7 +133,8 @@ struct ReportPage {
             let p = "cards.\(i)"
             let grey = isTrue("\(p).suppressed") || isTrue("\(p).belowMinN")
             rows +=
-                "<tr class=\"\(grey ? "grey" : "")\"><td>\(string("\(p).card"))</td><td>\(string("\(p).deckVersion"))</td>"
+                "<tr class=\"\(grey ? "grey" : "")\"><td>\(string("\(p).card"))</td><td>\(string("\(p).deck"))</td>"
+                + cell("\(p).version", "int")
                 + cell("\(p).position", "int") + cell("\(p).approval", "pct") + cell("\(p).low", "pct")
                 + cell("\(p).high", "pct")
                 + cell("\(p).n", "int")
@@ -137,7 +148,7 @@ struct ReportPage {
             <div class="chart"><canvas id="chart-approval"></canvas></div>
             <div class="chart"><canvas id="chart-dwell"></canvas></div>
             <input id="card-search" type="search" placeholder="Search cards" aria-label="Search cards">
-            <div class="scroll"><table id="card-table" class="sortable"><thead><tr><th>Card</th><th>Deck</th><th>Position</th><th>Approval</th>
+            <div class="scroll"><table id="card-table" class="sortable"><thead><tr><th>Card</th><th>Deck</th><th>Version</th><th>Position</th><th>Approval</th>
             <th>95 % low</th><th>95 % high</th><th>n</th><th>Visits</th><th>Median dwell</th><th>p90 dwell</th><th>Too fast</th></tr></thead>
             <tbody>\(rows)</tbody></table></div></section>
             """
@@ -189,10 +200,14 @@ struct ReportPage {
             kiosks +=
                 "<tr>" + cell("\(p).rank", "int") + "<td>\(string("\(p).kiosk"))</td>" + cell("\(p).visits", "int")
                 + cell("\(p).visitsPerDay", "num") + cell("\(p).completion", "pct") + cell("\(p).approval", "pct")
-                + "<td>\(string("\(p).lastSeen"))</td>" + cell("\(p).uptimeShare", "pct") + "</tr>"
+                + "<td>\(Self.localTime(iso: rawString("\(p).lastSeen")))</td>"
+                + cell("\(p).uptimeShare", "pct") + "</tr>"
         }
         body += """
             <section id="kiosks"><h2>Per kiosk</h2>
+            <p class="help">Last seen: the latest visit or decision. Uptime (fleet only): the share of in-service
+            time covered by heartbeats (each covers \(KioskStatus.staleAfter) s), from the later of the period's start
+            and the kiosk's first heartbeat to the earlier of the period's end and the report's time.</p>
             <div class="chart"><canvas id="chart-kiosks"></canvas></div>
             <div class="scroll"><table><tr><th>Rank</th><th>Kiosk</th><th>Visits</th><th>Visits / active day</th><th>Completion</th>
             <th>Approval</th><th>Last seen</th><th>Uptime</th></tr>\(kiosks)</table></div></section>
@@ -316,11 +331,11 @@ struct ReportPage {
         *{box-sizing:border-box}body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:0 12px 24px;color:#1f2328}
         h1{font-size:1.5em;margin:.6em 0 .2em}h2{margin-top:1.6em;border-bottom:1px solid #d0d7de}h3{font-size:1em}
         .meta,.help,footer{color:#57606a;font-size:.9em}.totals{display:flex;flex-wrap:wrap;gap:.4em 1.4em;padding:0;list-style:none}
-        .scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:.5em 0}th,td{padding:3px 8px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap}
+        .scroll{overflow-x:auto;max-width:100%;background:linear-gradient(to right,#fff 30%,#fff0) left/32px 100% no-repeat local,linear-gradient(to left,#fff 30%,#fff0) right/32px 100% no-repeat local,radial-gradient(farthest-side at 0 50%,#0003,#0000) left/12px 100% no-repeat scroll,radial-gradient(farthest-side at 100% 50%,#0003,#0000) right/12px 100% no-repeat scroll}table{border-collapse:collapse;margin:.5em 0}th,td{padding:3px 8px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap}
         th{background:#f6f8fa;cursor:default}th:first-child,td:first-child{text-align:left}.sortable th{cursor:pointer}
         tr.grey td{color:#8c959f}.heat td{width:2.2em;text-align:center;font-size:.8em;padding:2px}.heat td.hidden{color:#8c959f}
         .chart{position:relative;height:260px;margin:.6em 0}.two{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:12px}
-        input[type=search]{width:100%;max-width:320px;padding:6px;margin:.4em 0}.empty,.note{background:#fff8c5;padding:8px}
+        input[type=search]{width:100%;max-width:320px;padding:6px;margin:.4em 0}.empty,.note{background:#fff8c5;padding:8px}tr.attention td{background:#fff1f0}
         footer{margin-top:2em;border-top:1px solid #d0d7de;padding-top:.6em}canvas{max-width:100%}
         """
 
@@ -331,33 +346,38 @@ struct ReportPage {
         const shown=R.cards.filter(c=>!c.suppressed);
         const grey=c=>c.belowMinN?'rgba(140,149,159,0.6)':'rgba(37,99,235,0.75)';
         function chart(id,config){const el=document.getElementById(id);if(el)new Chart(el,config);}
+        const pctText=v=>v===null||v===undefined?'–':(v*100).toFixed(1)+' %';
+        const pctAxis=title=>({min:0,max:1,title:{display:true,text:title},ticks:{callback:v=>Math.round(v*100)+' %'}});
+        const axis=title=>({beginAtZero:true,title:{display:true,text:title}});
+        const pctTip={callbacks:{label:c=>(c.dataset.label||c.label)+': '+(Array.isArray(c.raw)?pctText(c.raw[0])+' – '+pctText(c.raw[1]):pctText(c.raw))}};
         chart('chart-approval',{type:'bar',data:{labels:shown.map(c=>c.card),datasets:[
           {label:'Approval',data:shown.map(c=>c.approval),backgroundColor:shown.map(grey)},
           {label:'Wilson 95 %',data:shown.map(c=>[c.low,c.high]),backgroundColor:'rgba(0,0,0,0.28)',grouped:false,barPercentage:0.25}]},
-          options:{scales:{y:{min:0,max:1}},plugins:{title:{display:true,text:'Approval per card (n ≥ '+R.filter.minN+' in colour)'}}}});
+          options:{scales:{x:{title:{display:true,text:'Card'}},y:pctAxis('Approval')},plugins:{tooltip:pctTip,title:{display:true,text:'Approval per card (n ≥ '+R.filter.minN+' in colour)'}}}});
         chart('chart-dwell',{type:'bar',data:{labels:shown.map(c=>c.card),datasets:[
           {label:'Median dwell (ms)',data:shown.map(c=>c.medianDwellMs),backgroundColor:'rgba(16,185,129,0.7)'},
           {label:'p90 dwell (ms)',data:shown.map(c=>c.p90DwellMs),backgroundColor:'rgba(245,158,11,0.7)'}]},
-          options:{plugins:{title:{display:true,text:'Time to decide'}}}});
+          options:{scales:{x:{title:{display:true,text:'Card'}},y:{type:'logarithmic',title:{display:true,text:'Time to decide (ms, log scale)'}}},plugins:{title:{display:true,text:'Time to decide'}}}});
         const f=R.funnel,palette=['#2563eb','#e5484d','#30a46c','#f59e0b','#8b5cf6','#06b6d4','#db2777','#65a30d'];
         const longest=Math.max(0,...R.decks.map(d=>d.reached.length));
         const cardLabels=Array.from({length:longest},(_,i)=>'Card '+(i+1));
         const pad=(a,n)=>a.concat(Array(Math.max(0,n-a.length)).fill(null));
         chart('chart-funnel',{type:'bar',data:{labels:['Visit started','First decision'].concat(cardLabels).concat(['Completed']),
           datasets:R.decks.map((d,i)=>({label:d.name,data:[d.visitsStarted,d.firstDecision].concat(pad(d.reached.map(r=>r.visits),longest)).concat([d.completed]),backgroundColor:palette[i%palette.length]}))},
-          options:{indexAxis:'y',plugins:{title:{display:true,text:'Funnel per deck version'}}}});
+          options:{indexAxis:'y',scales:{x:axis('Visits')},plugins:{title:{display:true,text:'Funnel per deck version'}}}});
         chart('chart-dropoff',{type:'bar',data:{labels:cardLabels,datasets:R.decks.map((d,i)=>({label:d.name+': stopped here (not completed)',data:pad(d.reached.map(r=>r.stoppedHere),longest),backgroundColor:palette[i%palette.length]}))},
-          options:{plugins:{title:{display:true,text:'Drop-off by card position'}}}});
+          options:{scales:{x:{title:{display:true,text:'Card position'}},y:axis('Visits')},plugins:{title:{display:true,text:'Drop-off by card position'}}}});
         const ends=Object.entries(f.endReasons);
         chart('chart-ends',{type:'doughnut',data:{labels:ends.map(e=>e[0]),datasets:[{data:ends.map(e=>e[1]),backgroundColor:['#30a46c','#f59e0b','#2563eb','#8b5cf6','#8c959f','#e5484d']}]},
           options:{plugins:{title:{display:true,text:'How visits ended'}}}});
         chart('chart-days',{type:'line',data:{labels:R.days.map(d=>d.date),datasets:[
           {label:'Visits',data:R.days.map(d=>d.visits),borderColor:'#2563eb',yAxisID:'y'},
           {label:'Approval',data:R.days.map(d=>d.approval),borderColor:'#30a46c',yAxisID:'a'}]},
-          options:{scales:{a:{position:'right',min:0,max:1}},plugins:{title:{display:true,text:'Per day'}}}});
+          options:{scales:{y:axis('Visits'),a:Object.assign(pctAxis('Approval'),{position:'right',grid:{drawOnChartArea:false}})},
+            plugins:{tooltip:{callbacks:{label:c=>c.dataset.yAxisID==='a'?'Approval: '+pctText(c.raw):'Visits: '+c.raw}},title:{display:true,text:'Per day (days without visits as 0)'}}}});
         chart('chart-kiosks',{type:'bar',data:{labels:R.kiosks.map(k=>k.kiosk),datasets:[
           {label:'Visits per active day',data:R.kiosks.map(k=>k.visitsPerDay),backgroundColor:'rgba(37,99,235,0.75)'}]},
-          options:{plugins:{title:{display:true,text:'Kiosks, ranked'}}}});
+          options:{scales:{y:axis('Visits per active day')},plugins:{title:{display:true,text:'Kiosks, ranked'}}}});
         const m=Object.entries(R.quality.inputMethods).filter(e=>e[1]>0);
         chart('chart-methods',{type:'doughnut',data:{labels:m.map(e=>e[0]),datasets:[{data:m.map(e=>e[1]),backgroundColor:['#2563eb','#30a46c','#f59e0b','#8b5cf6','#e5484d','#8c959f']}]},
           options:{plugins:{title:{display:true,text:'Input methods'}}}});
@@ -372,7 +392,7 @@ struct ReportPage {
         chart('chart-position',{type:'line',data:{labels:Array.from({length:longestBias},(_,i)=>'Card '+(i+1)),
           datasets:R.decks.map((d,i)=>{const a=Array(longestBias).fill(null);for(const p of d.positionBias)a[p.position-1]=p.suppressed?null:p.approval;
             return {label:d.name,data:a,borderColor:palette[i%palette.length]};})},
-          options:{scales:{y:{min:0,max:1}},plugins:{title:{display:true,text:'Position bias: approval by position shown'}}}});
+          options:{scales:{x:{title:{display:true,text:'Card position'}},y:pctAxis('Approval')},plugins:{tooltip:pctTip,title:{display:true,text:'Position bias: approval by position shown'}}}});
         const search=document.getElementById('card-search'),table=document.getElementById('card-table');
         search.addEventListener('input',()=>{const q=search.value.toLowerCase();
           for(const tr of table.tBodies[0].rows)tr.style.display=tr.cells[0].textContent.toLowerCase().includes(q)?'':'none';});
