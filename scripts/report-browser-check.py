@@ -107,7 +107,8 @@ PROBE = r"""(() => {
     const ch = window.Chart && Chart.getChart(c);
     if (ch) charts[c.id] = {labels: ch.data.labels, data: ch.data.datasets.map(d => d.data)};
   }
-  return {canvases, cells, charts, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
+  const csvButtons = document.querySelectorAll('.chart button.csv').length;
+  return {canvases, cells, charts, csvButtons, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
           chartVersion: (window.Chart && Chart.version) || null};
 })()"""
 
@@ -241,6 +242,8 @@ def main():
                 if c["painted"] == 0:
                     problems.append(f"{name}: chart {c['id']} drew nothing ({c['width']}x{c['height']})")
             problems += [f"{name}: {p}" for p in check_charts(probe, doc)]
+            if probe["csvButtons"] != len(probe["charts"]):
+                problems.append(f"{name}: {probe['csvButtons']} CSV download buttons for {len(probe['charts'])} charts")
             for cell in probe["cells"]:
                 issue = check_cell(cell, doc)
                 if issue:

@@ -334,7 +334,7 @@ struct ReportPage {
         .scroll{overflow-x:auto;max-width:100%;background:linear-gradient(to right,#fff 30%,#fff0) left/32px 100% no-repeat local,linear-gradient(to left,#fff 30%,#fff0) right/32px 100% no-repeat local,radial-gradient(farthest-side at 0 50%,#0003,#0000) left/12px 100% no-repeat scroll,radial-gradient(farthest-side at 100% 50%,#0003,#0000) right/12px 100% no-repeat scroll}table{border-collapse:collapse;margin:.5em 0}th,td{padding:3px 8px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap}
         th{background:#f6f8fa;cursor:default}th:first-child,td:first-child{text-align:left}.sortable th{cursor:pointer}
         tr.grey td{color:#8c959f}.heat td{width:2.2em;text-align:center;font-size:.8em;padding:2px}.heat td.hidden{color:#8c959f}
-        .chart{position:relative;height:260px;margin:.6em 0}.two{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:12px}
+        .chart{position:relative;height:260px;margin:.6em 0}.chart .csv{position:absolute;top:0;right:0;font-size:.75em}.two{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:12px}
         input[type=search]{width:100%;max-width:320px;padding:6px;margin:.4em 0}.empty,.note{background:#fff8c5;padding:8px}tr.attention td{background:#fff1f0}
         footer{margin-top:2em;border-top:1px solid #d0d7de;padding-top:.6em}canvas{max-width:100%}
         """
@@ -345,7 +345,18 @@ struct ReportPage {
         Chart.defaults.animation=false;Chart.defaults.maintainAspectRatio=false;
         const shown=R.cards.filter(c=>!c.suppressed);
         const grey=c=>c.belowMinN?'rgba(140,149,159,0.6)':'rgba(37,99,235,0.75)';
-        function chart(id,config){const el=document.getElementById(id);if(el)new Chart(el,config);}
+        const csvCell=v=>{let t=v===null||v===undefined?'':Array.isArray(v)?v.join(' – '):String(v);
+          if(/^[=+\\-@]/.test(t))t="'"+t;return /[",\\n]/.test(t)?'"'+t.replace(/"/g,'""')+'"':t;};
+        function chart(id,config){const el=document.getElementById(id);if(!el)return;const c=new Chart(el,config);
+          const b=document.createElement('button');b.type='button';b.className='csv';b.textContent='CSV';
+          b.title='Download this chart\\'s data as CSV';
+          b.addEventListener('click',()=>{
+            const rows=[['label'].concat(c.data.datasets.map(d=>d.label||'value'))]
+              .concat(c.data.labels.map((l,i)=>[l].concat(c.data.datasets.map(d=>d.data[i]))));
+            const a=document.createElement('a');
+            a.href=URL.createObjectURL(new Blob([rows.map(r=>r.map(csvCell).join(',')).join('\\n')+'\\n'],{type:'text/csv'}));
+            a.download=id.replace('chart-','')+'.csv';document.body.appendChild(a);a.click();a.remove();});
+          el.parentElement.appendChild(b);}
         const pctText=v=>v===null||v===undefined?'–':(v*100).toFixed(1)+' %';
         const pctAxis=title=>({min:0,max:1,title:{display:true,text:title},ticks:{callback:v=>Math.round(v*100)+' %'}});
         const axis=title=>({beginAtZero:true,title:{display:true,text:title}});
