@@ -47,13 +47,17 @@ let package = Package(
         // The fleet's central PostgreSQL (docs/FLEET.md); it never reads the kiosk's SQLite.
         .target(name: "KioskFleet", dependencies: ["KioskSystem", "CardModel", "CLibPQ"]),
         .target(name: "KioskSpeech", dependencies: ["KioskSystem", "CEspeakNG", "CALSA"]),
+        // The report: its domain, its SQL in both dialects, its figures. Databases come in through
+        // `ReportDatabase`, which the executable adapts to the store's SQLite and the fleet's PostgreSQL.
+        .target(name: "KioskReport", dependencies: ["KioskSystem", "CardModel"]),
 
         // The top floor: App/ runs the kiosk, Tools/ holds every subcommand.
         .executableTarget(
             name: "KioskCards",
             dependencies: [
                 "CardModel", "KioskSystem", "KioskInput", "KioskDeckFiles", "KioskRender", "KioskDisplay",
-                "KioskStore", "KioskFleet", "KioskSpeech", "CPangoCairo", "CEvdev", "CDrm", "CLinux", "CCrypt",
+                "KioskStore", "KioskFleet", "KioskSpeech", "KioskReport", "CPangoCairo", "CEvdev", "CDrm", "CLinux",
+                "CCrypt",
             ]
         ),
 
@@ -62,7 +66,7 @@ let package = Package(
             name: "KioskCardsTests",
             dependencies: [
                 "KioskCards", "CardModel", "KioskSystem", "KioskInput", "KioskDeckFiles", "KioskRender",
-                "KioskDisplay", "KioskStore", "KioskFleet", "KioskSpeech",
+                "KioskDisplay", "KioskStore", "KioskFleet", "KioskSpeech", "KioskReport",
             ],
             exclude: ["Fixtures"]  // evemu/text fixtures read by path, not bundled
         ),

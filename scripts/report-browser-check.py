@@ -107,7 +107,8 @@ PROBE = r"""(() => {
     const ch = window.Chart && Chart.getChart(c);
     if (ch) charts[c.id] = {labels: ch.data.labels, data: ch.data.datasets.map(d => d.data)};
   }
-  return {canvases, cells, charts, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
+  const csvButtons = document.querySelectorAll('.chart button.csv').length;
+  return {canvases, cells, charts, csvButtons, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
           chartVersion: (window.Chart && Chart.version) || null};
 })()"""
 
@@ -117,22 +118,29 @@ def expected_charts(doc):
     input methods, languages and accessibility states that occur."""
     shown = [c for c in doc["cards"] if not c["suppressed"]]
     f = doc["funnel"]
-    reached = f["reached"]
+    decks = doc["decks"]
+    longest = max([len(d["reached"]) for d in decks], default=0)
+    cards = [f"Card {i + 1}" for i in range(longest)]
+    pad = lambda values, n: values + [None] * (n - len(values))
+    longest_bias = max([p["position"] for d in decks for p in d["positionBias"]], default=0)
+    def bias(d):
+        values = [None] * longest_bias
+        for p in d["positionBias"]:
+            values[p["position"] - 1] = None if p["suppressed"] else p["approval"]
+        return values
     methods = [(k, v) for k, v in doc["quality"]["inputMethods"].items() if v > 0]
     languages = [l for l in doc["quality"]["languages"] if l["decisions"] > 0]
     modes = [(k, doc["quality"]["accessibilityMode"][k]) for k in ("on", "off", "unknown")]
     modes = [(k, v) for k, v in modes if v > 0]
-    positions = [p for p in doc["positionBias"] if not p["suppressed"]]
     return {
         "chart-approval": ([c["card"] for c in shown],
                            [[c["approval"] for c in shown], [[c["low"], c["high"]] for c in shown]]),
         "chart-dwell": ([c["card"] for c in shown],
                         [[c["medianDwellMs"] for c in shown], [c["p90DwellMs"] for c in shown]]),
-        "chart-funnel": (["Attract shown", "Visit started", "First decision"]
-                         + [f"Card {r['position'] + 1}" for r in reached] + ["Completed"],
-                         [[f["attractShown"], f["visitsStarted"], f["firstDecision"]]
-                          + [r["visits"] for r in reached] + [f["completed"]]]),
-        "chart-dropoff": ([f"Card {r['position'] + 1}" for r in reached], [[r["stoppedHere"] for r in reached]]),
+        "chart-funnel": (["Visit started", "First decision"] + cards + ["Completed"],
+                         [[d["visitsStarted"], d["firstDecision"]] + pad([r["visits"] for r in d["reached"]], longest)
+                          + [d["completed"]] for d in decks]),
+        "chart-dropoff": (cards, [pad([r["stoppedHere"] for r in d["reached"]], longest) for d in decks]),
         "chart-ends": (list(f["endReasons"]), [list(f["endReasons"].values())]),
         "chart-days": ([d["date"] for d in doc["days"]],
                        [[d["visits"] for d in doc["days"]], [d["approval"] for d in doc["days"]]]),
@@ -141,7 +149,7 @@ def expected_charts(doc):
         "chart-languages": (["unknown" if l["language"] is None else l["language"] for l in languages],
                             [[l["decisions"] for l in languages]]),
         "chart-modes": ([k for k, _ in modes], [[v for _, v in modes]]),
-        "chart-position": ([f"Position {p['position'] + 1}" for p in positions], [[p["approval"] for p in positions]]),
+        "chart-position": ([f"Card {i + 1}" for i in range(longest_bias)], [bias(d) for d in decks]),
     }
 
 def same(a, b):
@@ -234,6 +242,8 @@ def main():
                 if c["painted"] == 0:
                     problems.append(f"{name}: chart {c['id']} drew nothing ({c['width']}x{c['height']})")
             problems += [f"{name}: {p}" for p in check_charts(probe, doc)]
+            if probe["csvButtons"] != len(probe["charts"]):
+                problems.append(f"{name}: {probe['csvButtons']} CSV download buttons for {len(probe['charts'])} charts")
             for cell in probe["cells"]:
                 issue = check_cell(cell, doc)
                 if issue:

@@ -12,8 +12,10 @@ rm -rf "$out"
 mkdir -p "$out"
 "$bin" simulate --deck examples/seed-stack.json --data "$out/data" --visitors 400 --seed 42 --kiosk lobby-1
 "$bin" simulate --deck examples/seed-stack.json --data "$out/data" --visitors 150 --seed 43 --kiosk lobby-2
-# A deck in six languages, so the languages chart has several slices.
+# A deck in six languages, so the languages chart has several slices; a six-card quiz, so the
+# funnel, drop-off and position charts show decks of different lengths side by side.
 "$bin" simulate --deck examples/multilingual.json --data "$out/data" --visitors 120 --seed 44 --kiosk lobby-3
+"$bin" simulate --deck examples/quiz-flashcards.json --data "$out/data" --visitors 150 --seed 45 --kiosk lobby-4
 TZ=UTC "$bin" report --data "$out/data" --out "$out/report.html"
 TZ=UTC "$bin" report --data "$out/data" --format json >"$out/report.json"
 python3 scripts/report-browser-check.py "$out/report.html" "$out/report.json" "$out"

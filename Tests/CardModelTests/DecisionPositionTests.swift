@@ -51,6 +51,18 @@ import Testing
         #expect(abs((d.first?.dwellSeconds ?? 0) - 2.5) < 1e-9)
     }
 
+    /// The visit's first action decides the first card: it was on show since the attract screen
+    /// appeared, so its time to decide counts from there, not from the action that made it.
+    @Test func aFirstCardDecidedByTheVisitsFirstActionCountsFromTheAttractScreen() {
+        var deck = StackDeck(cards: sampleCards(3), metrics: panel7)
+        deck.setAttract(since: .seconds(1), at: .seconds(1))
+        deck.setAttract(since: nil, at: .seconds(40))
+        deck.perform(.dismissRight, at: .seconds(40))
+        deck.perform(.dismissLeft, at: .seconds(43))
+        let d = deck.takeDecisions()
+        #expect(d.map(\.dwellSeconds) == [39, 3])
+    }
+
     @Test func sessionReportsVisitsWithTheirEndReasons() {
         var n = 0
         var session = VisitorSession(

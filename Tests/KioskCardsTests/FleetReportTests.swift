@@ -81,6 +81,40 @@ extension FleetTests {
 
     /// Per kiosk, recomputed here from the central rows: visits, completion, active days,
     /// approval of the final answers outside mashing visits, last seen, uptime share from
+    /// "Is every kiosk working?" on the page: one healthy kiosk, one silent, one never heard
+    /// from. The page's health table and `fleet status --json` agree on every kiosk's state, and
+    /// the silent one makes `fleet status` exit 1.
+    @Test func thePagesHealthTableAgreesWithFleetStatus() throws {
+        try #require(StoreTestSupport.executableExists)
+        let name = try freshFleet()
+        let healthy = "hl-ok-\(getpid())"
+        let silent = "hl-quiet-\(getpid())"
+        let never = "hl-never-\(getpid())"
+        for kiosk in [healthy, silent] {
+            try FleetUpload.send(
+                Heartbeat(sentAtMs: 0, appVersion: "t"), on: try connect(try addKiosk(kiosk, database: name)))
+        }
+        _ = try addKiosk(never, database: name)
+        try pg.admin(name).execute(
+            "UPDATE fleet.heartbeats SET received_at = received_at - interval '10 minutes' WHERE kiosk_id = $1",
+            [silent])
+        let page = scratch + "/health.html"
+        let report = try #require(StoreTestSupport.run(["report", "--postgres", try operatorURL(name), "--out", page]))
+        #expect(report.status == 0)
+        let html = try FileIO.readText(page, limit: 16 << 20, what: page)
+        let status = try #require(
+            StoreTestSupport.run(["fleet", "status", "--postgres", pg.adminURL(database: name), "--json"]))
+        #expect(status.status == 1)
+        let json = String(decoding: status.stdout, as: UTF8.self)
+        for (kiosk, statusState, pageState) in [
+            (healthy, "online", "online"), (silent, "stale", "silent since "), (never, "never", "never seen"),
+        ] {
+            #expect(json.contains("\"kiosk_id\": \"\(kiosk)\", \"state\": \"\(statusState)\""), "\(json)")
+            #expect(html.contains("<td>\(kiosk)</td><td>\(pageState)"), "\(kiosk)")
+        }
+        #expect(!html.contains("127.0.0.1") && !html.contains("op_report_"), "the header names no host or role")
+    }
+
     /// heartbeats with out-of-order time left out, and the ranking.
     @Test func perKioskFiguresMatchAnIndependentComputation() throws {
         try #require(StoreTestSupport.executableExists)
@@ -176,7 +210,8 @@ extension FleetTests {
         // Visits and answers from the central rows, the report's definitions applied here.
         let visits = try admin.execute("SELECT kiosk_id, session_id, started_wall_ms, end_reason FROM fleet.visits")
         let decisions = try admin.execute(
-            "SELECT kiosk_id, session_id, card_id, action, dwell_ms, wall_ms FROM fleet.decisions ORDER BY kiosk_id, local_id"
+            "SELECT kiosk_id, session_id, card_id, action, dwell_ms, wall_ms, position FROM fleet.decisions"
+                + " ORDER BY kiosk_id, local_id"
         )
         for (rank, row) in rows.enumerated() {
             let kiosk = try #require(row["kiosk"]?.stringValue)
@@ -204,7 +239,8 @@ extension FleetTests {
             for (_, list) in bySession {
                 let lr = list.filter { $0[3] == "swipedLeft" || $0[3] == "swipedRight" }
                 let mashing =
-                    lr.count >= 4 && Set(lr.map { $0[3]! }).count == 1 && lr.allSatisfy { Int64($0[4]!)! < 700 }
+                    lr.count >= 4 && Set(lr.map { $0[3]! }).count == 1
+                    && lr.allSatisfy { Int64($0[4]!)! < 700 || $0[6] == "0" }
                 if mashing { continue }
                 var last: [String: String] = [:]
                 for d in list { last[d[2]!] = d[3]! }
@@ -358,17 +394,20 @@ extension FleetTests {
     }
 }
 
-/// The report's source label goes into the page: never with a password.
+/// The report's source label goes into the page: the database's name, no secret and nothing
+/// that says where the server is or who logs in.
 @Suite struct PostgresReportLabelTests {
-    @Test func theLabelCarriesNoPassword() {
+    @Test func theLabelNamesTheDatabaseOnly() {
         for conninfo in [
-            "postgresql://op:s3cret@db.example.org/fleet?sslmode=verify-full",
-            "host=db.example.org password=s3cret dbname=fleet",
+            "postgresql://op:s3cret@db.example.org:6432/fleet?sslmode=verify-full&sslrootcert=/etc/ssl/fleet-ca.pem",
+            "host=db.example.org port=6432 user=op password=s3cret dbname=fleet sslrootcert=/etc/ssl/fleet-ca.pem",
             "postgresql://op@db.example.org/fleet?password=s3cret&sslmode=require",
         ] {
-            let label = PostgresReportSource(conninfo: conninfo, nowMs: 0).label
-            #expect(!label.contains("s3cret"), "\(label)")
-            #expect(label.contains("db.example.org"), "\(label)")
+            let label = PostgresReportReader.label(conninfo: conninfo)
+            #expect(label == "PostgreSQL database 'fleet'", "\(label)")
+            for secret in ["s3cret", "db.example.org", "6432", "op@", "fleet-ca"] {
+                #expect(!label.contains(secret), "\(label)")
+            }
         }
     }
 }

@@ -76,6 +76,15 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
     private var performMethod: InputMethod?
     /// When the attract screen appeared; nil while a visitor uses the deck.
     private(set) var attractSince: Instant?
+    /// When the attract screen this visit began on appeared, until the visitor has done anything
+    /// but decide the first card: the first card was on show to this visitor from then, so a
+    /// decision that is the visit's very first gesture counts its time to decide from here, not
+    /// from the touch that made it (which would make every such answer look instant).
+    private var firstCardShownSince: Instant?
+    /// When the attract screen ended (the visit's first touch or action, wherever it went); nil
+    /// while attracting. A touch or action after it means the visit's first gesture was not the
+    /// decision on the first card.
+    private var visitBeganAt: Instant?
     static let historyLimit = 100
     /// What the visitor switched on for this visit (`setAccessibility`); reset with the deck.
     public private(set) var accessibility = VisitAccessibility()
@@ -160,6 +169,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
     mutating func apply(_ event: DragRecognizer.Event) {
         switch event {
         case .down(let p, let t):
+            if let began = visitBeganAt, t > began { firstCardShownSince = nil }
             if let role = layout.button(at: p) {
                 grab = .button(role)
             } else if !cards.isEmpty {
@@ -198,12 +208,15 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
             default:
                 grab = .none
             }
+            // A touch that ended without deciding (a tap to start): the visitor is here from now.
+            firstCardShownSince = nil
         case .cancelled(let t):
             if case .card(let id, let base) = grab, cards.first?.card.id == id {
                 cards[0].drag.set(base + recognizer.shownTranslation(at: t))
                 cards[0].drag.animate(to: .zero, at: t, spring: spring, velocity: .zero)
             }
             grab = .none
+            firstCardShownSince = nil
         }
     }
 
@@ -211,6 +224,8 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
 
     public mutating func perform(_ action: DeckAction, at time: Instant) {
         note(time)
+        // A key or switch after the visit began (a button tap's own touch was judged at its down).
+        if performMethod == nil, let began = visitBeganAt, time > began { firstCardShownSince = nil }
         // An action takes the card from the finger: it springs back and the finger acts on
         // nothing more until it lifts.
         if case .card(let id, let base) = grab {
@@ -256,9 +271,14 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
         departures.append(Departure(entry: e, action: action))
         // `e` has left `cards` already: it was shown at the position one past what is left.
         let position = max(0, visitCardCount - cards.count - 1)
+        // Time to decide counts from when the card was shown to this visitor: when it became the
+        // top card, or for a first card decided by the visit's first gesture, when the attract
+        // screen showing it appeared.
+        let dwellSeconds = firstCardShownSince.map { max(0, t.seconds(since: $0)) } ?? dwell(until: t)
+        firstCardShownSince = nil
         decisions.append(
             Decision(
-                cardID: e.card.id, action: action, time: t, dwellSeconds: dwell(until: t), position: position,
+                cardID: e.card.id, action: action, time: t, dwellSeconds: dwellSeconds, position: position,
                 method: performMethod))
         history.append(UndoRecord(card: e.card, action: action, time: t))
         if history.count > Self.historyLimit { history.removeFirst() }
@@ -287,6 +307,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
                 cardID: record.card.id, action: .undone, time: t, dwellSeconds: max(0, t.seconds(since: record.time)),
                 position: max(0, visitCardCount - cards.count), method: performMethod))
         topSince = t
+        firstCardShownSince = nil
         restack(at: t)
     }
 
@@ -350,9 +371,17 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
                 cards[0].drag.animate(to: .zero, at: time, spring: spring)
             }
         }
-        // The visitor's first touch ends the attract screen: the top card's dwell (time to
-        // decide) counts from then, not from the reset before the attract screen.
-        if start == nil, attractSince != nil { topSince = time }
+        // The visitor's first touch or action ends the attract screen: the top card's dwell
+        // (time to decide) counts from then, not from the reset before the attract screen —
+        // unless that first touch itself decides the card (`firstCardShownSince`). The deck may
+        // have seen that touch already (and stopped its nudge): what it was told decides.
+        if let start {
+            firstCardShownSince = start
+            visitBeganAt = nil
+        } else if visitBeganAt == nil {
+            visitBeganAt = time
+            topSince = time
+        }
         attractSince = start
         checkInvariants()
     }

@@ -1,6 +1,5 @@
 import Glibc
-import KioskFleet
-import KioskStore
+import KioskReport
 import KioskSystem
 
 /// `KioskCards report (--data DIR | --postgres URL) [--since TIME] [--until TIME] [--kiosk ID] [--deck ID]
@@ -138,20 +137,17 @@ enum ReportCommand {
         var filter = ReportFilter(
             sinceMs: options.sinceMs, untilMs: options.untilMs, kioskID: options.kioskID, deckID: options.deckID)
         filter.includeMashing = options.includeMashing
-        let source: any ReportSource =
-            options.postgresURL.isEmpty
-            ? SQLiteReportSource(dataDirectory: options.dataDirectory)
-            : PostgresReportSource(conninfo: options.postgresURL, nowMs: WallClock.nowMilliseconds())
-        let aggregates: ReportAggregates
+        let read: ReportRead
         do {
-            aggregates = try source.aggregates(filter)
+            read = try Self.read(options, filter, nowMs: WallClock.nowMilliseconds())
         } catch {
             Log.error("report: \(error)")
             return 2
         }
+        let aggregates = read.aggregates
         let figures = ReportFigures(
             aggregates: aggregates, settings: .init(minimumN: options.minimumN, k: options.k), filter: filter,
-            source: source.label, generatedMs: WallClock.nowMilliseconds())
+            source: read.label, generatedMs: WallClock.nowMilliseconds())
         let json = figures.json
         if options.json {
             var out = OutputBuffer()
@@ -159,7 +155,7 @@ enum ReportCommand {
             out.flush()
         }
         if let path = options.outPath, let chartJS {
-            let page = ReportPage(figures: figures, json: json, chartJS: chartJS).html
+            let page = ReportPage(figures: figures, json: json, chartJS: chartJS, health: read.health).html
             do {
                 try FileIO.replaceAtomically(path: path, contents: Array(page.utf8))
             } catch {

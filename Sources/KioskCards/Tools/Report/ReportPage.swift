@@ -1,3 +1,5 @@
+import KioskFleet
+import KioskReport
 import KioskSystem
 
 /// The report as one self-contained HTML page: tables rendered here (every figure cell carries
@@ -65,6 +67,8 @@ struct ReportPage {
     let figures: ReportFigures
     let json: JSONValue
     let chartJS: ChartJS
+    /// Every registered kiosk's health (fleet only; nil from a kiosk's SQLite).
+    let health: [KioskStatus]?
 
     /// One figure cell: the value at `path` formatted by `format` (pct, int, ms, num).
     func cell(_ path: String, _ format: String, tag: String = "td") -> String {
@@ -85,6 +89,12 @@ struct ReportPage {
         return "–"
     }
 
+    /// The text at `path`, unescaped (for formatting before escaping); nil when not a string.
+    private func rawString(_ path: String) -> String? {
+        if case .string(let s)? = json[path] { return s }
+        return nil
+    }
+
     private func isTrue(_ path: String) -> Bool { json[path] == .bool(true) }
 
     private func count(_ path: String) -> Int {
@@ -96,12 +106,12 @@ struct ReportPage {
         let k = figures.settings.k
         var body = ""
         // Header.
-        let period =
-            "\(string("totals.first")) – \(string("totals.last"))"
+        let a = figures.aggregates
+        let period = "\(a.firstMs.map { Self.localTime($0) } ?? "–") – \(a.lastMs.map { Self.localTime($0) } ?? "–")"
         body += """
             <header><h1>What visitors decided</h1>
             <p class="meta">\(string("source")) · period \(period) · time zone \(string("filter.timeZone")) ·
-            generated \(string("generated"))</p>
+            generated \(Self.localTime(figures.generatedMs))</p>
             <ul class="totals"><li>Visits \(cell("totals.visits", "int", tag: "b"))</li>
             <li>Decision rows \(cell("totals.decisionRows", "int", tag: "b"))</li>
             <li>Counted answers \(cell("totals.finalAnswers", "int", tag: "b"))</li>
@@ -109,6 +119,7 @@ struct ReportPage {
             \(cell("quality.mashing.visits", "int", tag: "b")) (\(cell("quality.mashing.decisions", "int", tag: "span")) decisions)</li></ul>
             </header>
             """
+        if let health { body += healthSection(health) }
         if figures.aggregates.decisionRows == 0 && figures.aggregates.visits == 0 {
             body += "<p class=\"empty\">No decisions or visits in this period: nothing to show yet.</p>"
         }
@@ -123,7 +134,9 @@ struct ReportPage {
             let grey = isTrue("\(p).suppressed") || isTrue("\(p).belowMinN")
             rows +=
                 "<tr class=\"\(grey ? "grey" : "")\"><td>\(string("\(p).card"))</td><td>\(string("\(p).deck"))</td>"
-                + cell("\(p).approval", "pct") + cell("\(p).low", "pct") + cell("\(p).high", "pct")
+                + cell("\(p).version", "int")
+                + cell("\(p).position", "int") + cell("\(p).approval", "pct") + cell("\(p).low", "pct")
+                + cell("\(p).high", "pct")
                 + cell("\(p).n", "int")
                 + cell("\(p).visits", "int") + cell("\(p).medianDwellMs", "ms") + cell("\(p).p90DwellMs", "ms")
                 + cell("\(p).tooFastShare", "pct") + "</tr>\n"
@@ -135,17 +148,20 @@ struct ReportPage {
             <div class="chart"><canvas id="chart-approval"></canvas></div>
             <div class="chart"><canvas id="chart-dwell"></canvas></div>
             <input id="card-search" type="search" placeholder="Search cards" aria-label="Search cards">
-            <div class="scroll"><table id="card-table" class="sortable"><thead><tr><th>Card</th><th>Deck</th><th>Approval</th>
+            <div class="scroll"><table id="card-table" class="sortable"><thead><tr><th>Card</th><th>Deck</th><th>Version</th><th>Position</th><th>Approval</th>
             <th>95 % low</th><th>95 % high</th><th>n</th><th>Visits</th><th>Median dwell</th><th>p90 dwell</th><th>Too fast</th></tr></thead>
             <tbody>\(rows)</tbody></table></div></section>
             """
-        // 3. Funnel.
+        // 3. Funnel, per deck version (positions 1-based, as in the charts).
         var reached = ""
-        for i in 0..<count("funnel.reached") {
-            let p = "funnel.reached.\(i)"
-            reached +=
-                "<tr>" + cell("\(p).position", "int") + cell("\(p).visits", "int") + cell("\(p).stoppedHere", "int")
-                + "</tr>"
+        for d in 0..<count("decks") {
+            let deck = "decks.\(d)"
+            for i in 0..<count("\(deck).reached") {
+                let p = "\(deck).reached.\(i)"
+                reached +=
+                    "<tr><td>\(string("\(deck).name"))</td>" + cell("\(p).position", "int") + cell("\(p).visits", "int")
+                    + cell("\(p).stoppedHere", "int") + cell("\(p).completedHere", "int") + "</tr>"
+            }
         }
         var reasons = ""
         if case .object(let fields)? = json["funnel.endReasons"] {
@@ -160,7 +176,8 @@ struct ReportPage {
             <div class="chart"><canvas id="chart-funnel"></canvas></div>
             <div class="two"><div class="chart"><canvas id="chart-dropoff"></canvas></div>
             <div class="chart"><canvas id="chart-ends"></canvas></div></div>
-            <div class="two"><div class="scroll"><table><tr><th>Position</th><th>Visits reaching it</th><th>Stopped there</th></tr>\(reached)</table></div>
+            <p class="help">Per deck id@version: a visit that completed the deck is never counted as stopping there.</p>
+            <div class="two"><div class="scroll"><table><tr><th>Deck</th><th>Position</th><th>Visits reaching it</th><th>Stopped there</th><th>Completed there</th></tr>\(reached)</table></div>
             <div class="scroll"><table><tr><th>Visit ended</th><th>Visits</th></tr>\(reasons)</table></div></div></section>
             """
         // 4. When.
@@ -183,20 +200,27 @@ struct ReportPage {
             kiosks +=
                 "<tr>" + cell("\(p).rank", "int") + "<td>\(string("\(p).kiosk"))</td>" + cell("\(p).visits", "int")
                 + cell("\(p).visitsPerDay", "num") + cell("\(p).completion", "pct") + cell("\(p).approval", "pct")
-                + "<td>\(string("\(p).lastSeen"))</td>" + cell("\(p).uptimeShare", "pct") + "</tr>"
+                + "<td>\(Self.localTime(iso: rawString("\(p).lastSeen")))</td>"
+                + cell("\(p).uptimeShare", "pct") + "</tr>"
         }
         body += """
             <section id="kiosks"><h2>Per kiosk</h2>
+            <p class="help">Last seen: the latest visit or decision. Uptime (fleet only): the share of in-service
+            time covered by heartbeats (each covers \(KioskStatus.staleAfter) s), from the later of the period's start
+            and the kiosk's first heartbeat to the earlier of the period's end and the report's time.</p>
             <div class="chart"><canvas id="chart-kiosks"></canvas></div>
             <div class="scroll"><table><tr><th>Rank</th><th>Kiosk</th><th>Visits</th><th>Visits / active day</th><th>Completion</th>
             <th>Approval</th><th>Last seen</th><th>Uptime</th></tr>\(kiosks)</table></div></section>
             """
         // 6. Quality.
         var positions = ""
-        for i in 0..<count("positionBias") {
-            let p = "positionBias.\(i)"
-            positions +=
-                "<tr>" + cell("\(p).position", "int") + cell("\(p).n", "int") + cell("\(p).approval", "pct") + "</tr>"
+        for d in 0..<count("decks") {
+            for i in 0..<count("decks.\(d).positionBias") {
+                let p = "decks.\(d).positionBias.\(i)"
+                positions +=
+                    "<tr><td>\(string("decks.\(d).name"))</td>" + cell("\(p).position", "int") + cell("\(p).n", "int")
+                    + cell("\(p).approval", "pct") + "</tr>"
+            }
         }
         var methods = ""
         if case .object(let fields)? = json["quality.inputMethods"] {
@@ -224,7 +248,7 @@ struct ReportPage {
             <div class="two"><div class="chart"><canvas id="chart-methods"></canvas></div>
             <div class="chart"><canvas id="chart-position"></canvas></div></div>
             <div class="two"><div class="scroll"><table><tr><th>Input method</th><th>Decisions</th></tr>\(methods)</table></div>
-            <div class="scroll"><table><tr><th>Position</th><th>Answers</th><th>Approval</th></tr>\(positions)</table></div></div>
+            <div class="scroll"><table><tr><th>Deck</th><th>Position</th><th>Answers</th><th>Approval</th></tr>\(positions)</table></div></div>
             <div class="two"><div class="chart"><canvas id="chart-languages"></canvas></div>
             <div class="chart"><canvas id="chart-modes"></canvas></div></div>
             <div class="two"><div class="scroll"><table><tr><th>Language</th><th>Decisions</th></tr>\(languages)</table></div>
@@ -307,11 +331,11 @@ struct ReportPage {
         *{box-sizing:border-box}body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:0 12px 24px;color:#1f2328}
         h1{font-size:1.5em;margin:.6em 0 .2em}h2{margin-top:1.6em;border-bottom:1px solid #d0d7de}h3{font-size:1em}
         .meta,.help,footer{color:#57606a;font-size:.9em}.totals{display:flex;flex-wrap:wrap;gap:.4em 1.4em;padding:0;list-style:none}
-        .scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:.5em 0}th,td{padding:3px 8px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap}
+        .scroll{overflow-x:auto;max-width:100%;background:linear-gradient(to right,#fff 30%,#fff0) left/32px 100% no-repeat local,linear-gradient(to left,#fff 30%,#fff0) right/32px 100% no-repeat local,radial-gradient(farthest-side at 0 50%,#0003,#0000) left/12px 100% no-repeat scroll,radial-gradient(farthest-side at 100% 50%,#0003,#0000) right/12px 100% no-repeat scroll}table{border-collapse:collapse;margin:.5em 0}th,td{padding:3px 8px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap}
         th{background:#f6f8fa;cursor:default}th:first-child,td:first-child{text-align:left}.sortable th{cursor:pointer}
         tr.grey td{color:#8c959f}.heat td{width:2.2em;text-align:center;font-size:.8em;padding:2px}.heat td.hidden{color:#8c959f}
-        .chart{position:relative;height:260px;margin:.6em 0}.two{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:12px}
-        input[type=search]{width:100%;max-width:320px;padding:6px;margin:.4em 0}.empty,.note{background:#fff8c5;padding:8px}
+        .chart{position:relative;height:260px;margin:.6em 0}.chart .csv{position:absolute;top:0;right:0;font-size:.75em}.two{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:12px}
+        input[type=search]{width:100%;max-width:320px;padding:6px;margin:.4em 0}.empty,.note{background:#fff8c5;padding:8px}tr.attention td{background:#fff1f0}
         footer{margin-top:2em;border-top:1px solid #d0d7de;padding-top:.6em}canvas{max-width:100%}
         """
 
@@ -321,31 +345,50 @@ struct ReportPage {
         Chart.defaults.animation=false;Chart.defaults.maintainAspectRatio=false;
         const shown=R.cards.filter(c=>!c.suppressed);
         const grey=c=>c.belowMinN?'rgba(140,149,159,0.6)':'rgba(37,99,235,0.75)';
-        function chart(id,config){const el=document.getElementById(id);if(el)new Chart(el,config);}
+        const csvCell=v=>{let t=v===null||v===undefined?'':Array.isArray(v)?v.join(' – '):String(v);
+          if(/^[=+\\-@]/.test(t))t="'"+t;return /[",\\n]/.test(t)?'"'+t.replace(/"/g,'""')+'"':t;};
+        function chart(id,config){const el=document.getElementById(id);if(!el)return;const c=new Chart(el,config);
+          const b=document.createElement('button');b.type='button';b.className='csv';b.textContent='CSV';
+          b.title='Download this chart\\'s data as CSV';
+          b.addEventListener('click',()=>{
+            const rows=[['label'].concat(c.data.datasets.map(d=>d.label||'value'))]
+              .concat(c.data.labels.map((l,i)=>[l].concat(c.data.datasets.map(d=>d.data[i]))));
+            const a=document.createElement('a');
+            a.href=URL.createObjectURL(new Blob([rows.map(r=>r.map(csvCell).join(',')).join('\\n')+'\\n'],{type:'text/csv'}));
+            a.download=id.replace('chart-','')+'.csv';document.body.appendChild(a);a.click();a.remove();});
+          el.parentElement.appendChild(b);}
+        const pctText=v=>v===null||v===undefined?'–':(v*100).toFixed(1)+' %';
+        const pctAxis=title=>({min:0,max:1,title:{display:true,text:title},ticks:{callback:v=>Math.round(v*100)+' %'}});
+        const axis=title=>({beginAtZero:true,title:{display:true,text:title}});
+        const pctTip={callbacks:{label:c=>(c.dataset.label||c.label)+': '+(Array.isArray(c.raw)?pctText(c.raw[0])+' – '+pctText(c.raw[1]):pctText(c.raw))}};
         chart('chart-approval',{type:'bar',data:{labels:shown.map(c=>c.card),datasets:[
           {label:'Approval',data:shown.map(c=>c.approval),backgroundColor:shown.map(grey)},
           {label:'Wilson 95 %',data:shown.map(c=>[c.low,c.high]),backgroundColor:'rgba(0,0,0,0.28)',grouped:false,barPercentage:0.25}]},
-          options:{scales:{y:{min:0,max:1}},plugins:{title:{display:true,text:'Approval per card (n ≥ '+R.filter.minN+' in colour)'}}}});
+          options:{scales:{x:{title:{display:true,text:'Card'}},y:pctAxis('Approval')},plugins:{tooltip:pctTip,title:{display:true,text:'Approval per card (n ≥ '+R.filter.minN+' in colour)'}}}});
         chart('chart-dwell',{type:'bar',data:{labels:shown.map(c=>c.card),datasets:[
           {label:'Median dwell (ms)',data:shown.map(c=>c.medianDwellMs),backgroundColor:'rgba(16,185,129,0.7)'},
           {label:'p90 dwell (ms)',data:shown.map(c=>c.p90DwellMs),backgroundColor:'rgba(245,158,11,0.7)'}]},
-          options:{plugins:{title:{display:true,text:'Time to decide'}}}});
-        const f=R.funnel;
-        chart('chart-funnel',{type:'bar',data:{labels:['Attract shown','Visit started','First decision'].concat(f.reached.map(r=>'Card '+(r.position+1))).concat(['Completed']),
-          datasets:[{label:'Visits',data:[f.attractShown,f.visitsStarted,f.firstDecision].concat(f.reached.map(r=>r.visits)).concat([f.completed]),backgroundColor:'rgba(37,99,235,0.75)'}]},
-          options:{indexAxis:'y',plugins:{title:{display:true,text:'Funnel'}}}});
-        chart('chart-dropoff',{type:'bar',data:{labels:f.reached.map(r=>'Card '+(r.position+1)),datasets:[{label:'Visits that stopped here',data:f.reached.map(r=>r.stoppedHere),backgroundColor:'rgba(229,72,77,0.7)'}]},
-          options:{plugins:{title:{display:true,text:'Drop-off by card position'}}}});
+          options:{scales:{x:{title:{display:true,text:'Card'}},y:{type:'logarithmic',title:{display:true,text:'Time to decide (ms, log scale)'}}},plugins:{title:{display:true,text:'Time to decide'}}}});
+        const f=R.funnel,palette=['#2563eb','#e5484d','#30a46c','#f59e0b','#8b5cf6','#06b6d4','#db2777','#65a30d'];
+        const longest=Math.max(0,...R.decks.map(d=>d.reached.length));
+        const cardLabels=Array.from({length:longest},(_,i)=>'Card '+(i+1));
+        const pad=(a,n)=>a.concat(Array(Math.max(0,n-a.length)).fill(null));
+        chart('chart-funnel',{type:'bar',data:{labels:['Visit started','First decision'].concat(cardLabels).concat(['Completed']),
+          datasets:R.decks.map((d,i)=>({label:d.name,data:[d.visitsStarted,d.firstDecision].concat(pad(d.reached.map(r=>r.visits),longest)).concat([d.completed]),backgroundColor:palette[i%palette.length]}))},
+          options:{indexAxis:'y',scales:{x:axis('Visits')},plugins:{title:{display:true,text:'Funnel per deck version'}}}});
+        chart('chart-dropoff',{type:'bar',data:{labels:cardLabels,datasets:R.decks.map((d,i)=>({label:d.name+': stopped here (not completed)',data:pad(d.reached.map(r=>r.stoppedHere),longest),backgroundColor:palette[i%palette.length]}))},
+          options:{scales:{x:{title:{display:true,text:'Card position'}},y:axis('Visits')},plugins:{title:{display:true,text:'Drop-off by card position'}}}});
         const ends=Object.entries(f.endReasons);
         chart('chart-ends',{type:'doughnut',data:{labels:ends.map(e=>e[0]),datasets:[{data:ends.map(e=>e[1]),backgroundColor:['#30a46c','#f59e0b','#2563eb','#8b5cf6','#8c959f','#e5484d']}]},
           options:{plugins:{title:{display:true,text:'How visits ended'}}}});
         chart('chart-days',{type:'line',data:{labels:R.days.map(d=>d.date),datasets:[
           {label:'Visits',data:R.days.map(d=>d.visits),borderColor:'#2563eb',yAxisID:'y'},
           {label:'Approval',data:R.days.map(d=>d.approval),borderColor:'#30a46c',yAxisID:'a'}]},
-          options:{scales:{a:{position:'right',min:0,max:1}},plugins:{title:{display:true,text:'Per day'}}}});
+          options:{scales:{y:axis('Visits'),a:Object.assign(pctAxis('Approval'),{position:'right',grid:{drawOnChartArea:false}})},
+            plugins:{tooltip:{callbacks:{label:c=>c.dataset.yAxisID==='a'?'Approval: '+pctText(c.raw):'Visits: '+c.raw}},title:{display:true,text:'Per day (days without visits as 0)'}}}});
         chart('chart-kiosks',{type:'bar',data:{labels:R.kiosks.map(k=>k.kiosk),datasets:[
           {label:'Visits per active day',data:R.kiosks.map(k=>k.visitsPerDay),backgroundColor:'rgba(37,99,235,0.75)'}]},
-          options:{plugins:{title:{display:true,text:'Kiosks, ranked'}}}});
+          options:{scales:{y:axis('Visits per active day')},plugins:{title:{display:true,text:'Kiosks, ranked'}}}});
         const m=Object.entries(R.quality.inputMethods).filter(e=>e[1]>0);
         chart('chart-methods',{type:'doughnut',data:{labels:m.map(e=>e[0]),datasets:[{data:m.map(e=>e[1]),backgroundColor:['#2563eb','#30a46c','#f59e0b','#8b5cf6','#e5484d','#8c959f']}]},
           options:{plugins:{title:{display:true,text:'Input methods'}}}});
@@ -356,9 +399,11 @@ struct ReportPage {
         const modes=[['on',am.on,'#8b5cf6'],['off',am.off,'#2563eb'],['unknown',am.unknown,'#8c959f']].filter(e=>e[1]>0);
         chart('chart-modes',{type:'doughnut',data:{labels:modes.map(e=>e[0]),datasets:[{data:modes.map(e=>e[1]),backgroundColor:modes.map(e=>e[2])}]},
           options:{plugins:{title:{display:true,text:'Decisions with an accessibility mode on'}}}});
-        const pb=R.positionBias.filter(p=>!p.suppressed);
-        chart('chart-position',{type:'line',data:{labels:pb.map(p=>'Position '+(p.position+1)),datasets:[{label:'Approval',data:pb.map(p=>p.approval),borderColor:'#8b5cf6'}]},
-          options:{scales:{y:{min:0,max:1}},plugins:{title:{display:true,text:'Position bias: approval by position shown'}}}});
+        const longestBias=Math.max(0,...R.decks.map(d=>Math.max(0,...d.positionBias.map(p=>p.position))));
+        chart('chart-position',{type:'line',data:{labels:Array.from({length:longestBias},(_,i)=>'Card '+(i+1)),
+          datasets:R.decks.map((d,i)=>{const a=Array(longestBias).fill(null);for(const p of d.positionBias)a[p.position-1]=p.suppressed?null:p.approval;
+            return {label:d.name,data:a,borderColor:palette[i%palette.length]};})},
+          options:{scales:{x:{title:{display:true,text:'Card position'}},y:pctAxis('Approval')},plugins:{tooltip:pctTip,title:{display:true,text:'Position bias: approval by position shown'}}}});
         const search=document.getElementById('card-search'),table=document.getElementById('card-table');
         search.addEventListener('input',()=>{const q=search.value.toLowerCase();
           for(const tr of table.tBodies[0].rows)tr.style.display=tr.cells[0].textContent.toLowerCase().includes(q)?'':'none';});

@@ -205,7 +205,8 @@ struct VisitorSimulation {
             return
         }
         // Most do as the attract screen says and tap to start; the first card's time to decide
-        // then counts from that tap (the deck measures from the visit's first touch).
+        // then counts from that tap. The others decide the first card with their first touch:
+        // it was on show since the attract screen appeared, and counts from there.
         if chance(0.8) {
             let id = nextContactID
             nextContactID += 1

@@ -1,17 +1,21 @@
 import Glibc
-import KioskStore
 import KioskSystem
 
 /// Every figure of the report, computed from the source's aggregates (docs/REPORT.md defines
 /// each one). Rates and intervals are computed here from counts; privacy suppression too.
-struct ReportFigures {
-    struct Settings: Hashable {
-        var minimumN = 20
-        var k = 5
+package struct ReportFigures {
+    package struct Settings: Hashable {
+        package var minimumN = 20
+        package var k = 5
+
+        package init(minimumN: Int = 20, k: Int = 5) {
+            self.minimumN = minimumN
+            self.k = k
+        }
     }
 
     /// Wilson score interval at 95 % (z = 1.959964) for `right` of `n`; nil when n = 0.
-    static func wilson(_ right: Int, _ n: Int) -> (low: Double, high: Double)? {
+    package static func wilson(_ right: Int, _ n: Int) -> (low: Double, high: Double)? {
         guard n > 0 else { return nil }
         let z = 1.959963984540054
         let nn = Double(n)
@@ -22,14 +26,24 @@ struct ReportFigures {
         return (max(0, centre - half), min(1, centre + half))
     }
 
-    let aggregates: ReportAggregates
-    let settings: Settings
-    let filter: ReportFilter
-    let source: String
-    let generatedMs: Int64
+    package let aggregates: ReportAggregates
+    package let settings: Settings
+    package let filter: ReportFilter
+    package let source: String
+    package let generatedMs: Int64
+
+    package init(
+        aggregates: ReportAggregates, settings: Settings, filter: ReportFilter, source: String, generatedMs: Int64
+    ) {
+        self.aggregates = aggregates
+        self.settings = settings
+        self.filter = filter
+        self.source = source
+        self.generatedMs = generatedMs
+    }
 
     /// A JSON document of every figure (the same numbers the page shows).
-    var json: JSONValue {
+    package var json: JSONValue {
         let a = aggregates
         let k = settings.k
         func ratio(_ x: Int, _ n: Int) -> JSONValue { n > 0 ? .number(Double(x) / Double(n), 6) : .null }
@@ -44,8 +58,13 @@ struct ReportFigures {
                 ("low", w.map { .number($0.low, 6) } ?? .null), ("high", w.map { .number($0.high, 6) } ?? .null),
             ]
         }
-        let cards: [JSONValue] = a.cards.sorted { ($0.deckID, $0.cardID) < ($1.deckID, $1.cardID) }.map { c in
-            var fields: [(String, JSONValue)] = [("deck", .string(c.deckID)), ("card", .string(c.cardID))]
+        // In the source's order: deck id, version, then deck order (the card's usual position).
+        let cards: [JSONValue] = a.cards.map { c in
+            var fields: [(String, JSONValue)] = [
+                ("deck", .string(c.deckID)), ("version", .int(c.deckVersion)),
+                ("deckVersion", .string("\(c.deckID)@\(c.deckVersion)")), ("card", .string(c.cardID)),
+                ("position", c.usualPosition.map { .int($0) } ?? .null),
+            ]
             fields += approval(c.right, c.n, visits: c.visits)
             if c.visits >= k {
                 fields += [
@@ -58,20 +77,35 @@ struct ReportFigures {
             }
             return .object(fields)
         }
-        // Funnel: visits whose furthest decided position is ≥ p, and those that stopped at p.
-        let maxPosition = a.furthestPosition.keys.max() ?? -1
-        var reached: [JSONValue] = []
-        if maxPosition >= 0 {
-            var atLeast = 0
-            var rows: [(Int, Int, Int)] = []
-            for p in stride(from: maxPosition, through: 0, by: -1) {
-                let here = a.furthestPosition[p] ?? 0
-                atLeast += here
-                rows.append((p, atLeast, here))
+        // Per deck version: the funnel by position (visits whose furthest decided position is ≥ p),
+        // where visits stopped without completing the deck (drop-off; a completed visit never
+        // counts), and approval by position. Positions are 1-based (1 = the first card).
+        let decks: [JSONValue] = a.decks.map { d in
+            let last = max(d.stoppedAt.keys.max() ?? 0, d.completedAt.keys.max() ?? 0)
+            var reached: [JSONValue] = []
+            if last >= 1 {
+                for p in 1...last {
+                    let atLeast =
+                        d.stoppedAt.filter { $0.key >= p }.values.reduce(0, +)
+                        + d.completedAt.filter { $0.key >= p }.values.reduce(0, +)
+                    reached.append(
+                        .object([
+                            ("position", .int(p)), ("visits", .int(atLeast)),
+                            ("stoppedHere", .int(d.stoppedAt[p] ?? 0)),
+                            ("completedHere", .int(d.completedAt[p] ?? 0)),
+                        ]))
+                }
             }
-            reached = rows.reversed().map {
-                .object([("position", .int($0.0)), ("visits", .int($0.1)), ("stoppedHere", .int($0.2))])
+            let positions: [JSONValue] = d.positions.keys.sorted().map { p in
+                let c = d.positions[p]!
+                return .object(
+                    [("position", .int(p)), ("visits", .int(c.visits))] + approval(c.right, c.n, visits: c.visits))
             }
+            return .object([
+                ("deck", .string(d.deckID)), ("version", .int(d.version)), ("name", .string(d.name)),
+                ("visitsStarted", .int(d.visits)), ("firstDecision", .int(d.visitsWithDecision)),
+                ("completed", .int(d.completed)), ("reached", .array(reached)), ("positionBias", .array(positions)),
+            ])
         }
         var reasons: [(String, JSONValue)] = []
         for name in ["completed", "idle", "reset", "shutdown"] { reasons.append((name, .int(a.endReasons[name] ?? 0))) }
@@ -82,8 +116,8 @@ struct ReportFigures {
         reasons.append(("unknown", .int(a.endReasons[nil] ?? 0)))
         let funnel: JSONValue = .object([
             ("attractShown", a.attractShown.map { .int($0) } ?? .null), ("visitsStarted", .int(a.visits)),
-            ("firstDecision", .int(a.visitsWithDecision)), ("reached", .array(reached)),
-            ("completed", .int(a.endReasons["completed"] ?? 0)), ("endReasons", .object(reasons)),
+            ("firstDecision", .int(a.visitsWithDecision)), ("completed", .int(a.endReasons["completed"] ?? 0)),
+            ("endReasons", .object(reasons)),
         ])
         let cells: [JSONValue] = a.hourWeekday.keys.sorted().map { key in
             let c = a.hourWeekday[key]!
@@ -94,10 +128,11 @@ struct ReportFigures {
                 ]
                     + approval(c.right, c.n, visits: c.visits))
         }
-        let days: [JSONValue] = a.days.keys.sorted().map { day in
-            let c = a.days[day]!
+        // Every day from the first to the last, days without visits as 0 (a zero names no one).
+        let days: [JSONValue] = Self.everyDay(a.days.keys.sorted()).map { day in
+            let c = a.days[day] ?? .init()
             return .object(
-                [("date", .string(day)), ("visits", c.visits >= k ? .int(c.visits) : .null)]
+                [("date", .string(day)), ("visits", c.visits >= k || c.visits == 0 ? .int(c.visits) : .null)]
                     + approval(c.right, c.n, visits: c.visits))
         }
         let ranked = a.kiosks.sorted {
@@ -151,11 +186,6 @@ struct ReportFigures {
                 ])
             ),
         ])
-        let positions: [JSONValue] = a.positions.keys.sorted().map { p in
-            let c = a.positions[p]!
-            return .object(
-                [("position", .int(p)), ("visits", .int(c.visits))] + approval(c.right, c.n, visits: c.visits))
-        }
         return .object([
             ("generated", time(generatedMs)), ("source", .string(source)),
             (
@@ -184,12 +214,52 @@ struct ReportFigures {
                 ])
             ),
             ("cards", .array(cards)), ("funnel", funnel), ("hourWeekday", .array(cells)), ("days", .array(days)),
-            ("kiosks", .array(kiosks)), ("quality", quality), ("positionBias", .array(positions)),
+            ("decks", .array(decks)), ("kiosks", .array(kiosks)), ("quality", quality),
         ])
     }
 
+    /// The dates from the first to the last of `sorted` ("YYYY-MM-DD"), gaps filled; at most ten
+    /// years (a longer span keeps only the dates given).
+    static func everyDay(_ sorted: [String]) -> [String] {
+        guard let first = sorted.first.flatMap(dayNumber), let last = sorted.last.flatMap(dayNumber),
+            last >= first, last - first < 3660
+        else { return sorted }
+        return (first...last).map(dayText)
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian "YYYY-MM-DD" (Howard Hinnant's days_from_civil).
+    static func dayNumber(_ text: String) -> Int? {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return nil }
+        let (m, d) = (parts[1], parts[2])
+        let y = parts[0] - (m <= 2 ? 1 : 0)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The "YYYY-MM-DD" of a day number (civil_from_days).
+    static func dayText(_ n: Int) -> String {
+        let z = n + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp + (mp < 10 ? 3 : -9)
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        func pad(_ v: Int, _ width: Int) -> String {
+            let t = String(v)
+            return String(repeating: "0", count: max(0, width - t.count)) + t
+        }
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
+    }
+
     /// The zone hours, weekdays and days are counted in (the process's, from TZ).
-    static var timeZoneName: String {
+    package static var timeZoneName: String {
         if let tz = getenv("TZ") { return String(cString: tz) }
         var t = time(nil)
         var parts = tm()
@@ -199,7 +269,7 @@ struct ReportFigures {
 }
 
 /// A small JSON document model for the report (ordered objects, numbers with fixed decimals).
-indirect enum JSONValue: Hashable {
+package indirect enum JSONValue: Hashable {
     case null
     case bool(Bool)
     case int(Int)
@@ -209,11 +279,11 @@ indirect enum JSONValue: Hashable {
     case array([JSONValue])
     case object([(String, JSONValue)])
 
-    static func == (a: JSONValue, b: JSONValue) -> Bool { a.text() == b.text() }
-    func hash(into h: inout Hasher) { h.combine(text()) }
+    package static func == (a: JSONValue, b: JSONValue) -> Bool { a.text() == b.text() }
+    package func hash(into h: inout Hasher) { h.combine(text()) }
 
     /// The value at a dotted path ("cards.3.approval"), for the page's figure cells.
-    subscript(path: String) -> JSONValue? {
+    package subscript(path: String) -> JSONValue? {
         var node: JSONValue? = self
         for part in path.split(separator: ".") {
             switch node {
@@ -225,7 +295,7 @@ indirect enum JSONValue: Hashable {
         return node
     }
 
-    func text(indent: Int? = nil, level: Int = 0) -> String {
+    package func text(indent: Int? = nil, level: Int = 0) -> String {
         let pad = indent.map { "\n" + String(repeating: " ", count: $0 * (level + 1)) } ?? ""
         let close = indent.map { "\n" + String(repeating: " ", count: $0 * level) } ?? ""
         let colon = indent == nil ? ":" : ": "
@@ -247,7 +317,7 @@ indirect enum JSONValue: Hashable {
         }
     }
 
-    var double: Double? {
+    package var double: Double? {
         switch self {
         case .int(let i): Double(i)
         case .number(let x, _): x

@@ -37,7 +37,11 @@ package struct ReportAggregates: Hashable, Sendable {
 
     package struct Card: Hashable, Sendable {
         package var deckID: String
+        package var deckVersion: Int
         package var cardID: String
+        /// Where the card stood in its deck version, in deck order (1 = first card): the position
+        /// it was shown at most often (ties: the earlier). nil: positions not recorded.
+        package var usualPosition: Int?
         /// Final left/right answers in counted visits, the right ones, the visits behind them.
         package var n = 0
         package var right = 0
@@ -47,10 +51,12 @@ package struct ReportAggregates: Hashable, Sendable {
         package var tooFast = 0
 
         package init(
-            deckID: String, cardID: String, n: Int = 0, right: Int = 0, visits: Int = 0, medianDwellMs: Int64? = nil,
+            deckID: String, deckVersion: Int, cardID: String, n: Int = 0, right: Int = 0, visits: Int = 0,
+            medianDwellMs: Int64? = nil,
             p90DwellMs: Int64? = nil, tooFast: Int = 0
         ) {
             self.deckID = deckID
+            self.deckVersion = deckVersion
             self.cardID = cardID
             self.n = n
             self.right = right
@@ -67,8 +73,33 @@ package struct ReportAggregates: Hashable, Sendable {
     package var visits = 0
     package var visitsWithDecision = 0
     package var attractShown: Int?
-    /// Visits whose furthest decided position (0-based) is the key.
-    package var furthestPosition: [Int: Int] = [:]
+
+    /// One deck id@version: its visits, how far they got, and approval by position. Decks of
+    /// different lengths (or versions of one deck) never share a funnel, a drop-off or a
+    /// position. Positions are 1-based here and everywhere in the report (1 = the first card).
+    package struct Deck: Hashable, Sendable {
+        package var deckID: String
+        package var version: Int
+        /// Visits started on this deck version, those with a decision, those that completed it.
+        package var visits = 0
+        package var visitsWithDecision = 0
+        package var completed = 0
+        /// Visits that did not complete the deck, by their furthest decided position: where they stopped.
+        package var stoppedAt: [Int: Int] = [:]
+        /// Visits that completed the deck, by their furthest decided position.
+        package var completedAt: [Int: Int] = [:]
+        /// Final answers by the position the card was shown at (counted visits, positioned rows only).
+        package var positions: [Int: Cell] = [:]
+
+        package init(deckID: String, version: Int) {
+            self.deckID = deckID
+            self.version = version
+        }
+
+        /// "seed-stack@2".
+        package var name: String { "\(deckID)@\(version)" }
+    }
+    package var decks: [Deck] = []
 
     package struct Cell: Hashable, Sendable {
         package var visits = 0
@@ -128,18 +159,6 @@ package struct ReportAggregates: Hashable, Sendable {
     /// Counted final answers, and those below the too-fast limit.
     package var finalAnswers = 0
     package var tooFastAnswers = 0
-    /// Final answers by position (counted visits, positioned rows only).
-    package var positions: [Int: Cell] = [:]
 
     package init() {}
-}
-
-/// Where a report's figures come from: one kiosk's SQLite file (`SQLiteReportSource` in
-/// KioskStore) or the fleet's PostgreSQL (`PostgresReportSource` in KioskFleet), each with its
-/// own SQL. It lives on the floor so neither back end imports the other.
-package protocol ReportSource {
-    /// A name for messages and the page ("decisions.sqlite3 in /var/lib/kioskcards").
-    var label: String { get }
-    /// The figures; errors are the back end's own (SQLiteError, FleetError), with their fix.
-    func aggregates(_ filter: ReportFilter) throws -> ReportAggregates
 }
