@@ -154,6 +154,30 @@ import Testing
         #expect(all.isEmpty, "\(mounting.testDescription): \(all.count) problems:\n\(all.joined(separator: "\n"))")
     }
 
+    /// `panel =` sets rotation and millimetres together; a key after it wins; a misspelt name
+    /// gets the closest one.
+    @Test func thePanelKeySetsRotationAndMillimetres() throws {
+        func parse(_ text: String) -> Result<KioskConfig.Invocation, ConfigError> {
+            KioskConfig.parse(arguments: []) { $0 == KioskConfig.defaultPath ? .text(text) : .missing }
+        }
+        guard case .run(let c) = try parse("panel = touch-display-2-7-landscape\n").get() else {
+            Issue.record("no run")
+            return
+        }
+        #expect(c.rotation == .deg90)
+        #expect(c.panelMillimetres == Size(width: 88, height: 155))
+        guard case .run(let turned) = try parse("panel = touch-display-2-7-landscape\nrotation = 270\n").get() else {
+            Issue.record("no run")
+            return
+        }
+        #expect(turned.rotation == .deg270)
+        guard case .failure(let e) = parse("panel = touch-display-2-7-landscap\n") else {
+            Issue.record("a misspelt panel was accepted")
+            return
+        }
+        #expect(e.description.contains("did you mean 'touch-display-2-7-landscape'"), "\(e)")
+    }
+
     /// The list's title bar keeps the seed's 44 pt controls (7.4 mm on a Touch Display 2),
     /// its language keys at 40 pt, the detail page's Delete beside them, and the staff corner
     /// reaches over the first row and the detail's back control. Known; this test says when

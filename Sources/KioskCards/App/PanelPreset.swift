@@ -84,7 +84,7 @@ struct PanelPreset: Hashable, Sendable {
     /// What an unknown name gets: the closest known one when there is one, and every name.
     static func unknown(_ name: String) -> String {
         let names = all.map(\.name)
-        let hint = ClosestMatch.suggestion(for: name, among: names).map { "did you mean '\($0)'? " } ?? ""
-        return hint + "one of: " + acceptedNames
+        let hint = ClosestMatch.suggestion(for: name, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+        return "a panel name" + hint + ": " + acceptedNames
     }
 }
