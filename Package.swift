@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // Headers only, no pkg-config (its -l flags would link them): these three are loaded with
         // dlopen when first used (KioskSystem's DynamicLibrary), so a kiosk without a fleet or
         // speech never maps them (docs/PERFORMANCE.md, "Libraries loaded when used").
@@ -40,7 +41,7 @@ let package = Package(
         // Optimised in debug builds too: the compositor's SIMD loops unoptimised are ~50× slower,
         // and they are most of the unit tests' time (far more under qemu-user, the arm64 lane).
         .target(
-            name: "KioskRender", dependencies: ["KioskSystem", "CardModel", "CPangoCairo", "CTurboJPEG"],
+            name: "KioskRender", dependencies: ["KioskSystem", "CardModel", "CPangoCairo", "CTurboJPEG", "CQRencode"],
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "KioskDisplay", dependencies: ["KioskSystem", "CardModel", "CDrm", "CLinux"]),
         .target(name: "KioskStore", dependencies: ["KioskSystem", "CardModel", "CSQLite"]),

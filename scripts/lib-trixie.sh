@@ -11,10 +11,11 @@ KIOSK_SUITE=trixie
 BUILD_CHROOT=$KIOSK_ARM64_CACHE/chroot-amd64
 BUILD_PACKAGES=(
   swiftlang libstdc++-14-dev pkg-config
-  libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev libpq-dev libespeak-ng-dev libasound2-dev
+  libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev libqrencode-dev libpq-dev libespeak-ng-dev libasound2-dev
   fontconfig fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
   dpkg-dev lintian binutils-aarch64-linux-gnu file man-db systemd
   libjs-chart.js # the report tests inline Chart.js
+  zbar-tools # QRCodeTests read the drawn codes back with zbarimg
   # The fleet suite's server: the (emulated) tests start it from these amd64 binaries and the
   # aarch64 KioskCards processes they spawn reach it over TCP on 127.0.0.1.
   postgresql
@@ -24,7 +25,7 @@ BUILD_PACKAGES=(
 # Pi, and the fonts the render tests use.
 SYSROOT_PACKAGES=(
   libc6-dev libgcc-14-dev libstdc++-14-dev linux-libc-dev
-  libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev libpq-dev libespeak-ng-dev espeak-ng-data libasound2-dev
+  libevdev-dev libdrm-dev libcairo2-dev libpango1.0-dev libsqlite3-dev libturbojpeg0-dev libqrencode-dev libpq-dev libespeak-ng-dev espeak-ng-data libasound2-dev
   fontconfig-config fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
   libjs-chart.js
 )

@@ -10,6 +10,8 @@ packages=(
   openssl # scripts/fleet-docs-test.sh: the CA of deploy/fleet-certs.sh (psql comes with postgresql)
   libespeak-ng-dev espeak-ng-data # Sources/CEspeakNG: speech
   libasound2-dev # Sources/CALSA: speech played through ALSA
+  libqrencode-dev # Sources/CQRencode: QR codes drawn by KioskRender
+  zbar-tools      # QRCodeTests: zbarimg reads the drawn codes back
   fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fontconfig
   qemu-system-x86 busybox-static cpio kmod xz-utils zstd socat python3
   python3-fonttools # deploy/vm/build-initramfs.sh: the Noto Sans CJK subset for the virtual kiosk

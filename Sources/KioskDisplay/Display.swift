@@ -28,8 +28,10 @@ package final class Display {
     /// The panel's pixel size (the scanout buffers' size).
     package var panelWidth: Int { scanout.mode.width }
     package var panelHeight: Int { scanout.mode.height }
-    /// The panel's physical size in millimetres, when the connector reports it.
-    package var physicalSizeMM: Size? { scanout.mode.physicalSizeMM }
+    /// The panel's physical size in millimetres: the configured one, else the connector's when it reports it.
+    package var physicalSizeMM: Size? { configuredSizeMM ?? scanout.mode.physicalSizeMM }
+    /// The operator's millimetres for the panel (config `panel`), over the connector's.
+    private var configuredSizeMM: Size?
     /// The connector's name (`HDMI-A-1`) or the fbdev path.
     package var outputName: String { scanout.outputName }
     /// The DRM driver (`virtio_gpu`) or `fbdev`.
@@ -121,6 +123,7 @@ package final class Display {
         let backEnd = try ScanoutBackEnd.choose(
             options: options, cardPaths: DrmDevice.cardPaths(), fileExists: { access($0, F_OK) == 0 })
         try self.init(scanout: backEnd.open(options: options, loop: loop), rotation: options.rotation, loop: loop)
+        configuredSizeMM = options.physicalSizeMM
     }
 
     /// Drives `scanout` (not yet started): switches the VT to graphics when `takeTerminal` and

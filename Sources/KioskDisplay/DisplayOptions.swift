@@ -1,3 +1,4 @@
+import CardModel
 import KioskSystem
 
 /// What the operator asked of the display (`run`'s `--drm`, `--connector`, `--mode`,
@@ -13,16 +14,19 @@ package struct DisplayOptions: Hashable, Sendable {
     var rotation: Rotation?
     /// A framebuffer device to draw on instead of DRM; nil: `/dev/fb0` only when there is no DRM device.
     var fbdevPath: String?
+    /// The panel's millimetres as it scans out (config `panel`); nil: what the connector reports.
+    var physicalSizeMM: Size?
 
     package init(
         drmPath: String? = nil, connector: String? = nil, mode: ModeRequest? = nil,
-        rotation: Rotation? = nil, fbdevPath: String? = nil
+        rotation: Rotation? = nil, fbdevPath: String? = nil, physicalSizeMM: Size? = nil
     ) {
         self.drmPath = drmPath
         self.connector = connector
         self.mode = mode
         self.rotation = rotation
         self.fbdevPath = fbdevPath
+        self.physicalSizeMM = physicalSizeMM
     }
 }
 

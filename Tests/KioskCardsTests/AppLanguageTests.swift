@@ -66,9 +66,7 @@ import Testing
     /// Taps `language`'s key where the control draws it (mirrored in a right-to-left language).
     func pick(_ language: String, _ app: KioskApp, at t: Instant) throws {
         let screen = app.surface.metrics.size
-        let keys = app.kiosk.languages.elements(
-            screen: screen, prominent: app.kiosk.session.phase == .attract && app.kiosk.onScreen.layout == .stack,
-            placement: Kiosk.languagePlacement(app.kiosk.onScreen.layout))
+        let keys = app.kiosk.languageKeys
         let key = try #require(keys.first { $0.id == "language:" + language })
         let c = key.frame.center
         tap(app, app.kiosk.languages.direction == .rightToLeft ? Point(x: screen.width - c.x, y: c.y) : c, at: t)

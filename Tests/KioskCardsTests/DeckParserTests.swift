@@ -299,7 +299,11 @@ import Testing
         #expect(out.warnings.count == 1)
         #expect(out.warnings.first?.hasPrefix(file + ":9:16: warning: cards[1].title: ") == true, "\(out.warnings)")
         // The shipped decks fit.
-        for deck in ["seed-stack.json", "onboarding.json", "quiz-flashcards.json", "products/products.json"] {
+        let shippedDecks = [
+            "seed-stack.json", "onboarding.json", "quiz-flashcards.json", "opening-hours.json",
+            "products/products.json",
+        ]
+        for deck in shippedDecks {
             let shipped = CheckDeckCommand.evaluate(arguments: [RenderDeckTests.examples + "/" + deck])
             #expect(shipped.warnings.isEmpty, "\(deck): \(shipped.warnings)")
         }

@@ -58,4 +58,8 @@ extension TestRequirement {
 
     static let executable = TestRequirement(
         missing: StoreTestSupport.executableExists ? nil : "\(StoreTestSupport.executable) is not built: swift build")
+
+    /// zbar's command-line decoder, the QR tests' reader from outside the code under test.
+    static let zbarimg = TestRequirement(
+        missing: access("/usr/bin/zbarimg", X_OK) == 0 ? nil : "no /usr/bin/zbarimg: apt install zbar-tools")
 }

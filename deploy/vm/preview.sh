@@ -6,7 +6,7 @@
 #
 # Usage: deploy/vm/preview.sh [--deck PATH] [--data DIR] [--vm-vnc HOST:PORT|unix:PATH]
 #                             [--vm-display virtio|portrait|bochs] [--vm-command 'TEXT']
-#                             [--vm-binary PATH] [APP ARGUMENTS...]
+#                             [--vm-binary PATH] [--panel NAME] [APP ARGUMENTS...]
 #   --deck PATH         the deck, any JSON file on this machine (default examples/onboarding.json,
 #                       env KIOSK_DECK). Its folder is shared read-only with the virtual kiosk
 #                       (9p at /deck), so its images come along, and an edit saved on this
@@ -23,6 +23,10 @@
 #   --vm-command TEXT   what runs inside instead of the app (env KIOSK_PREVIEW_CMD), e.g.
 #                       'KioskCards display-test' (then --deck and --data do nothing)
 #   --vm-binary PATH    the app binary (default .build/release/KioskCards; built if missing)
+#   --panel NAME        run as a known panel (the app's `panel` key: touch-display-2-7-landscape,
+#                       pi-7inch, hdmi-10inch…; docs/OPERATIONS.md "Panels"): the virtual panel gets
+#                       its pixels and the app its millimetres and rotation, so the preview is
+#                       what that panel shows
 #   APP ARGUMENTS       appended to the app's command line inside:
 #                       KioskCards run --deck /deck/NAME --data <local> [--rotation 90] ARGUMENTS...
 # Ctrl-C stops the app (SIGTERM: it flushes its store), copies the decisions to --data and
@@ -39,6 +43,7 @@ command=${KIOSK_PREVIEW_CMD:-}
 binary="$REPO_ROOT/.build/release/KioskCards"
 deck=${KIOSK_DECK:-}
 data=""
+panel=""
 share="" initrd="" harness=()
 app_args=()
 while (($#)); do
@@ -51,6 +56,7 @@ while (($#)); do
     --vm-display) display=$2 && shift 2 ;;
     --vm-command) command=$2 && shift 2 ;;
     --vm-binary) binary=$2 && shift 2 ;;
+    --panel) panel=$2 && app_args+=(--panel "$2") && shift 2 ;;
     --vm-share) share=$2 && shift 2 ;;
     --vm-initrd) initrd=$2 && shift 2 ;;
     --vm-serial | --vm-qmp | --vm-stall | --vm-timeout | --vm-progress)
@@ -73,6 +79,17 @@ else
   fi
   vnc_arg="$vnc_host:$((vnc_port - 5900))" vnc_where="${vnc_host:-0.0.0.0}:$vnc_port"
 fi
+# A preset's native pixel size (the app turns picture and touch by the preset's rotation).
+size=800x480
+case $panel in
+  "") ;;
+  touch-display-2-7 | touch-display-2-7-landscape | touch-display-2-5 | touch-display-2-5-landscape) size=720x1280 ;;
+  pi-7inch | pi-7inch-portrait) size=800x480 ;;
+  hdmi-10inch | hdmi-10inch-portrait) size=1280x800 ;;
+  hdmi-15inch | hdmi-15inch-portrait) size=1920x1080 ;;
+  *) vm_die "unknown --panel '$panel' (see 'KioskCards run --help' for the names)" ;;
+esac
+[ -z "$panel" ] || [ "$display" = virtio ] || vm_die "--panel sets the display; leave out --vm-display $display"
 case $display in
   virtio | preview) vm_display=preview ;;
   portrait | bochs) vm_display=$display ;;
@@ -142,7 +159,7 @@ printf '%s\n' "$command" >"$share/scenario.sh"
 
 # In a session of its own: the terminal's Ctrl-C reaches only this script, which asks the
 # guest to stop the app and hand its decisions back before the virtual kiosk powers off.
-setsid "$VM_DIR/run-vm.sh" --display "$vm_display" --vnc "$vnc_arg" --tablet --timeout 0 --stall 0 \
+setsid "$VM_DIR/run-vm.sh" --display "$vm_display" --size "$size" --vnc "$vnc_arg" --tablet --timeout 0 --stall 0 \
   --initrd "$initrd" --share "$share" --scenario "$share/scenario.sh" "${harness[@]}" -- "${qemu_args[@]}" &
 run_pid=$!
 

@@ -137,9 +137,20 @@ extension Kiosk {
 
     // MARK: Languages
 
-    /// Beside the stack's card; in the list's title bar, left of its "+".
-    public static func languagePlacement(_ layout: KioskDeck.Layout) -> LanguageChoice.Placement {
-        layout == .list ? .row(trailingInset: 56) : .column
+    /// Beside a landscape stack's card (its ✓ between them and the card), in lines above a
+    /// portrait one's; in the list's title bar, left of its "+". Without `metrics`: a column.
+    public static func languagePlacement(_ layout: KioskDeck.Layout, metrics: ScreenMetrics? = nil)
+        -> LanguageChoice.Placement
+    {
+        if layout == .list { return .row(trailingInset: 56) }
+        guard let metrics else { return .column }
+        return metrics.safeSize.height > metrics.safeSize.width ? .lines : .column
+    }
+
+    /// The language keys' least side on this panel beside the stack: 9 mm. In the list's title
+    /// bar they keep the bar's height.
+    var languageKeySide: Double {
+        onScreen.layout == .list ? 0 : StackLayout.targetSide(pointsPerMillimetre: metrics.pointsPerMillimetre)
     }
 
     /// The language keys are large on the attract screen, except in the list's title bar.
@@ -149,7 +160,8 @@ extension Kiosk {
     func language(at p: Point, prominent: Bool) -> String? {
         languages.language(
             at: visitorPoint(p), screen: metrics.size, prominent: prominent,
-            placement: Self.languagePlacement(onScreen.layout))
+            placement: Self.languagePlacement(onScreen.layout, metrics: metrics), minimumSide: languageKeySide,
+            titleBarHeight: ListLayout.titleBarHeight)
     }
 
     /// The visitor picked `language`: the deck's texts, the kiosk's words and the layout change

@@ -29,9 +29,16 @@ extension Kiosk {
     /// `scene` with the language keys on top (larger on the attract screen), laid out in the
     /// visitor's direction: mirrored with the rest right to left, so the keys sit in the trailing corner.
     private func withLanguageKeys(_ scene: Scene) -> Scene {
-        let keys = languages.elements(
-            screen: scene.size, prominent: languageProminent, placement: Self.languagePlacement(onScreen.layout))
-        return scene.adding(keys).laidOut(languages.direction)
+        scene.adding(languageKeys).laidOut(languages.direction)
+    }
+
+    /// The language keys as the screen lays them out, left to right (before a right-to-left
+    /// language mirrors them): where a visitor's tap picks a language.
+    public var languageKeys: [SceneElement] {
+        languages.elements(
+            screen: metrics.size, prominent: languageProminent,
+            placement: Self.languagePlacement(onScreen.layout, metrics: metrics), minimumSide: languageKeySide,
+            titleBarHeight: ListLayout.titleBarHeight)
     }
 
     /// The scan's focus ring on the highlighted choice, with the control in front of the deck's.

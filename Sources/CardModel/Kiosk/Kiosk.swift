@@ -424,7 +424,13 @@ public struct Kiosk {
         let cards = cards ?? file.cards.map { $0.localized(to: language) }
         switch file.layout {
         case .stack:
-            return StackDeck(cards: cards, metrics: metrics, options: stackOptions(texts, buttons: buttons))
+            var options = stackOptions(texts, buttons: buttons)
+            // The card and the buttons keep clear of the language keys at their largest.
+            let choice = LanguageChoice(offered: file.languages, deckLanguage: file.language, configured: nil)
+            options.reserved = choice.block(
+                screen: metrics.safeSize, placement: languagePlacement(.stack, metrics: metrics),
+                minimumSide: StackLayout.targetSide(pointsPerMillimetre: metrics.pointsPerMillimetre))
+            return StackDeck(cards: cards, metrics: metrics, options: options)
         case .list:
             return ListDeck(
                 cards: cards, metrics: metrics, title: texts.title, attractText: texts.attractText,

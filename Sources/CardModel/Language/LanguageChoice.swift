@@ -40,10 +40,12 @@ public struct LanguageChoice: Hashable, Sendable {
 
     // MARK: The control
 
-    /// Where the control goes: a column down the screen's trailing edge (beside the stack's
-    /// card) or a row along the top (in the list's title bar, left of its "+").
+    /// Where the control goes: a column down the screen's trailing edge (beside a landscape
+    /// stack's card), lines along the top from the trailing corner (above a portrait stack's
+    /// card), or a row in the list's title bar, left of its "+".
     public enum Placement: Hashable, Sendable {
         case column
+        case lines
         case row(trailingInset: Double)
     }
 
@@ -51,19 +53,23 @@ public struct LanguageChoice: Hashable, Sendable {
     /// corner of the deck's left-to-right scene, so in the top-left (trailing) corner once a
     /// right-to-left scene is mirrored, like every control. Larger on the attract screen
     /// (`prominent`), smaller during the visit; the current language is marked.
-    public func elements(screen: Size, prominent: Bool, placement: Placement = .column) -> [SceneElement] {
+    /// `minimumSide`: no key is narrower or lower than this (the panel's 9 mm, in points).
+    public func elements(
+        screen: Size, prominent: Bool, placement: Placement = .column, minimumSide: Double = 0,
+        titleBarHeight: Double = 56
+    ) -> [SceneElement] {
         guard isChoice else { return [] }
-        let height = prominent ? 52.0 : 40.0
+        let height = max(prominent ? 52.0 : 40.0, minimumSide)
         let gap = 8.0
         let margin = 12.0
         var labels = offered.map { UIStrings.name(of: $0) }
-        var widths = labels.map { Self.keyWidth(for: $0, prominent: prominent) }
+        var widths = labels.map { max(Self.keyWidth(for: $0, prominent: prominent), minimumSide) }
         if case .row(let inset) = placement,
             widths.reduce(0, +) + gap * Double(widths.count) > screen.width - inset - 2 * margin - Self.titleRoom
         {
             // A narrow screen: the tags ("DE", "AR") instead of the names, so the title keeps room.
             labels = offered.map { $0.uppercased() }
-            widths = labels.map { _ in prominent ? 64.0 : 56.0 }
+            widths = labels.map { _ in max(prominent ? 64.0 : 56.0, minimumSide) }
         }
         var frames: [Rect] = []
         switch placement {
@@ -74,10 +80,33 @@ public struct LanguageChoice: Hashable, Sendable {
                     Rect(x: screen.width - margin - w, y: margin + Double(i) * (height + gap), width: w, height: height)
                 )
             }
+        case .lines:
+            // Filled from the trailing corner leftwards, a new line when the next key would pass
+            // the leading corner's 80 pt (the staff entry's square).
+            let limit = max(0, screen.width - 2 * margin - Self.leadingRoom)
+            var lines: [[Int]] = [[]]
+            var used = 0.0
+            for i in widths.indices {
+                let need = widths[i] + (lines[lines.count - 1].isEmpty ? 0 : gap)
+                if !lines[lines.count - 1].isEmpty && used + need > limit {
+                    lines.append([])
+                    used = 0
+                }
+                lines[lines.count - 1].append(i)
+                used += widths[i] + (lines[lines.count - 1].count > 1 ? gap : 0)
+            }
+            frames = Array(repeating: Rect(x: 0, y: 0, width: 0, height: 0), count: widths.count)
+            for (n, line) in lines.enumerated() {
+                var x = screen.width - margin - line.map { widths[$0] }.reduce(0, +) - gap * Double(line.count - 1)
+                for i in line {
+                    frames[i] = Rect(x: x, y: margin + Double(n) * (height + gap), width: widths[i], height: height)
+                    x += widths[i] + gap
+                }
+            }
         case .row(let inset):
             var x = screen.width - inset - margin - widths.reduce(0, +) - gap * Double(widths.count - 1)
             for w in widths {
-                frames.append(Rect(x: x, y: (56 - height) / 2, width: w, height: height))
+                frames.append(Rect(x: x, y: (titleBarHeight - height) / 2, width: w, height: height))
                 x += w + gap
             }
         }
@@ -89,8 +118,13 @@ public struct LanguageChoice: Hashable, Sendable {
     }
 
     /// The language whose key is at `point` (in screen points, as drawn), if any.
-    public func language(at point: Point, screen: Size, prominent: Bool, placement: Placement = .column) -> String? {
-        for e in elements(screen: screen, prominent: prominent, placement: placement)
+    public func language(
+        at point: Point, screen: Size, prominent: Bool, placement: Placement = .column, minimumSide: Double = 0,
+        titleBarHeight: Double = 56
+    ) -> String? {
+        for e in elements(
+            screen: screen, prominent: prominent, placement: placement, minimumSide: minimumSide,
+            titleBarHeight: titleBarHeight)
         where e.frame.insetBy(-4).contains(point) {
             return String(e.id.dropFirst("language:".count))
         }
@@ -99,6 +133,18 @@ public struct LanguageChoice: Hashable, Sendable {
 
     /// What a row of keys leaves the list's title, at least (points).
     static let titleRoom = 220.0
+    /// What lines of keys leave free in the leading top corner (the staff entry's square).
+    static let leadingRoom = 80.0
+
+    /// The block the keys take at their largest (the attract screen's), nil without a choice:
+    /// what a stack keeps its card and buttons clear of.
+    public func block(screen: Size, placement: Placement, minimumSide: Double) -> Rect? {
+        let frames = elements(screen: screen, prominent: true, placement: placement, minimumSide: minimumSide)
+            .map(\.frame)
+        guard var r = frames.first else { return nil }
+        for f in frames.dropFirst() { r = r.union(f) }
+        return r
+    }
 
     /// Wide enough for the name at the key's type size (an estimate: CJK and Arabic glyphs
     /// count wider); at least 9 mm at 160 dpi-ish densities.

@@ -51,6 +51,22 @@ public struct StaffEntry: Sendable {
         self.screen = screen
     }
 
+    /// The corner square the taps go in (screen points, as the visitor sees the screen).
+    public var cornerRect: Rect {
+        let s = rule.cornerSize
+        let x: Double
+        let y: Double
+        switch rule.corner {
+        case .topLeft, .bottomLeft: x = 0
+        case .topRight, .bottomRight: x = screen.width - s
+        }
+        switch rule.corner {
+        case .topLeft, .topRight: y = 0
+        case .bottomLeft, .bottomRight: y = screen.height - s
+        }
+        return Rect(x: x, y: y, width: s, height: s)
+    }
+
     func inCorner(_ p: Point) -> Bool {
         let s = rule.cornerSize
         let xOK: Bool

@@ -103,7 +103,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
         self.options = options
         layout = StackLayout(
             screen: metrics.safeSize, showButtons: options.showButtons,
-            pointsPerMillimetre: metrics.pointsPerMillimetre)
+            pointsPerMillimetre: metrics.pointsPerMillimetre, reserved: options.reserved)
         intake = GestureIntake(slop: metrics.touchSlop)
         self.cards = Self.entries(cards)
         originals = Dictionary(self.cards.map { ($0.card.id, $0.card) }, uniquingKeysWith: { a, _ in a })

@@ -31,31 +31,56 @@ public struct StackLayout: Hashable, Sendable {
 
     /// The buttons' side on a panel with `pointsPerMillimetre`: 64 pt, or 9 mm when that is more.
     public static func buttonSide(pointsPerMillimetre: Double?) -> Double {
-        guard let p = pointsPerMillimetre, p.isFinite, p > 0 else { return buttonSize }
-        return max(buttonSize, (minimumTargetMillimetres * p).rounded(.up))
+        max(buttonSize, targetSide(pointsPerMillimetre: pointsPerMillimetre))
+    }
+
+    /// `minimumTargetMillimetres` in points on a panel with `pointsPerMillimetre` (0 when unknown).
+    public static func targetSide(pointsPerMillimetre: Double?) -> Double {
+        guard let p = pointsPerMillimetre, p.isFinite, p > 0 else { return 0 }
+        return (minimumTargetMillimetres * p).rounded(.up)
+    }
+
+    static let gap = 24.0
+
+    /// Whether the buttons go in a row under the card (portrait and tall screens) rather than
+    /// beside it.
+    public static func buttonsBelow(screen: Size, buttonSide b: Double) -> Bool {
+        screen.height >= cardSize.height + gap + b + 24 || screen.width < cardSize.width + 2 * (b + 32)
     }
 
     /// The layout on `screen`; `pointsPerMillimetre` (the panel's, `ScreenMetrics`) sizes the
-    /// buttons to at least `minimumTargetMillimetres`; nil: 64 pt.
-    public init(screen: Size, showButtons: Bool, pointsPerMillimetre: Double? = nil) {
+    /// buttons to at least `minimumTargetMillimetres`; nil: 64 pt. `reserved` is a block in the
+    /// top trailing corner (the language keys) the card and the buttons keep clear of.
+    public init(screen: Size, showButtons: Bool, pointsPerMillimetre: Double? = nil, reserved: Rect? = nil) {
         self.screen = screen
         let w = screen.width
         let h = screen.height
         let card = Self.cardSize
         let b = Self.buttonSide(pointsPerMillimetre: pointsPerMillimetre)
-        let gap = 24.0
+        let gap = Self.gap
         func button(_ role: ButtonRole, _ cx: Double, _ cy: Double) -> LaidOutButton {
             LaidOutButton(role: role, frame: Rect(x: cx - b / 2, y: cy - b / 2, width: b, height: b))
         }
-        let belowHeight = card.height + gap + b
         if !showButtons {
             fit = max(0.1, min(1, (w - 16) / card.width, (h - 16) / card.height))
             cardFrame = Rect(x: (w - card.width) / 2, y: (h - card.height) / 2, width: card.width, height: card.height)
             buttons = []
-        } else if h >= belowHeight + 24 || w < card.width + 2 * (b + 32) {
-            // Portrait and tall screens: a row under the stack (scaled down if even that fails).
-            fit = max(0.1, min(1, (w - 16) / card.width, (h - 24 - gap - b) / card.height))
-            let top = (h - (card.height * fit + gap + b)) / 2
+        } else if Self.buttonsBelow(screen: screen, buttonSide: b) {
+            // Portrait and tall screens: a row under the stack. On a portrait panel the card
+            // grows where the width has room for it (so the panel's height is used); it shrinks
+            // if even the row fails. Language keys in its way push it down below them.
+            let portrait = h > w
+            let across =
+                portrait && (w - 48) / card.width > 1 ? (w - 48) / card.width : min(1, (w - 16) / card.width)
+            // A portrait panel keeps the attract line's band at the bottom clear too.
+            let below = portrait ? 34.0 : 0
+            func fitted(below above: Double) -> Double {
+                max(0.1, min(across, (h - above - below - 24 - gap - b) / card.height))
+            }
+            var above = 0.0
+            if let r = reserved, r.minX < (w + card.width * fitted(below: 0)) / 2 + 12 { above = r.maxY + 12 }
+            fit = fitted(below: above)
+            let top = above + (h - above - below - (card.height * fit + gap + b)) / 2
             let cy = top + card.height * fit / 2
             cardFrame = Rect(x: (w - card.width) / 2, y: cy - card.height / 2, width: card.width, height: card.height)
             let by = top + card.height * fit + gap + b / 2
@@ -67,10 +92,19 @@ public struct StackLayout: Hashable, Sendable {
         } else {
             // Landscape panels such as 800×480: ✗ left of the stack, ✓ right of it, on the
             // sides the card flies to; undo under ✗.
-            fit = max(0.1, min(1, (h - 16) / card.height))
+            var scaled = max(0.1, min(1, (h - 16) / card.height))
+            var rightX = w - (w - card.width * scaled) / 4
+            let check = Rect(x: rightX - b / 2 - 8, y: h / 2 - b / 2 - 8, width: b + 16, height: b + 16)
+            if let r = reserved, !r.intersection(check).isEmpty {
+                // ✓ between the card's edge and the language keys, the card narrower if need be;
+                // ✗ mirrors it.
+                let room = r.minX - (w + card.width * scaled) / 2
+                if room < b + 32 { scaled = max(0.1, min(scaled, 2 * (r.minX - b - 32 - w / 2) / card.width)) }
+                rightX = ((w + card.width * scaled) / 2 + r.minX) / 2
+            }
+            fit = scaled
             cardFrame = Rect(x: (w - card.width) / 2, y: (h - card.height) / 2, width: card.width, height: card.height)
-            let leftX = (w - card.width * fit) / 4
-            let rightX = w - leftX
+            let leftX = w - rightX
             buttons = [
                 button(.dismissLeft, leftX, h / 2),
                 button(.undo, leftX, min(h / 2 + 1.5 * b, h - b / 2 - 8)),

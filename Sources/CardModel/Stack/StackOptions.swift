@@ -9,6 +9,9 @@ public struct StackOptions: Hashable, Sendable {
     public var rightLabel: String? = nil
     /// Between visitors, the line inviting the next one, e.g. "Tippen zum Starten"; none when empty.
     public var attractText: String = ""
+    /// A block in the top trailing corner (left-to-right coordinates) the card and the buttons
+    /// keep clear of: the language keys at their largest. nil: none.
+    public var reserved: Rect? = nil
 
     public init(
         emptyText: String = UIStrings.text(.allDone, in: "de"), showButtons: Bool = false, leftLabel: String? = nil,

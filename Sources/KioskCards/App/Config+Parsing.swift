@@ -65,6 +65,16 @@ extension KioskConfig {
             c.language = v
             return nil
         },
+        Option(
+            name: "panel", value: "NAME",
+            help: "a known panel: sets rotation (picture and touch) and millimetres together; keys after it override"
+        ) { c, v in
+            guard let p = PanelPreset.named(v) else { return PanelPreset.unknown(v) }
+            c.panel = p
+            c.rotation = p.rotation
+            c.panelMillimetres = p.millimetres
+            return nil
+        },
         Option(name: "rotation", value: "DEG", help: "panel rotation clockwise: 0, 90, 180 or 270") { c, v in
             guard let r = Rotation(optionValue: v) else { return Rotation.acceptedValues }
             c.rotation = r

@@ -28,6 +28,11 @@ struct KioskConfig: Hashable, Sendable {
     /// libinput-style calibration matrix for the touchscreen (`KioskInput/TouchMapping.swift`);
     /// nil: udev's LIBINPUT_CALIBRATION_MATRIX when present, else identity.
     var touchMatrix: TouchMatrix?
+    /// The panel named by `panel` (`PanelPreset`); it set `rotation` and `panelMillimetres`.
+    var panel: PanelPreset?
+    /// The panel's active area in millimetres as it scans out (unturned), overriding what its
+    /// connector reports (many report nothing); nil: the connector's.
+    var panelMillimetres: Size?
     /// Input device paths (`/dev/input/eventN` or `/dev/input/by-path/…`); empty: every
     /// touchscreen found.
     var inputs: [String] = []

@@ -11,8 +11,9 @@ import KioskSystem
 ///     KioskCards render [--deck FILE] --size WxH --out FILE.png [--layout stack|list]
 ///                       [--gesture "drag DX DY" | --script FILE] [--keys "K …"] [--at MS]
 ///                       [--scale S | --panel-mm WxH] [--rotation 0|90|180|270] [--touch-matrix M] [--naive]
+///                       [--panel NAME]
 ///
-/// `--size` is the panel's pixel size; with `--rotation 90`/`270` the scene is laid out
+/// `--panel` names a `PanelPreset` (size, millimetres and rotation at once). `--size` is the panel's pixel size; with `--rotation 90`/`270` the scene is laid out
 /// upright in the swapped (portrait) size and the PNG shows the panel as mounted.
 /// The deck goes through the real CardModel deck the kiosk runs (built-in sample cards without
 /// `--deck`), starting on the attract screen as the kiosk does until a touch begins a visit. Gestures in points: "drag DX DY" (held: mid-drag), "release DX DY", "flick DX DY",
@@ -133,6 +134,17 @@ struct RenderOptions: Equatable {
                     return "WIDTHxHEIGHT in millimetres, e.g. 154x86 (the Raspberry Pi 7\" panel)"
                 }
                 o.panelMM = Size(width: parts[0], height: parts[1])
+                return nil
+            },
+            CommandOption(
+                name: "panel", value: "NAME",
+                help: "draw on a known panel (sets --size, --panel-mm and --rotation): "
+                    + PanelPreset.all.map(\.name).joined(separator: ", ")
+            ) { o, v in
+                guard let p = PanelPreset.named(v) else { return PanelPreset.unknown(v) }
+                (o.width, o.height) = (p.pixelWidth, p.pixelHeight)
+                o.panelMM = p.millimetres
+                o.rotation = p.rotation
                 return nil
             },
             CommandOption.parsed(

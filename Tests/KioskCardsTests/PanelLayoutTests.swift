@@ -1,0 +1,192 @@
+import CardModel
+import KioskDeckFiles
+import KioskSystem
+import Testing
+
+@testable import KioskCards
+@testable import KioskRender
+
+/// Every control of every layout on every panel preset, mounted both ways, with one language
+/// and with six: no two touch targets overlap, none is under 9 mm on the glass, none leaves
+/// the screen. The targets are taken from the scene the kiosk draws (`Kiosk.scene`), the
+/// millimetres from the preset's datasheet size, not from the layout code's own numbers.
+@Suite struct PanelLayoutTests {
+    /// A preset and one of its two mountings.
+    struct Mounting: CustomTestStringConvertible, Sendable {
+        var preset: PanelPreset
+        var testDescription: String { preset.name + " at \(preset.rotation.rawValue)°" }
+    }
+
+    static let mountings: [Mounting] = PanelPreset.all.flatMap { p in
+        [Mounting(preset: p), Mounting(preset: p.otherOrientation)]
+    }
+
+    /// The screens a visitor meets: the stack's attract screen and its visit, the list and a
+    /// row's detail page.
+    enum Screen: String, CaseIterable {
+        case stackAttract, stackVisit, list, detail
+    }
+
+    /// The touch targets of `scene`: the deck's buttons, the language keys, "Aa", the list's
+    /// rows (the part of each shown between its bars) and the staff corner.
+    static func targets(_ scene: Scene, staffCorner: Rect?, rowArea: Rect?) -> [(String, Rect)] {
+        var out: [(String, Rect)] = []
+        // A detail page covers the list under it: only what is in front of it can be touched.
+        let page = scene.elements.first { if case .detailPage = $0.kind { true } else { false } }
+        for e in scene.elements {
+            if let page, e.zIndex <= page.zIndex { continue }
+            var kind = e.kind
+            if case .mirrored(let inner) = kind { kind = inner }
+            switch kind {
+            case .button, .wordButton, .languageKey, .accessibilityButton, .accessibilitySwitch:
+                out.append((e.id, e.frame))
+            case .row:
+                let shown = rowArea.map { e.frame.intersection($0) } ?? e.frame
+                if shown.height >= 1 { out.append((e.id, shown)) }
+            default: break
+            }
+        }
+        if let staffCorner { out.append(("staff-corner", staffCorner)) }
+        return out
+    }
+
+    /// The problems of `targets` on a screen of `size` points at `perMM` points per millimetre.
+    static func problems(_ targets: [(String, Rect)], size: Size, perMM: Double) -> [String] {
+        var found: [String] = []
+        let screen = Rect(origin: .zero, size: size)
+        for (i, (name, frame)) in targets.enumerated() {
+            let w = frame.width / perMM
+            let h = frame.height / perMM
+            // Rows scrolled partly out of view are judged by their full height elsewhere.
+            if !name.hasPrefix("row:") && (w < 9 - 1e-9 || h < 9 - 1e-9) {
+                found.append("\(name) is \(fmt(w))×\(fmt(h)) mm, under 9 mm")
+            }
+            let e = 1e-6
+            if frame.minX < screen.minX - e || frame.minY < screen.minY - e || frame.maxX > screen.maxX + e
+                || frame.maxY > screen.maxY + e
+            {
+                found.append("\(name) leaves the screen")
+            }
+            for (other, o) in targets[(i + 1)...] {
+                let overlap = frame.intersection(o)
+                if !overlap.isEmpty && overlap.width > 0.5 && overlap.height > 0.5 {
+                    let share = overlap.width * overlap.height / min(frame.width * frame.height, o.width * o.height)
+                    found.append("\(name) overlaps \(other) (\(Int((share * 100).rounded())) % of the smaller)")
+                }
+            }
+        }
+        return found
+    }
+
+    /// One decimal: "7.4".
+    static func fmt(_ v: Double) -> String {
+        let tenths = Int((v * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
+    /// The scene of `screen` for `file` on `metrics`, as `run` draws it.
+    static func scene(_ screen: Screen, file: DeckFile, metrics: ScreenMetrics) -> (Scene, Kiosk) {
+        var deckFile = file
+        deckFile.layout = screen == .list || screen == .detail ? .list : .stack
+        let start = Instant.seconds(1)
+        var kiosk = Kiosk(
+            deck: deckFile.kioskDeck(), metrics: metrics,
+            settings: Kiosk.Settings(showsButtons: true, staffEnabled: true), seed: 0, at: start,
+            newSessionID: { "layout" })
+        var t = start
+        func feed(_ input: KioskInput) {
+            _ = kiosk.scene(at: t)
+            _ = kiosk.handle(input, at: t)
+        }
+        feed(.tick)
+        func tap(_ p: Point) {
+            t = t.advanced(bySeconds: 0.5)
+            feed(.touch(TouchFrame(time: t, contacts: [TouchContact(id: 7, position: p, phase: .began)])))
+            t = t.advanced(bySeconds: 0.06)
+            feed(.touch(TouchFrame(time: t, contacts: [TouchContact(id: 7, position: p, phase: .ended)])))
+        }
+        if screen == .stackVisit {
+            // The first touch begins a visit (on the card).
+            tap(Point(x: metrics.size.width / 2, y: metrics.size.height / 2))
+        }
+        if screen == .detail {
+            let deckScene = kiosk.deckScene(at: t)
+            if let row = deckScene.elements.first(where: { if case .row = $0.kind { true } else { false } }) {
+                tap(row.frame.center)
+            }
+        }
+        t = t.advanced(bySeconds: 2)
+        return (kiosk.scene(at: t), kiosk)
+    }
+
+    static func decks() throws -> [(String, DeckFile)] {
+        let root = DeckFixtures.packageRoot + "/examples/"
+        return [
+            ("one language", try DeckLoader.load(path: root + "onboarding.json").get()),
+            ("six languages", try DeckLoader.load(path: root + "multilingual.json").get()),
+        ]
+    }
+
+    /// The problems on `screens` of both decks on `mounting`.
+    static func problems(_ mounting: Mounting, screens: [Screen]) throws -> [String] {
+        let p = mounting.preset
+        let pixels = p.logicalPixels
+        let g = PanelGeometry(pixelWidth: pixels.width, pixelHeight: pixels.height, millimetres: p.logicalMillimetres)
+        let perMM = g.metrics.pointsPerMillimetre
+        var all: [String] = []
+        for (deckName, file) in try Self.decks() {
+            for screen in screens {
+                let (scene, kiosk) = Self.scene(screen, file: file, metrics: g.metrics)
+                let corner = kiosk.staffEntry.cornerRect
+                let rowArea = (kiosk.deck as? ListDeck)?.layout.viewport
+                let found = Self.problems(
+                    Self.targets(scene, staffCorner: corner, rowArea: screen == .list ? rowArea : nil),
+                    size: g.metrics.size, perMM: perMM)
+                all += found.map { "\(deckName), \(screen.rawValue): \($0)" }
+            }
+        }
+        return all
+    }
+
+    @Test(arguments: mountings)
+    func theStackHasNoOverlapAndNoTargetUnderNineMillimetres(mounting: Mounting) throws {
+        let all = try Self.problems(mounting, screens: [.stackAttract, .stackVisit])
+        #expect(all.isEmpty, "\(mounting.testDescription): \(all.count) problems:\n\(all.joined(separator: "\n"))")
+    }
+
+    /// `panel =` sets rotation and millimetres together; a key after it wins; a misspelt name
+    /// gets the closest one.
+    @Test func thePanelKeySetsRotationAndMillimetres() throws {
+        func parse(_ text: String) -> Result<KioskConfig.Invocation, ConfigError> {
+            KioskConfig.parse(arguments: []) { $0 == KioskConfig.defaultPath ? .text(text) : .missing }
+        }
+        guard case .run(let c) = try parse("panel = touch-display-2-7-landscape\n").get() else {
+            Issue.record("no run")
+            return
+        }
+        #expect(c.rotation == .deg90)
+        #expect(c.panelMillimetres == Size(width: 88, height: 155))
+        guard case .run(let turned) = try parse("panel = touch-display-2-7-landscape\nrotation = 270\n").get() else {
+            Issue.record("no run")
+            return
+        }
+        #expect(turned.rotation == .deg270)
+        guard case .failure(let e) = parse("panel = touch-display-2-7-landscap\n") else {
+            Issue.record("a misspelt panel was accepted")
+            return
+        }
+        #expect(e.description.contains("did you mean 'touch-display-2-7-landscape'"), "\(e)")
+    }
+
+    /// The list's title bar keeps the seed's 44 pt controls (7.4 mm on a Touch Display 2),
+    /// its language keys at 40 pt, the detail page's Delete beside them, and the staff corner
+    /// reaches over the first row and the detail's back control. Known; this test says when
+    /// it is fixed.
+    @Test(arguments: mountings)
+    func theListAndItsDetailPage(mounting: Mounting) throws {
+        let all = try Self.problems(mounting, screens: [.list, .detail])
+        withKnownIssue("the list's title bar is not laid out for 9 mm yet") {
+            #expect(all.isEmpty, "\(mounting.testDescription): \(all.count) problems:\n\(all.joined(separator: "\n"))")
+        }
+    }
+}
