@@ -22,8 +22,8 @@ import KioskSystem
 /// next to a hot and a cold memcpy of one frame (the cold one cycles through more memory than
 /// the last-level cache holds). `--instructions` adds the real pipeline's instructions per
 /// frame counted by valgrind (callgrind), a figure that does not move with machine load.
-/// Then a fresh process draws the 1920×1080 sweep with a 50-card deck, reporting the time
-/// from its start to its first composed frame and its peak resident memory.
+/// Then a fresh process draws the sweep with a 50-card deck at 1920×1080, another at 800×480,
+/// each reporting the time from its start to its first composed frame and its peak memory.
 struct FrameStats {
     var frames: Int
     var median: Double
