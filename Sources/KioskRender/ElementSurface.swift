@@ -62,12 +62,12 @@ package enum ElementSurface {
         return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY)
     }
 
-    /// The shadow's alpha over the element's image (`layout`'s size, one byte a pixel, rows
-    /// `l.width` apart): the outline moved down by the shadow's offset, blurred. Cards of one
+    /// The shadow's alpha over the element's image (`layout`'s size, one byte a pixel, kept
+    /// as a `ShadowMask`): the outline moved down by the shadow's offset, blurred. Cards of one
     /// size share one (`ShadowMasks`): the blur is a large part of a card's drawing time.
     static func shadowAlpha(
         _ kind: ElementKind, size: Size, radius: Double, k: Double, layout l: Layout, masks: ShadowMasks = .shared
-    ) -> [UInt8]? {
+    ) -> ShadowMask? {
         let key = ShadowMasks.Key(
             width: l.width, height: l.height, originX: l.originX, originY: l.originY, size: size, radius: radius, k: k,
             corner: ElementPainter.cornerRadius(kind))
@@ -85,14 +85,9 @@ package enum ElementSurface {
         }
         let data = mask.data.assumingMemoryBound(to: UInt8.self)
         BoxBlur.gaussian(data, width: l.width, height: l.height, stride: mask.stride, sigma: radius / 2 * k)
-        var bytes = [UInt8](repeating: 0, count: l.width * l.height)
-        bytes.withUnsafeMutableBufferPointer { out in
-            for y in 0..<l.height {
-                (out.baseAddress! + y * l.width).update(from: data + y * mask.stride, count: l.width)
-            }
-        }
-        masks.store(key, bytes)
-        return bytes
+        let kept = ShadowMask(data, width: l.width, height: l.height, stride: mask.stride)
+        masks.store(key, kept)
+        return kept
     }
 
     /// `shadowAlpha` as an A8 cairo image (the bench's cairo baselines composite it at 0, 0).
@@ -103,11 +98,7 @@ package enum ElementSurface {
             let mask = CairoImage(width: l.width, height: l.height, format: CAIRO_FORMAT_A8)
         else { return nil }
         let data = mask.data.assumingMemoryBound(to: UInt8.self)
-        alpha.withUnsafeBufferPointer { a in
-            for y in 0..<l.height {
-                (data + y * mask.stride).update(from: a.baseAddress! + y * l.width, count: l.width)
-            }
-        }
+        for y in 0..<l.height { alpha.expand(row: y, into: data + y * mask.stride) }
         mask.markDirty()
         return mask
     }
@@ -115,21 +106,25 @@ package enum ElementSurface {
     /// Writes the shadow into a cleared image: black at `shadowOpacity` times the mask, as
     /// pixman composites a solid source through an A8 mask (the colour's 16-bit alpha cut to
     /// 8 bits, 84, times the mask byte, rounded: `(t + t >> 8) >> 8` with `t = a·m + 128`).
-    static func paintShadow(_ alpha: [UInt8], into image: CairoImage) {
+    static func paintShadow(_ alpha: ShadowMask, into image: CairoImage) {
         let a8 = UInt32((shadowOpacity * 65535).rounded()) >> 8
         var pixels = [UInt32](repeating: 0, count: 256)
         for m in 0..<256 {
             let t = a8 * UInt32(m) + 128
             pixels[m] = ((t + (t >> 8)) >> 8) << 24
         }
-        let (w, h, stride) = (image.width, image.height, image.stride)
+        let (w, h, stride) = (alpha.width, alpha.height, image.stride)
+        precondition(image.width == w && image.height == h, "shadow mask and image differ in size")
         let data = image.data
         pixels.withUnsafeBufferPointer { lut in
-            alpha.withUnsafeBufferPointer { a in
+            alpha.bytes.withUnsafeBufferPointer { a in
                 for y in 0..<h {
                     let row = (data + y * stride).assumingMemoryBound(to: UInt32.self)
-                    let m = a.baseAddress! + y * w
-                    for x in 0..<w { row[x] = lut[Int(m[x])] }
+                    let (s, e) = (Int(alpha.solid[y].start), Int(alpha.solid[y].end))
+                    let m = a.baseAddress! + alpha.offsets[y]
+                    for x in 0..<s { row[x] = lut[Int(m[x])] }
+                    (row + s).update(repeating: lut[255], count: e - s)
+                    for x in e..<w { row[x] = lut[Int(m[x - e + s])] }
                 }
             }
         }
@@ -140,7 +135,7 @@ package enum ElementSurface {
 /// The last few blurred shadow masks, by everything that shapes one (image layout, element
 /// size, corner radius, blur radius, scale), so the cards of a deck — one size — blur once.
 /// A mask is an immutable array once stored, so the frame loop and the preparation thread may
-/// read the same one. At most `capacity` masks (about 0.6 MB each for a 1080p card) are kept.
+/// read the same one. At most `capacity` masks (about 0.2 MB each for a 1080p card) are kept.
 final class ShadowMasks: @unchecked Sendable {
     struct Key: Equatable {
         var width: Int, height: Int, originX: Int, originY: Int
@@ -153,7 +148,7 @@ final class ShadowMasks: @unchecked Sendable {
     let capacity: Int
     private let lock = Condition()
     /// Most recently used last; `lock` guards it.
-    private var entries: [(key: Key, bytes: [UInt8])] = []
+    private var entries: [(key: Key, mask: ShadowMask)] = []
     /// Masks blurred and masks reused, for tests.
     private(set) var blurs = 0
     private(set) var hits = 0
@@ -161,21 +156,21 @@ final class ShadowMasks: @unchecked Sendable {
     init(capacity: Int) { self.capacity = capacity }
 
     /// The mask stored for `key`; nil when there is none.
-    func mask(_ key: Key) -> [UInt8]? {
+    func mask(_ key: Key) -> ShadowMask? {
         lock.withLock {
             guard let i = entries.firstIndex(where: { $0.key == key }) else { return nil }
             let entry = entries.remove(at: i)
             entries.append(entry)
             hits += 1
-            return entry.bytes
+            return entry.mask
         }
     }
 
-    func store(_ key: Key, _ bytes: [UInt8]) {
+    func store(_ key: Key, _ mask: ShadowMask) {
         lock.withLock {
             blurs += 1
             entries.removeAll { $0.key == key }
-            entries.append((key, bytes))
+            entries.append((key, mask))
             if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
         }
     }
@@ -184,7 +179,62 @@ final class ShadowMasks: @unchecked Sendable {
     func removeAll() { lock.withLock { entries.removeAll() } }
 
     /// Bytes held now.
-    var bytes: Int { lock.withLock { entries.reduce(0) { $0 + $1.bytes.count } } }
+    var bytes: Int { lock.withLock { entries.reduce(0) { $0 + $1.mask.byteCount } } }
+}
+
+/// A blurred shadow mask (one byte a pixel) kept without each row's longest run of full
+/// coverage, which for a card's shadow is the part under the card: at 1.8 px/pt a card's
+/// mask keeps about a third of its bytes. `expand` gives back every byte as blurred.
+struct ShadowMask: Sendable {
+    let width: Int
+    let height: Int
+    /// Per row, the run of 255 left out (`start == end`: none).
+    let solid: [(start: Int32, end: Int32)]
+    /// Per row, where its kept bytes begin in `bytes`: `[0, start)` then `[end, width)`.
+    let offsets: [Int]
+    let bytes: [UInt8]
+
+    /// Copies the mask at `data` (`height` rows `stride` bytes apart, `width` used).
+    init(_ data: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int) {
+        var solid: [(start: Int32, end: Int32)] = []
+        var offsets: [Int] = []
+        var bytes: [UInt8] = []
+        solid.reserveCapacity(height)
+        offsets.reserveCapacity(height)
+        for y in 0..<height {
+            let row = data + y * stride
+            var best = (start: 0, end: 0)
+            var x = 0
+            while x < width {
+                guard row[x] == 255 else {
+                    x += 1
+                    continue
+                }
+                let start = x
+                while x < width && row[x] == 255 { x += 1 }
+                if x - start > best.end - best.start { best = (start, x) }
+            }
+            solid.append((Int32(best.start), Int32(best.end)))
+            offsets.append(bytes.count)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: row, count: best.start))
+            bytes.append(contentsOf: UnsafeBufferPointer(start: row + best.end, count: width - best.end))
+        }
+        (self.width, self.height, self.solid, self.offsets, self.bytes) = (width, height, solid, offsets, bytes)
+    }
+
+    /// Bytes held (the kept bytes and the per-row runs and offsets).
+    var byteCount: Int { bytes.count + height * (MemoryLayout<(Int32, Int32)>.stride + MemoryLayout<Int>.stride) }
+
+    /// Writes row `y`'s `width` bytes, as blurred, to `out`.
+    func expand(row y: Int, into out: UnsafeMutablePointer<UInt8>) {
+        let (s, e) = (Int(solid[y].start), Int(solid[y].end))
+        bytes.withUnsafeBufferPointer { b in
+            let kept = b.baseAddress! + offsets[y]
+            out.update(from: kept, count: s)
+            (out + s).update(repeating: 255, count: e - s)
+            (out + e).update(from: kept + s, count: width - e)
+        }
+    }
 }
 
 /// An element's cached image, the image point that goes where the element's centre is, and

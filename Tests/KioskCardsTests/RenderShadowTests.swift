@@ -274,3 +274,69 @@ import Testing
         }
     }
 }
+
+/// The shadow mask as kept (`ShadowMask`: each row without its longest run of 255) gives back
+/// every byte it was made from, and a card's mask keeps far fewer bytes than its pixels.
+@Suite struct RenderShadowMaskTests {
+    /// Rows of noise with runs of 255 of every length, rows all 255 and rows with none.
+    @Test func keptMaskExpandsToTheBytesItWasMadeFrom() {
+        var random = SplitMix64(seed: 31)
+        let (width, height, stride) = (37, 60, 40)
+        var data = [UInt8](repeating: 7, count: stride * height)
+        for y in 0..<height {
+            for x in 0..<width { data[y * stride + x] = UInt8(truncatingIfNeeded: random.next() % 255) }
+            switch y % 4 {
+            case 0: for x in 0..<width { data[y * stride + x] = 255 }
+            case 1: break
+            default:
+                // Two runs, the second longer unless the row says otherwise.
+                let a = Int(random.next() % UInt64(width))
+                let b = a + Int(random.next() % UInt64(width - a + 1))
+                for x in a..<b { data[y * stride + x] = 255 }
+                if y % 3 == 0 { data[y * stride] = 255 }
+            }
+        }
+        let mask = data.withUnsafeBufferPointer {
+            ShadowMask($0.baseAddress!, width: width, height: height, stride: stride)
+        }
+        var out = [UInt8](repeating: 0, count: width)
+        for y in 0..<height {
+            out.withUnsafeMutableBufferPointer { mask.expand(row: y, into: $0.baseAddress!) }
+            #expect(out == Array(data[(y * stride)..<(y * stride + width)]), "row \(y)")
+        }
+    }
+
+    /// A card's dragged shadow on the golden tests' panel (0.8 px/pt): the mask kept expands
+    /// to the blur of the card's outline done here with the reference blur, and holds under
+    /// half of its bytes.
+    @Test func cardMaskIsKeptExactlyInLessThanHalf() throws {
+        let (size, radius, k) = (StackLayout.cardSize, StackLayout.dragShadow, 0.8)
+        let card = ElementKind.card(BuiltInCards.stack[0])
+        let l = ElementSurface.layout(for: size, shadowRadius: radius, pixelsPerPoint: k)
+        let masks = ShadowMasks(capacity: 1)
+        let mask = try #require(
+            ElementSurface.shadowAlpha(card, size: size, radius: radius, k: k, layout: l, masks: masks))
+        let outline = try #require(CairoImage(width: l.width, height: l.height, format: CAIRO_FORMAT_A8))
+        outline.draw { cr in
+            cairo_translate(cr, Double(l.originX), Double(l.originY) + ElementSurface.shadowOffset(radius: radius) * k)
+            cairo_scale(cr, k, k)
+            Draw.roundedRect(
+                cr, x: 0, y: 0, width: size.width, height: size.height, radius: ElementPainter.cornerRadius(card))
+            cairo_set_source_rgba(cr, 0, 0, 0, 1)
+            cairo_fill(cr)
+        }
+        let data = outline.data.assumingMemoryBound(to: UInt8.self)
+        RenderShadowTests.ReferenceBlur.gaussian(
+            data, width: l.width, height: l.height, stride: outline.stride, sigma: radius / 2 * k)
+        var out = [UInt8](repeating: 0, count: l.width)
+        var rowsDiffering = 0
+        for y in 0..<l.height {
+            out.withUnsafeMutableBufferPointer { mask.expand(row: y, into: $0.baseAddress!) }
+            if out != Array(UnsafeBufferPointer(start: data + y * outline.stride, count: l.width)) {
+                rowsDiffering += 1
+            }
+        }
+        #expect(rowsDiffering == 0)
+        #expect(mask.byteCount * 2 < l.width * l.height, "\(mask.byteCount) of \(l.width * l.height) bytes")
+    }
+}

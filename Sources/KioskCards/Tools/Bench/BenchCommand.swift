@@ -22,8 +22,8 @@ import KioskSystem
 /// next to a hot and a cold memcpy of one frame (the cold one cycles through more memory than
 /// the last-level cache holds). `--instructions` adds the real pipeline's instructions per
 /// frame counted by valgrind (callgrind), a figure that does not move with machine load.
-/// Then a fresh process draws the 1920×1080 sweep with a 50-card deck, reporting the time
-/// from its start to its first composed frame and its peak resident memory.
+/// Then a fresh process draws the sweep with a 50-card deck at 1920×1080, another at 800×480,
+/// each reporting the time from its start to its first composed frame and its peak memory.
 struct FrameStats {
     var frames: Int
     var median: Double
@@ -342,10 +342,14 @@ enum Bench {
         return results
     }
 
-    /// The child process's part: the 1920×1080 sweep with a 50-card deck, reporting when
-    /// its first frame was composed (CLOCK_MONOTONIC) and its peak RSS.
-    static func probe(frames: Int, stack file: DeckFile) -> Int32 {
-        let (w, h) = (1920, 1080)
+    /// The sizes the probe runs at unless `--size` names one: the largest panel and the
+    /// smallest, each in a process of its own.
+    static let probeSizes = ["1920x1080", "800x480"]
+
+    /// The child process's part: the sweep at `size` (W×H) with a 50-card deck, reporting
+    /// when its first frame was composed (CLOCK_MONOTONIC) and its peak RSS.
+    static func probe(frames: Int, stack file: DeckFile, size label: String) -> Int32 {
+        guard let (w, h) = sizes.first(where: { "\($0.0)x\($0.1)" == label }) else { return 1 }
         let s = Double(h) / 600
         let size = Size(width: Double(w) / s, height: 600)
         print("rss-start-kb \(residentKB())")
@@ -457,10 +461,10 @@ enum Bench {
         return values
     }
 
-    /// Runs the probe in a fresh process of this executable and reads its report.
-    static func startupAndMemory(frames: Int, budget: Double) -> BenchResult? {
+    /// Runs the probe at `size` in a fresh process of this executable and reads its report.
+    static func startupAndMemory(frames: Int, budget: Double, size: String) -> BenchResult? {
         let args =
-            [CommandLine.arguments[0], "bench", "--probe", "--frames", "\(frames)"]
+            [CommandLine.arguments[0], "bench", "--probe", "--frames", "\(frames)", "--size", size]
             + (clock == CLOCK_THREAD_CPUTIME_ID ? ["--cpu-time"] : [])
         let start = MonotonicClock.now()
         guard let (_, output) = spawn("/proc/self/exe", args) else { return nil }
@@ -471,7 +475,7 @@ enum Bench {
             frames: frames, median: values["median-ms"] ?? 0, p90: values["p90-ms"] ?? 0, p99: values["p99-ms"] ?? 0,
             max: values["max-ms"] ?? 0, overBudget: 0)
         return BenchResult(
-            scene: "stack-drag-50-cards", size: "1920x1080", pipeline: "real", stats: stats, instructions: nil,
+            scene: "stack-drag-50-cards", size: size, pipeline: "real", stats: stats, instructions: nil,
             extra: [
                 ("first_frame_ms", firstMs),
                 ("first_frame_process_cpu_ms", values["first-frame-process-cpu-ms"] ?? 0),
@@ -512,8 +516,8 @@ struct BenchOptions: Equatable {
             800x480, 1280x800 and 1920x1080 with the real pipeline and two cairo baselines (cairo-redraw,
             cairo-cached), after a warm-up, next to a hot and a cold memcpy of one frame; prints median, p90,
             p99, max and the frames over budget. --instructions adds instructions per frame (valgrind).
-            Then a fresh process draws the 1920x1080 sweep with a 50-card deck for the time to its first
-            frame and its peak memory.
+            Then a fresh process draws the sweep with a 50-card deck for the time to its first frame and
+            its peak memory, at 1920x1080 and at 800x480 (or at --size).
             """,
         options: [
             .flag("json", help: "print the results as a JSON array") { $0.json = true },
@@ -583,7 +587,9 @@ func runBench(_ options: BenchOptions) -> Int32 {
     // valgrind children inherit it.
     if let kernel = options.kernel { setenv("KIOSK_COMPOSITOR", kernel, 1) }
     guard let decks = Bench.exampleDecks() else { return 1 }
-    if options.probe { return Bench.probe(frames: options.frames, stack: decks.stack) }
+    if options.probe {
+        return Bench.probe(frames: options.frames, stack: decks.stack, size: options.size ?? "1920x1080")
+    }
     if options.instructionsChild { return BenchInstructions.child(options, decks: decks) }
     var results = Bench.run(
         frames: options.frames, budget: options.budget, only: options.size, scene: options.scene, decks: decks
@@ -603,8 +609,13 @@ func runBench(_ options: BenchOptions) -> Int32 {
             results[i].countedFrames = counted?.frames ?? []
         }
     }
-    let memory = options.noProbe ? nil : Bench.startupAndMemory(frames: options.frames, budget: options.budget)
-    if let memory { results.append(memory) }
+    let memory =
+        options.noProbe
+        ? []
+        : (options.size.map { [$0] } ?? Bench.probeSizes).compactMap {
+            Bench.startupAndMemory(frames: options.frames, budget: options.budget, size: $0)
+        }
+    results += memory
     if options.json {
         print("[" + results.map { $0.json(worst: options.worst) }.joined(separator: ",\n ") + "]")
         return 0

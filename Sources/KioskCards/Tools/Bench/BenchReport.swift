@@ -13,7 +13,7 @@ enum BenchReport {
         "memcpy": "one frame copied in memory (hot: two buffers in cache; cold: a ring beyond the L3)",
     ]
 
-    static func print(_ results: [BenchResult], memory: BenchResult?, options: BenchOptions) {
+    static func print(_ results: [BenchResult], memory probes: [BenchResult], options: BenchOptions) {
         func f(_ v: Double, _ width: Int = 7) -> String {
             var s = String(format2: v)
             while s.count < width { s = " " + s }
@@ -71,10 +71,11 @@ enum BenchReport {
             "  p99 / median, stack drag, by size:                       "
                 + list(flat.map { $0.map { $0.p99 / $0.median } }, unit: "×")
                 + (flatCounted.contains { $0 != nil } ? " (in instructions: \(list(flatCounted, unit: "×")))" : ""))
-        if let memory {
+        for memory in probes {
             let value = { (key: String) in memory.extra.first { $0.0 == key }?.1 ?? 0 }
+            let size = pad(String(memory.size.map { $0 == "x" ? "×" : $0 }) + ",", 10)
             Swift.print(
-                "  start → first composed frame, 1080p, 50 cards:           \(String(format2: value("first_frame_ms"))) ms "
+                "  start → first composed frame, \(size) 50 cards:      \(String(format2: value("first_frame_ms"))) ms "
                     + "(CPU time: process \(String(format2: value("first_frame_process_cpu_ms"))) ms, "
                     + "drawing thread \(String(format2: value("first_frame_thread_cpu_ms"))) ms)"
             )
