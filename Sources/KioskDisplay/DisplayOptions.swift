@@ -1,7 +1,7 @@
 import KioskSystem
 
 /// What the operator asked of the display (`run`'s `--drm`, `--connector`, `--mode`,
-/// `--rotation`, `--fbdev`, parsed by the config's option table).
+/// `--rotation`, `--fbdev`, `--pixel-format`, parsed by the config's option table).
 package struct DisplayOptions: Hashable, Sendable {
     /// A DRM card node; nil: the first device with a connected connector.
     var drmPath: String?
@@ -13,11 +13,14 @@ package struct DisplayOptions: Hashable, Sendable {
     var rotation: Rotation?
     /// A framebuffer device to draw on instead of DRM; nil: `/dev/fb0` only when there is no DRM device.
     var fbdevPath: String?
+    /// The scanout buffers' format; nil: the driver's preferred depth (`PixelFormat.preferred`).
+    var pixelFormat: PixelFormat?
 
     package init(
         drmPath: String? = nil, connector: String? = nil, mode: ModeRequest? = nil,
-        rotation: Rotation? = nil, fbdevPath: String? = nil
+        rotation: Rotation? = nil, fbdevPath: String? = nil, pixelFormat: PixelFormat? = nil
     ) {
+        self.pixelFormat = pixelFormat
         self.drmPath = drmPath
         self.connector = connector
         self.mode = mode
