@@ -103,10 +103,12 @@ esac
 # on a loaded host the emulated CPU can be too slow for the boot's timer-IRQ test, which then
 # panics ("IO-APIC + timer doesn't work"); QEMU's timer is known to work.
 # KIOSK_VM_ARCH=arm64: the 'virt' board (PL011 serial, PCIe for virtio-gpu and 9p); no VGA,
-# so no bochs; vkms as on amd64 (build-vkms.sh cross-compiles it).
+# so no bochs or cirrus; vkms as on amd64 (build-vkms.sh cross-compiles it).
 if [ "$VM_ARCH" = arm64 ]; then
   qemu=(qemu-system-aarch64 -M virt -cpu cortex-a72) serial_console=ttyAMA0
-  [ "$display" != bochs ] && [ "$display" != cirrus ] || vm_die "--display $display is not available for arm64 (virtio, portrait, preview, vkms)"
+  case $display in
+    bochs | cirrus) vm_die "--display $display is not available for arm64 (virtio, portrait, preview, vkms)" ;;
+  esac
 else
   qemu=(qemu-system-x86_64) serial_console=ttyS0
 fi
