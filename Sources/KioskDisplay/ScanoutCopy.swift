@@ -92,11 +92,7 @@ package enum ScanoutCopy {
                 if C.isIdentity {
                     dst.store(run: UnsafeRawPointer(s + r.x), count: r.width, at: row + r.x)
                 } else {
-                    var x = r.x
-                    while x < r.maxX {
-                        dst.store(conversion.convert(s[x], x: x, y: y), at: row + x)
-                        x &+= 1
-                    }
+                    conversion.convertRow(s, columns: r.x..<r.maxX, y: y, to: dst, at: row)
                 }
             }
         case .deg180:
@@ -187,6 +183,20 @@ protocol PixelConversion {
     /// True when `convert` returns its input: rows may then be copied whole.
     static var isIdentity: Bool { get }
     func convert(_ pixel: UInt32, x: Int, y: Int) -> Pixel
+    /// Converts `columns` of source row `y` (starting at `row`) into `destination` from pixel
+    /// `index` + column on: the upright copy's inner loop.
+    func convertRow<D: ScanoutDestination>(
+        _ row: UnsafePointer<UInt32>, columns: Range<Int>, y: Int, to destination: D, at index: Int
+    ) where D.Pixel == Pixel
+}
+
+extension PixelConversion {
+    @inline(__always)
+    func convertRow<D: ScanoutDestination>(
+        _ row: UnsafePointer<UInt32>, columns: Range<Int>, y: Int, to destination: D, at index: Int
+    ) where D.Pixel == Pixel {
+        for x in columns { destination.store(convert(row[x], x: x, y: y), at: index + x) }
+    }
 }
 
 /// XRGB8888 stays as it is.
@@ -228,6 +238,36 @@ struct DitheredRGB565: PixelConversion {
     }
 
     private let tables = DitheredRGB565.tables
+
+    /// The row's four Bayer cells' tables fetched once, so each pixel is three lookups.
+    @inline(__always)
+    func convertRow<D: ScanoutDestination>(
+        _ row: UnsafePointer<UInt32>, columns: Range<Int>, y: Int, to destination: D, at index: Int
+    ) where D.Pixel == UInt16 {
+        let base = tables + ((y & 3) << 2) * 768
+        let cells = (base, base + 768, base + 2 * 768, base + 3 * 768)
+        @inline(__always) func one(_ x: Int, _ t: UnsafeMutablePointer<UInt16>) {
+            let p = row[x]
+            destination.store(
+                t[Int((p >> 16) & 0xff)] | t[256 + Int((p >> 8) & 0xff)] | t[512 + Int(p & 0xff)], at: index + x)
+        }
+        var x = columns.lowerBound
+        while x < columns.upperBound && x & 3 != 0 {
+            one(x, base + (x & 3) * 768)
+            x &+= 1
+        }
+        while x &+ 4 <= columns.upperBound {
+            one(x, cells.0)
+            one(x &+ 1, cells.1)
+            one(x &+ 2, cells.2)
+            one(x &+ 3, cells.3)
+            x &+= 4
+        }
+        while x < columns.upperBound {
+            one(x, base + (x & 3) * 768)
+            x &+= 1
+        }
+    }
 
     @inline(__always)
     func convert(_ pixel: UInt32, x: Int, y: Int) -> UInt16 {
