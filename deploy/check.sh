@@ -30,6 +30,21 @@ fi
 echo "== systemd-analyze verify deploy/kioskcards.service"
 systemd-analyze verify "$tmp/kioskcards.service"
 
+echo "== the unit waits for nothing the first card does not need"
+# Only the console it takes over; the default dependencies bring the local file systems. A
+# device it needs is opened on hotplug, the network is the fleet worker's business.
+order=$(grep -E '^(After|Requires|Wants|BindsTo|Requisite)=' deploy/kioskcards.service || true)
+if [ "$order" != "After=getty@tty1.service" ]; then
+  printf 'check: deploy/kioskcards.service must order itself after getty@tty1.service only, not:\n%s\n' "$order" >&2
+  exit 1
+fi
+for unit in deploy/kioskcards.service deploy/kioskcards-fleet.conf; do
+  if grep -v '^#' "$unit" | grep -Eq 'udev-settle|network-online|network\.target|systemd-user-sessions'; then
+    echo "check: $unit waits for udev-settle, the network or user sessions; the kiosk's hotplug handles late devices" >&2
+    exit 1
+  fi
+done
+
 echo "== systemd-analyze verify deploy/report/ and deploy/fleet-check/ (the report and fleet check timers)"
 for unit in deploy/fleet-check/*.service deploy/fleet-check/*.timer deploy/report/*.service deploy/report/*.timer; do
   sed "s|/usr/local/bin/KioskCards|$bin|g" "$unit" >"$tmp/$(basename "$unit")"

@@ -36,6 +36,10 @@ package final class Display {
     package var outputName: String { scanout.outputName }
     /// The DRM driver (`virtio_gpu`) or `fbdev`.
     package var driverName: String { scanout.driverName }
+    /// The scanout buffers' format (the frame is converted to it while copied).
+    package var pixelFormat: PixelFormat { scanout.pixelFormat }
+    /// Bytes `present` has written into scanout buffers (the damage copies) since the start.
+    package private(set) var bytesWritten = 0
 
     /// The frame's size in pixels, upright (the panel size turned by `rotation`).
     package var pixelWidth: Int { rotation == .deg90 || rotation == .deg270 ? panelHeight : panelWidth }
@@ -201,8 +205,11 @@ package final class Display {
             staleBuffers.contains(back)
             ? full : recentDamage.reduce(damage) { $0.union($1) }.intersection(full)
         _ = scanout.withBuffer(back) { pixels, stride in
-            ScanoutCopy.copy(frame, damage: region, rotation: rotation, to: pixels, destinationStride: stride)
+            ScanoutCopy.copy(
+                frame, damage: region, rotation: rotation, format: scanout.pixelFormat, to: pixels,
+                destinationStride: stride)
         }
+        bytesWritten &+= ScanoutCopy.bytesWritten(damage: region, format: scanout.pixelFormat)
         let physical = ScanoutCopy.physicalRect(
             region, rotation: rotation, logicalWidth: frame.width, logicalHeight: frame.height)
         flipSerial &+= 1
@@ -412,7 +419,9 @@ package final class Display {
                 guard let frame = lastFrame, frame.width == pixelWidth, frame.height == pixelHeight else {
                     return false
                 }
-                ScanoutCopy.copy(frame, damage: frame.bounds, rotation: rotation, to: pixels, destinationStride: stride)
+                ScanoutCopy.copy(
+                    frame, damage: frame.bounds, rotation: rotation, format: scanout.pixelFormat, to: pixels,
+                    destinationStride: stride)
                 return true
             } ?? false
         do {

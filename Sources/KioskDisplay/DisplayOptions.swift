@@ -2,7 +2,7 @@ import CardModel
 import KioskSystem
 
 /// What the operator asked of the display (`run`'s `--drm`, `--connector`, `--mode`,
-/// `--rotation`, `--fbdev`, parsed by the config's option table).
+/// `--rotation`, `--fbdev`, `--pixel-format`, parsed by the config's option table).
 package struct DisplayOptions: Hashable, Sendable {
     /// A DRM card node; nil: the first device with a connected connector.
     var drmPath: String?
@@ -16,11 +16,15 @@ package struct DisplayOptions: Hashable, Sendable {
     var fbdevPath: String?
     /// The panel's millimetres as it scans out (config `panel`); nil: what the connector reports.
     var physicalSizeMM: Size?
+    /// The scanout buffers' format; nil: the driver's preferred depth (`PixelFormat.preferred`).
+    var pixelFormat: PixelFormat?
 
     package init(
         drmPath: String? = nil, connector: String? = nil, mode: ModeRequest? = nil,
-        rotation: Rotation? = nil, fbdevPath: String? = nil, physicalSizeMM: Size? = nil
+        rotation: Rotation? = nil, fbdevPath: String? = nil, physicalSizeMM: Size? = nil,
+        pixelFormat: PixelFormat? = nil
     ) {
+        self.pixelFormat = pixelFormat
         self.drmPath = drmPath
         self.connector = connector
         self.mode = mode

@@ -122,7 +122,8 @@ package struct DrmDevice: ~Copyable {
             monotonicTimestamps: capability(DRM_CAP_TIMESTAMP_MONOTONIC) != 0,
             resources: DrmResources(
                 connectors: connectors, encoders: encoders, crtcs: crtcs,
-                maxWidth: Int(r.max_width), maxHeight: Int(r.max_height)))
+                maxWidth: Int(r.max_width), maxHeight: Int(r.max_height)),
+            preferredDepth: Int(capability(DRM_CAP_DUMB_PREFERRED_DEPTH)))
     }
 
     /// One connector's snapshot (`drmModeGetConnector[Current]`, NULL + errno); nil if it vanished.

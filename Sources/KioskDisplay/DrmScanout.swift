@@ -16,6 +16,9 @@ final class DrmScanout: Scanout {
     private(set) var mode: ScanoutMode
     private(set) var hasVblank = false
     let bufferCount = 2
+    /// The buffers' format: the operator's, else the driver's preferred depth's; XRGB8888 when
+    /// the driver refuses RGB565.
+    private(set) var pixelFormat: PixelFormat
     var onFlipComplete: ((UInt64, Instant) -> Void)?
     var onHotplug: (() -> Void)?
 
@@ -58,16 +61,39 @@ final class DrmScanout: Scanout {
         outputName = choice.connector.name
         driverName = choice.device.driver
         mode = ScanoutMode(choice)
+        pixelFormat = options.pixelFormat ?? PixelFormat.preferred(depth: choice.device.preferredDepth)
         savedCRTC = choice.device.resources.crtc(choice.crtcID)
         if !choice.device.monotonicTimestamps {
             Log.warning("\(choice.device.path): flip timestamps are not CLOCK_MONOTONIC; animation may be off")
         }
+        self.output = output
         do {
-            output.buffers = try DumbBufferPair(device: output.device, width: mode.width, height: mode.height)
+            try allocateBuffers(width: mode.width, height: mode.height)
         } catch {
             throw .system(error)
         }
-        self.output = output
+    }
+
+    /// Allocates the two buffers in `pixelFormat`; when the driver refuses RGB565 (no plane
+    /// takes it: `drmModeAddFB2` fails with EINVAL), says so and uses XRGB8888.
+    private func allocateBuffers(width: Int, height: Int) throws(SystemCallError) {
+        guard let output else { return }
+        do {
+            output.buffers = try DumbBufferPair(
+                device: output.device, width: width, height: height, format: pixelFormat)
+        } catch {
+            guard pixelFormat != .xrgb8888, error.errno == Errno(EINVAL) else { throw error }
+            fallBackToXRGB8888(error)
+            output.buffers = try DumbBufferPair(
+                device: output.device, width: width, height: height, format: pixelFormat)
+        }
+    }
+
+    private func fallBackToXRGB8888(_ error: SystemCallError) {
+        Log.warning(
+            "display: \(driverName) does not scan out \(pixelFormat) (\(error)); using XRGB8888 "
+                + "(set pixel-format = xrgb8888 to say so)")
+        pixelFormat = .xrgb8888
     }
 
     var panelRotation: Rotation? { choice.connector.panelOrientation?.rotation }
@@ -77,8 +103,19 @@ final class DrmScanout: Scanout {
         do {
             try modeset(showing: 0)
         } catch {
-            output.buffers = nil
-            throw error
+            // A driver may take an RGB565 framebuffer for some plane but not on the primary one.
+            guard pixelFormat != .xrgb8888, error.errno == Errno(EINVAL) else {
+                output.buffers = nil
+                throw error
+            }
+            fallBackToXRGB8888(error)
+            do {
+                try allocateBuffers(width: mode.width, height: mode.height)
+                try modeset(showing: 0)
+            } catch {
+                output.buffers = nil
+                throw error
+            }
         }
         let crtcIndex = choice.device.resources.crtcIndex(choice.crtcID) ?? 0
         hasVblank = output.device.vblankWorks(crtcIndex: crtcIndex)
@@ -87,7 +124,7 @@ final class DrmScanout: Scanout {
     }
 
     func summary(rotation: Rotation) -> String {
-        "\(choice.device.path) (\(driverName)) \(outputName) \(choice.mode) rotation \(rotation.rawValue)"
+        "\(choice.device.path) (\(driverName)) \(outputName) \(choice.mode) \(pixelFormat) rotation \(rotation.rawValue)"
             + " crtc \(choice.crtcID), \(hasVblank ? "vblank-paced" : "timer-paced (no vblank)")"
     }
 
@@ -161,7 +198,7 @@ final class DrmScanout: Scanout {
     /// Sets the mode on the buffer not on screen, filled with black.
     private func showBlack() {
         let free = shown ^ 1
-        output?.buffers?.with(free) { $0.fill(0) }
+        output?.buffers?.with(free) { $0.fillBlack() }
         do {
             try modeset(showing: free)
         } catch {
@@ -203,7 +240,7 @@ final class DrmScanout: Scanout {
         pending = nil
         if next.mode.width != choice.mode.width || next.mode.height != choice.mode.height {
             output.buffers = nil
-            output.buffers = try DumbBufferPair(device: output.device, width: next.mode.width, height: next.mode.height)
+            try allocateBuffers(width: next.mode.width, height: next.mode.height)
             shown = 0
         }
         choice = next

@@ -192,4 +192,6 @@ package struct DrmDeviceSnapshot: Hashable, Sendable {
     /// `DRM_CAP_TIMESTAMP_MONOTONIC`: flip timestamps are on CLOCK_MONOTONIC.
     package var monotonicTimestamps: Bool
     package var resources: DrmResources
+    /// `DRM_CAP_DUMB_PREFERRED_DEPTH` (24 on most drivers, 16 on small SPI panels; 0 unknown).
+    package var preferredDepth = 0
 }

@@ -2,7 +2,7 @@ import CDrm
 import Glibc
 import KioskSystem
 
-/// An XRGB8888 dumb buffer with its framebuffer, mapped once for writing.
+/// A dumb buffer (XRGB8888 or RGB565) with its framebuffer, mapped once for writing.
 ///
 /// Owns the GEM handle, the mapping and the framebuffer id; borrows the device's fd (the
 /// device must outlive it). Never read through `pixels`: it may be write-combined memory.
@@ -10,7 +10,8 @@ struct DumbBuffer: ~Copyable {
     let fd: Int32
     let width: Int
     let height: Int
-    /// Bytes per row as the driver chose (≥ width·4, often padded).
+    let format: PixelFormat
+    /// Bytes per row as the driver chose (≥ width × bytes per pixel, often padded).
     let stride: Int
     let size: Int
     let handle: UInt32
@@ -19,12 +20,13 @@ struct DumbBuffer: ~Copyable {
 
     /// `drmModeCreateDumbBuffer` + `drmModeMapDumbBuffer` + `mmap` + `drmModeAddFB2`
     /// (libdrm calls return -errno; mmap returns MAP_FAILED + errno). Undoes what succeeded on failure.
-    init(device: borrowing DrmDevice, width: Int, height: Int) throws(SystemCallError) {
+    init(device: borrowing DrmDevice, width: Int, height: Int, format: PixelFormat) throws(SystemCallError) {
         let fd = device.fd
         var handle: UInt32 = 0
         var pitch: UInt32 = 0
         var size: UInt64 = 0
-        var r = drmModeCreateDumbBuffer(fd, UInt32(width), UInt32(height), 32, 0, &handle, &pitch, &size)
+        var r = drmModeCreateDumbBuffer(
+            fd, UInt32(width), UInt32(height), UInt32(format.bytesPerPixel * 8), 0, &handle, &pitch, &size)
         if r < 0 {
             throw SystemCallError(call: "drmModeCreateDumbBuffer", errno: Errno(-r), detail: "\(width)x\(height)")
         }
@@ -48,7 +50,7 @@ struct DumbBuffer: ~Copyable {
             withUnsafeMutableBytes(of: &pitches) { p in
                 withUnsafeMutableBytes(of: &offsets) { o in
                     drmModeAddFB2(
-                        fd, UInt32(width), UInt32(height), CDrmFormatXRGB8888(),
+                        fd, UInt32(width), UInt32(height), format.fourcc,
                         h.baseAddress!.assumingMemoryBound(to: UInt32.self),
                         p.baseAddress!.assumingMemoryBound(to: UInt32.self),
                         o.baseAddress!.assumingMemoryBound(to: UInt32.self), &fb, 0)
@@ -58,11 +60,12 @@ struct DumbBuffer: ~Copyable {
         if r < 0 {
             munmap(map, Int(size))
             _ = drmModeDestroyDumbBuffer(fd, handle)
-            throw SystemCallError(call: "drmModeAddFB2", errno: Errno(-r), detail: "\(width)x\(height) XRGB8888")
+            throw SystemCallError(call: "drmModeAddFB2", errno: Errno(-r), detail: "\(width)x\(height) \(format)")
         }
         self.fd = fd
         self.width = width
         self.height = height
+        self.format = format
         self.stride = Int(pitch)
         self.size = Int(size)
         self.handle = handle
@@ -77,12 +80,9 @@ struct DumbBuffer: ~Copyable {
         _ = drmModeDestroyDumbBuffer(fd, handle)
     }
 
-    /// Fills the whole buffer with one colour (write-only).
-    func fill(_ value: UInt32) {
-        for y in 0..<height {
-            let row = (pixels + y * stride).assumingMemoryBound(to: UInt32.self)
-            row.update(repeating: value, count: width)
-        }
+    /// Fills the whole buffer with black (write-only).
+    func fillBlack() {
+        for y in 0..<height { memset(pixels + y * stride, 0, width * format.bytesPerPixel) }
     }
 }
 
@@ -91,9 +91,9 @@ struct DumbBufferPair: ~Copyable {
     let first: DumbBuffer
     let second: DumbBuffer
 
-    init(device: borrowing DrmDevice, width: Int, height: Int) throws(SystemCallError) {
-        let a = try DumbBuffer(device: device, width: width, height: height)
-        let b = try DumbBuffer(device: device, width: width, height: height)
+    init(device: borrowing DrmDevice, width: Int, height: Int, format: PixelFormat) throws(SystemCallError) {
+        let a = try DumbBuffer(device: device, width: width, height: height, format: format)
+        let b = try DumbBuffer(device: device, width: width, height: height, format: format)
         first = a
         second = b
     }

@@ -17,7 +17,8 @@ final class FbdevScanout: Scanout {
     var onFlipComplete: ((UInt64, Instant) -> Void)?
     var onHotplug: (() -> Void)?
 
-    /// The framebuffer's pixel layout.
+    /// The framebuffer's pixel layout. `Display` writes the XRGB8888 staging image (the
+    /// protocol's default `pixelFormat`); `show` converts it to this.
     let format: FbPixelFormat
     /// The picture as `Display` wrote it, in XRGB8888 at the panel's size.
     let staging: PixelBuffer

@@ -7,8 +7,8 @@ import KioskSystem
 ///
 /// Modelled on wlroots' backend and output interfaces (`include/wlr/backend/interface.h`): a
 /// start, a commit of one buffer, events for flips and hotplugs, and a way to give the screen
-/// back. The scanout owns `bufferCount` buffers of the panel's size in XRGB8888 that `Display`
-/// writes (never reads) and then shows one at a time, round robin.
+/// back. The scanout owns `bufferCount` buffers of the panel's size in `pixelFormat` that
+/// `Display` writes (never reads) and then shows one at a time, round robin.
 protocol Scanout: AnyObject {
     /// The connector's name (`HDMI-A-1`) or the framebuffer's path.
     var outputName: String { get }
@@ -22,6 +22,8 @@ protocol Scanout: AnyObject {
     var panelRotation: Rotation? { get }
     /// How many buffers `Display` writes in turn: 2 for page flips, 1 for a framebuffer.
     var bufferCount: Int { get }
+    /// The format of the buffers `withBuffer` hands out (known after `start`).
+    var pixelFormat: PixelFormat { get }
 
     /// Called with the serial `show` was given and the flip's CLOCK_MONOTONIC timestamp when a
     /// flip that `show` reported `.pending` completes (from the event loop, or `waitForEvents`).
@@ -58,6 +60,11 @@ protocol Scanout: AnyObject {
     /// Gives the screen back as it was found and frees the buffers. Idempotent; the scanout
     /// does nothing after it.
     func close()
+}
+
+extension Scanout {
+    /// XRGB8888 unless the back end says otherwise.
+    var pixelFormat: PixelFormat { .xrgb8888 }
 }
 
 /// The part of a mode `Display` needs: the panel's size, its refresh and physical size.

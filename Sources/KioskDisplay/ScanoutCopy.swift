@@ -2,12 +2,16 @@ import Glibc
 import KioskSystem
 
 /// Copies the damaged part of a frame composed in ordinary memory into a scanout buffer,
-/// turning it by a `Rotation` on the way. Pure (pointers in, pixels out) and on the frame path.
+/// turning it by a `Rotation` and converting it to the buffer's `PixelFormat` on the way. Pure
+/// (pointers in, pixels out) and on the frame path.
 ///
 /// It only writes to the destination, never reads it: scanout buffers are often
-/// write-combined memory where reads are very slow. For 0° whole rows go through `memcpy`;
-/// for 90°/270° the copy walks square tiles so the source's column reads stay in cache and
-/// each destination row gets one run of consecutive stores.
+/// write-combined or uncached memory where reads are very slow. The destination is reached
+/// through `ScanoutDestination`, which has stores and no load. For 0° XRGB8888 whole rows go
+/// through `memcpy`; for 90°/270° the copy walks square tiles so the source's column reads stay
+/// in cache and each destination row gets one run of consecutive stores. RGB565 is ordered
+/// (4×4 Bayer) dithered by the source pixel's position, so a frame and its copy under any
+/// rotation dither alike and the damage of one frame meets the last without a seam.
 package enum ScanoutCopy {
     /// Tile edge for the quarter turns: 16 pixels of XRGB8888 are one 64-byte cache line.
     static let tile = 16
@@ -26,47 +30,79 @@ package enum ScanoutCopy {
         }
     }
 
+    /// Bytes `copy` writes for `damage` of a frame in `format` (what the memory bus carries).
+    package static func bytesWritten(damage: PixelRect, format: PixelFormat) -> Int {
+        damage.isEmpty ? 0 : damage.width * damage.height * format.bytesPerPixel
+    }
+
     /// Copies `damage` of `frame` into `destination`, a buffer of the panel's (physical) size
-    /// with rows `destinationStride` bytes apart. `damage` is clipped to the frame.
+    /// in `format` with rows `destinationStride` bytes apart. `damage` is clipped to the frame.
     package static func copy(
-        _ frame: PixelBuffer, damage: PixelRect, rotation: Rotation,
+        _ frame: PixelBuffer, damage: PixelRect, rotation: Rotation, format: PixelFormat = .xrgb8888,
         to destination: UnsafeMutableRawPointer, destinationStride: Int
     ) {
         copy(
             from: UnsafeRawPointer(frame.pixels), sourceStride: frame.stride,
             logicalWidth: frame.width, logicalHeight: frame.height, damage: damage, rotation: rotation,
-            to: destination, destinationStride: destinationStride)
+            format: format, to: destination, destinationStride: destinationStride)
     }
 
     /// Copies `damage` of an XRGB8888 image (`logicalWidth`×`logicalHeight`, rows `sourceStride`
-    /// bytes apart) into `destination` (the image's size turned by `rotation`, rows
-    /// `destinationStride` bytes apart). Strides are multiples of 4.
+    /// bytes apart) into `destination` (the image's size turned by `rotation`, in `format`, rows
+    /// `destinationStride` bytes apart). Strides are multiples of 4 (source) and of the
+    /// format's pixel size (destination).
     static func copy(
         from source: UnsafeRawPointer, sourceStride: Int, logicalWidth: Int, logicalHeight: Int,
-        damage: PixelRect, rotation: Rotation,
+        damage: PixelRect, rotation: Rotation, format: PixelFormat = .xrgb8888,
         to destination: UnsafeMutableRawPointer, destinationStride: Int
     ) {
+        let pitch = destinationStride / format.bytesPerPixel
+        switch format {
+        case .xrgb8888:
+            copy(
+                from: source, sourceStride: sourceStride, logicalWidth: logicalWidth, logicalHeight: logicalHeight,
+                damage: damage, rotation: rotation, to: WriteOnlyPixels<UInt32>(destination), pitch: pitch,
+                converting: SameXRGB8888())
+        case .rgb565:
+            copy(
+                from: source, sourceStride: sourceStride, logicalWidth: logicalWidth, logicalHeight: logicalHeight,
+                damage: damage, rotation: rotation, to: WriteOnlyPixels<UInt16>(destination), pitch: pitch,
+                converting: DitheredRGB565())
+        }
+    }
+
+    /// The copy proper: `damage` of the XRGB8888 source, each pixel converted by `conversion`
+    /// (with its source position, for dithering), stored into `destination` whose rows are
+    /// `pitch` pixels apart.
+    static func copy<D: ScanoutDestination, C: PixelConversion>(
+        from source: UnsafeRawPointer, sourceStride: Int, logicalWidth: Int, logicalHeight: Int,
+        damage: PixelRect, rotation: Rotation, to dst: D, pitch dstPitch: Int, converting conversion: C
+    ) where C.Pixel == D.Pixel {
         let r = damage.intersection(PixelRect(x: 0, y: 0, width: logicalWidth, height: logicalHeight))
         guard !r.isEmpty else { return }
-        precondition(sourceStride % 4 == 0 && destinationStride % 4 == 0, "strides must be whole pixels")
+        precondition(sourceStride % 4 == 0, "the source stride must be whole pixels")
         let srcPitch = sourceStride / 4
-        let dstPitch = destinationStride / 4
         let src = source.assumingMemoryBound(to: UInt32.self)
-        let dst = destination.assumingMemoryBound(to: UInt32.self)
 
         switch rotation {
         case .deg0:
             for y in r.y..<r.maxY {
-                memcpy(dst + (y * dstPitch + r.x), src + (y * srcPitch + r.x), r.width * 4)
+                let s = src + y * srcPitch
+                let row = y * dstPitch
+                if C.isIdentity {
+                    dst.store(run: UnsafeRawPointer(s + r.x), count: r.width, at: row + r.x)
+                } else {
+                    conversion.convertRow(s, columns: r.x..<r.maxX, y: y, to: dst, at: row)
+                }
             }
         case .deg180:
             // Logical (x, y) lands on (W-1-x, H-1-y): each row is reversed into the mirrored row.
             for y in r.y..<r.maxY {
                 let s = src + y * srcPitch
-                let d = dst + (logicalHeight - 1 - y) * dstPitch + (logicalWidth - 1)
+                let d = (logicalHeight - 1 - y) * dstPitch + (logicalWidth - 1)
                 var x = r.x
                 while x < r.maxX {
-                    d[-x] = s[x]
+                    dst.store(conversion.convert(s[x], x: x, y: y), at: d - x)
                     x &+= 1
                 }
             }
@@ -75,10 +111,10 @@ package enum ScanoutCopy {
             let right = logicalHeight - 1
             forEachTile(of: r) { columns, rows in
                 for x in columns {
-                    let d = dst + x * dstPitch + right
+                    let d = x * dstPitch + right
                     var y = rows.upperBound - 1
                     while y >= rows.lowerBound {
-                        d[-y] = src[y * srcPitch + x]
+                        dst.store(conversion.convert(src[y * srcPitch + x], x: x, y: y), at: d - y)
                         y &-= 1
                     }
                 }
@@ -87,10 +123,10 @@ package enum ScanoutCopy {
             // Logical (x, y) lands on (y, W-1-x): destination row W-1-x takes source column x, top-down.
             forEachTile(of: r) { columns, rows in
                 for x in columns {
-                    let d = dst + (logicalWidth - 1 - x) * dstPitch
+                    let d = (logicalWidth - 1 - x) * dstPitch
                     var y = rows.lowerBound
                     while y < rows.upperBound {
-                        d[y] = src[y * srcPitch + x]
+                        dst.store(conversion.convert(src[y * srcPitch + x], x: x, y: y), at: d + y)
                         y &+= 1
                     }
                 }
@@ -113,5 +149,129 @@ package enum ScanoutCopy {
             }
             ty = ty1
         }
+    }
+}
+
+/// Where `ScanoutCopy` writes: stores only. There is no load, so the copy cannot read a scanout
+/// buffer back (uncached or write-combined memory, where a read stalls for a bus round trip).
+protocol ScanoutDestination {
+    associatedtype Pixel: FixedWidthInteger & UnsignedInteger
+    /// Stores `value` at pixel `index` (row × pitch + column).
+    func store(_ value: Pixel, at index: Int)
+    /// Stores `count` pixels from `source` (same format) from pixel `index` on.
+    func store(run source: UnsafeRawPointer, count: Int, at index: Int)
+}
+
+/// A scanout buffer in memory, written through `ScanoutDestination` only.
+struct WriteOnlyPixels<Pixel: FixedWidthInteger & UnsignedInteger>: ScanoutDestination {
+    private let base: UnsafeMutablePointer<Pixel>
+
+    init(_ base: UnsafeMutableRawPointer) { self.base = base.assumingMemoryBound(to: Pixel.self) }
+
+    @inline(__always)
+    func store(_ value: Pixel, at index: Int) { base[index] = value }
+
+    @inline(__always)
+    func store(run source: UnsafeRawPointer, count: Int, at index: Int) {
+        memcpy(base + index, source, count * MemoryLayout<Pixel>.stride)
+    }
+}
+
+/// One XRGB8888 pixel at source position (`x`, `y`) into a scanout format.
+protocol PixelConversion {
+    associatedtype Pixel: FixedWidthInteger & UnsignedInteger
+    /// True when `convert` returns its input: rows may then be copied whole.
+    static var isIdentity: Bool { get }
+    func convert(_ pixel: UInt32, x: Int, y: Int) -> Pixel
+    /// Converts `columns` of source row `y` (starting at `row`) into `destination` from pixel
+    /// `index` + column on: the upright copy's inner loop.
+    func convertRow<D: ScanoutDestination>(
+        _ row: UnsafePointer<UInt32>, columns: Range<Int>, y: Int, to destination: D, at index: Int
+    ) where D.Pixel == Pixel
+}
+
+extension PixelConversion {
+    @inline(__always)
+    func convertRow<D: ScanoutDestination>(
+        _ row: UnsafePointer<UInt32>, columns: Range<Int>, y: Int, to destination: D, at index: Int
+    ) where D.Pixel == Pixel {
+        for x in columns { destination.store(convert(row[x], x: x, y: y), at: index + x) }
+    }
+}
+
+/// XRGB8888 stays as it is.
+struct SameXRGB8888: PixelConversion {
+    static var isIdentity: Bool { true }
+    @inline(__always)
+    func convert(_ pixel: UInt32, x: Int, y: Int) -> UInt32 { pixel }
+}
+
+/// XRGB8888 to RGB565 with 4×4 ordered (Bayer) dithering: channel value c of n bits becomes
+/// ⌊c·(2ⁿ−1)/255 + (b + ½)/16⌋ for the Bayer index b of the pixel's position, so the mean of
+/// every 4×4 tile of a flat colour is within 1/32 of a step of the exact value and a gradient
+/// does not band. Three table lookups per pixel (tables per Bayer cell, 24 KiB in all).
+struct DitheredRGB565: PixelConversion {
+    static var isIdentity: Bool { false }
+
+    /// The 4×4 Bayer matrix, row by row: the order in which thresholds rise.
+    static let bayer: [Int] = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5]
+
+    /// For each of the 16 Bayer cells, three 256-entry tables (red, green, blue) of the
+    /// channel's dithered value already shifted into place. Built once, never freed.
+    nonisolated(unsafe) private static let tables: UnsafeMutablePointer<UInt16> = {
+        let t = UnsafeMutablePointer<UInt16>.allocate(capacity: 16 * 3 * 256)
+        for cell in 0..<16 {
+            let b = bayer[cell]
+            for c in 0..<256 {
+                let base = t + cell * 768
+                base[c] = UInt16(quantize(c, max: 31, bayer: b) << 11)
+                base[256 + c] = UInt16(quantize(c, max: 63, bayer: b) << 5)
+                base[512 + c] = UInt16(quantize(c, max: 31, bayer: b))
+            }
+        }
+        return t
+    }()
+
+    /// ⌊c·max/255 + (2b+1)/32⌋ in integers.
+    static func quantize(_ c: Int, max: Int, bayer b: Int) -> Int {
+        (c * max * 32 + (2 * b + 1) * 255) / (255 * 32)
+    }
+
+    private let tables = DitheredRGB565.tables
+
+    /// The row's four Bayer cells' tables fetched once, so each pixel is three lookups.
+    @inline(__always)
+    func convertRow<D: ScanoutDestination>(
+        _ row: UnsafePointer<UInt32>, columns: Range<Int>, y: Int, to destination: D, at index: Int
+    ) where D.Pixel == UInt16 {
+        let base = tables + ((y & 3) << 2) * 768
+        let cells = (base, base + 768, base + 2 * 768, base + 3 * 768)
+        @inline(__always) func one(_ x: Int, _ t: UnsafeMutablePointer<UInt16>) {
+            let p = row[x]
+            destination.store(
+                t[Int((p >> 16) & 0xff)] | t[256 + Int((p >> 8) & 0xff)] | t[512 + Int(p & 0xff)], at: index + x)
+        }
+        var x = columns.lowerBound
+        while x < columns.upperBound && x & 3 != 0 {
+            one(x, base + (x & 3) * 768)
+            x &+= 1
+        }
+        while x &+ 4 <= columns.upperBound {
+            one(x, cells.0)
+            one(x &+ 1, cells.1)
+            one(x &+ 2, cells.2)
+            one(x &+ 3, cells.3)
+            x &+= 4
+        }
+        while x < columns.upperBound {
+            one(x, base + (x & 3) * 768)
+            x &+= 1
+        }
+    }
+
+    @inline(__always)
+    func convert(_ pixel: UInt32, x: Int, y: Int) -> UInt16 {
+        let t = tables + (((y & 3) << 2) | (x & 3)) * 768
+        return t[Int((pixel >> 16) & 0xff)] | t[256 + Int((pixel >> 8) & 0xff)] | t[512 + Int(pixel & 0xff)]
     }
 }

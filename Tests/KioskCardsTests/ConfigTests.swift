@@ -181,6 +181,17 @@ import Testing
         #expect(error(["--fbdev", "fb0"])?.message.contains("/dev/fb0") == true)
     }
 
+    @Test func pixelFormatReachesTheDisplayOptions() throws {
+        let fromFile = try config([], files: [KioskConfig.defaultPath: "pixel-format = rgb565\n"])
+        #expect(fromFile.displayOptions.pixelFormat == .rgb565)
+        let flagWins = try config(
+            ["--pixel-format", "xrgb8888"], files: [KioskConfig.defaultPath: "pixel-format = rgb565\n"])
+        #expect(flagWins.displayOptions.pixelFormat == .xrgb8888)
+        #expect(try config(["--pixel-format", "auto"]).displayOptions.pixelFormat == nil)
+        #expect(try config([]).displayOptions.pixelFormat == nil)
+        #expect(error(["--pixel-format", "rgb888"])?.message.contains("xrgb8888, rgb565 or auto") == true)
+    }
+
     @Test func idleTimeoutPrecedence() throws {
         let deck = try DeckLoader.load(path: DeckFixtures.good("list-themes.json")).get()
         #expect(try config([]).effectiveIdleTimeout(deck: deck) == 90.5)

@@ -3,6 +3,7 @@ import Testing
 
 @testable import KioskCards
 @testable import KioskDeckFiles
+@testable import KioskDisplay
 @testable import KioskRender
 @testable import KioskSystem
 
@@ -335,6 +336,76 @@ import Testing
         let panel = panelImage(image, rotation: rotation)
         #expect(panel.width == 800 && panel.height == 480)
         RenderFixtures.expectMatchesGolden(panel, "rotation-90")
+    }
+
+    /// The RGB565 scanout as `render --pixel-format rgb565` draws it (and `run --pixel-format
+    /// rgb565` shows it): upright, and on the portrait panel. Besides its own golden, each
+    /// picture must be RGB565 through and through (every channel's low bits repeat its top
+    /// bits), and its golden must be the reviewed XRGB8888 golden of the same scene dithered by
+    /// the test's own formula (`DisplayRGB565Tests.expected565`), so it is a dithered picture of
+    /// a reviewed one rather than whatever the code did when it was written.
+    @Test func stackDragRGB565() throws {
+        let image = RenderFixtures.render(
+            try scene(Self.example("onboarding.json"), "drag 170 -24"), width: Self.width, height: Self.height,
+            scale: Self.scale)
+        checkRGB565(panelImage(image, rotation: .deg0, format: .rgb565), "stack-drag-right", rotation: .deg0)
+    }
+
+    @Test func rotation90RGB565() throws {
+        let rotation = Rotation.deg90
+        let logical = rotation.logicalSize(physical: Size(width: 800, height: 480))
+        let scene = try scene(
+            Self.example("onboarding.json"), "drag 60 0",
+            size: Size(width: logical.width / Self.scale, height: logical.height / Self.scale))
+        let image = RenderFixtures.render(
+            scene, width: Int(logical.width), height: Int(logical.height), scale: Self.scale)
+        checkRGB565(panelImage(image, rotation: rotation, format: .rgb565), "rotation-90", rotation: rotation)
+    }
+
+    func checkRGB565(
+        _ panel: PixelBuffer, _ base: String, rotation: Rotation, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        RenderFixtures.expectMatchesGolden(panel, base + "-rgb565", sourceLocation: sourceLocation)
+        var not565 = 0
+        for y in 0..<panel.height {
+            for x in 0..<panel.width
+            where Self.widened(Self.narrowed(panel.pixel(x: x, y: y))) != panel.pixel(x: x, y: y) & 0xff_ffff {
+                not565 += 1
+            }
+        }
+        #expect(not565 == 0, "\(not565) pixels are not RGB565 values", sourceLocation: sourceLocation)
+        guard let reviewed = try? PixelBuffer.readPNG("\(RenderFixtures.golden)/\(base).png"),
+            let golden = try? PixelBuffer.readPNG("\(RenderFixtures.golden)/\(base)-rgb565.png")
+        else { return }  // a missing golden was reported above
+        // The reviewed picture is the panel as mounted: dither by the logical pixel each came from.
+        let dithered = PixelBuffer(width: reviewed.width, height: reviewed.height)
+        let logicalWidth = rotation == .deg90 || rotation == .deg270 ? reviewed.height : reviewed.width
+        let logicalHeight = rotation == .deg90 || rotation == .deg270 ? reviewed.width : reviewed.height
+        let physicalSize = Size(width: Double(reviewed.width), height: Double(reviewed.height))
+        for y in 0..<logicalHeight {
+            for x in 0..<logicalWidth {
+                let p = rotation.toPhysical(Point(x: Double(x) + 0.5, y: Double(y) + 0.5), physical: physicalSize)
+                let (px, py) = (Int(p.x), Int(p.y))
+                let q = DisplayRGB565Tests.expected565(reviewed.pixel(x: px, y: py), x: x, y: y)
+                dithered.setPixel(x: px, y: py, Self.widened(q) | 0xff00_0000)
+            }
+        }
+        let d = RenderFixtures.difference(dithered, golden)
+        #expect(
+            !d.sizeMismatch && d.pixelsOver <= golden.width * golden.height / 500 && d.mean <= 0.5,
+            "\(base)-rgb565 is not the reviewed \(base) dithered: \(d.pixelsOver) pixels over 16 levels, mean \(d.mean)",
+            sourceLocation: sourceLocation)
+    }
+
+    /// The top 5/6/5 bits of an XRGB8888 pixel.
+    static func narrowed(_ p: UInt32) -> UInt16 {
+        UInt16((p >> 19) & 31) << 11 | UInt16((p >> 10) & 63) << 5 | UInt16((p >> 3) & 31)
+    }
+
+    /// RGB565 widened by repeating each channel's top bits (pixman's way).
+    static func widened(_ q: UInt16) -> UInt32 {
+        let (r, g, b) = (UInt32(q >> 11), UInt32((q >> 5) & 63), UInt32(q & 31))
+        return (r << 3 | r >> 2) << 16 | (g << 2 | g >> 4) << 8 | (b << 3 | b >> 2)
     }
 }
 

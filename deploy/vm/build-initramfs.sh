@@ -50,7 +50,7 @@ if [ "$VM_ARCH" = arm64 ]; then
   # -M virt: no VGA (bochs); virtio_pci is built in.
   modules=${KIOSK_VM_MODULES:-"virtio-gpu uinput evdev 9p 9pnet_virtio"}
 else
-  modules=${KIOSK_VM_MODULES:-"virtio_pci virtio-gpu bochs uinput evdev xhci-pci usbhid hid-generic 9p 9pnet_virtio"}
+  modules=${KIOSK_VM_MODULES:-"virtio_pci virtio-gpu bochs cirrus uinput evdev xhci-pci usbhid hid-generic 9p 9pnet_virtio"}
 fi
 fonts=${KIOSK_VM_FONTS:-"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf

@@ -13,7 +13,7 @@
 #
 # A scenario is one file, deploy/vm/scenarios/NN-name.sh (POSIX sh), holding settings and
 # up to two functions:
-#   VM_DISPLAY=virtio   virtio | bochs | portrait | vkms (default virtio; vkms: build-vkms.sh runs
+#   VM_DISPLAY=virtio   virtio | bochs | cirrus | portrait | vkms (default virtio; vkms: build-vkms.sh runs
 #                       first, and when it cannot get the kernel packages — offline — the
 #                       scenario is SKIPPED with the reason, without a VM; a build error FAILs it)
 #   VM_TABLET=1         add the usb-tablet (default 0)

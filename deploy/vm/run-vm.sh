@@ -4,6 +4,8 @@
 #
 # Usage: deploy/vm/run-vm.sh [options] [-- extra qemu arguments]
 #   --display NAME   virtio (default: virtio-gpu 800x480) | bochs (VGA device, bochs-drm, 800x480)
+#                    | cirrus (cirrus-vga, the kernel's cirrus driver: 16-bit preferred, RGB565
+#                      scanout, its own modes; --size is ignored)
 #                    | portrait (virtio 800x480, guest told rotation 90) | preview (virtio + VNC + usb-tablet)
 #                    | vkms (no display device at all; the guest loads vkms.ko, a virtual KMS driver
 #                      with a 60 Hz vblank and a 1024x768 "Virtual-1" connector — nothing to see in
@@ -89,21 +91,24 @@ case $display in
   bochs) gpu=(-device "VGA,xres=$width,yres=$height,edid=on") ;;
   portrait) gpu=(-device "virtio-gpu-pci,xres=$width,yres=$height") rotation=90 ;;
   vkms) gpu=() ;;
+  cirrus) gpu=(-device cirrus-vga) ;;
   preview)
     gpu=(-device "virtio-gpu-pci,xres=$width,yres=$height")
     tablet=1 vnc=${vnc:-127.0.0.1:0}
     ;;
-  *) vm_die "unknown --display '$display' (virtio, bochs, portrait, preview, vkms)" ;;
+  *) vm_die "unknown --display '$display' (virtio, bochs, cirrus, portrait, preview, vkms)" ;;
 esac
 
 # cryptomgr.notests: the crypto self-tests cost ~0.35 s of every boot under TCG. no_timer_check:
 # on a loaded host the emulated CPU can be too slow for the boot's timer-IRQ test, which then
 # panics ("IO-APIC + timer doesn't work"); QEMU's timer is known to work.
 # KIOSK_VM_ARCH=arm64: the 'virt' board (PL011 serial, PCIe for virtio-gpu and 9p); no VGA,
-# so no bochs; vkms as on amd64 (build-vkms.sh cross-compiles it).
+# so no bochs or cirrus; vkms as on amd64 (build-vkms.sh cross-compiles it).
 if [ "$VM_ARCH" = arm64 ]; then
   qemu=(qemu-system-aarch64 -M virt -cpu cortex-a72) serial_console=ttyAMA0
-  [ "$display" != bochs ] || vm_die "--display bochs is not available for arm64 (virtio, portrait, preview, vkms)"
+  case $display in
+    bochs | cirrus) vm_die "--display $display is not available for arm64 (virtio, portrait, preview, vkms)" ;;
+  esac
 else
   qemu=(qemu-system-x86_64) serial_console=ttyS0
 fi

@@ -133,6 +133,18 @@ extension KioskConfig {
             c.mode = m
             return nil
         },
+        Option(
+            name: "pixel-format", value: "FMT",
+            help: "scanout format: rgb565 halves the memory traffic, dithered (default auto: the driver's choice)"
+        ) { c, v in
+            if v.lowercased() == "auto" {
+                c.pixelFormat = nil
+                return nil
+            }
+            guard let f = PixelFormat(optionValue: v) else { return PixelFormat.acceptedValues }
+            c.pixelFormat = f
+            return nil
+        },
         duration(
             name: "idle-timeout",
             help:

@@ -45,6 +45,8 @@ struct KioskConfig: Hashable, Sendable {
     var connector: String?
     /// Display mode; nil: the connector's preferred mode.
     var mode: ModeRequest?
+    /// The scanout's pixel format; nil: the driver's preferred depth (XRGB8888 on a Pi).
+    var pixelFormat: PixelFormat?
     /// Seconds without a touch before the deck resets for the next visitor; nil: the deck's
     /// `idleTimeout`, else 60.
     var idleTimeout: Double?

@@ -78,6 +78,6 @@ extension KioskConfig {
         DisplayOptions(
             drmPath: drmDevice, connector: connector,
             mode: mode,
-            rotation: rotation, fbdevPath: fbdevDevice, physicalSizeMM: panelMillimetres)
+            rotation: rotation, fbdevPath: fbdevDevice, physicalSizeMM: panelMillimetres, pixelFormat: pixelFormat)
     }
 }

@@ -1,6 +1,7 @@
 import CardModel
 import Glibc
 import KioskDeckFiles
+import KioskDisplay
 import KioskRender
 import KioskSystem
 
@@ -110,6 +111,9 @@ struct FramePipeline {
     var standIns: () -> Int = { 0 }
     /// What the last frame did (the real pipeline only).
     var work: () -> SceneRenderer.FrameWork? = { nil }
+    /// Pixels the frames wrote so far: their damage, what the display copies to scanout
+    /// (the real pipeline only).
+    var pixelsWritten: () -> Int = { 0 }
 }
 
 /// One timed frame: its index among the scene's frames, its time, and what it did.
@@ -204,10 +208,15 @@ enum Bench {
             // As the app runs it: cards and pages drawn on the preparation thread.
             let preparer = ElementPreparer()
             let r = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: scale, images: images, preparer: preparer)
+            var pixels = 0
             return FramePipeline(
-                render: { r.render($0, into: $1) }, prepare: { r.prepare($0, background: $1) },
+                render: {
+                    r.render($0, into: $1)
+                    pixels += r.lastFramePixels
+                }, prepare: { r.prepare($0, background: $1) },
                 idle: { preparer.waitUntilIdle() }, discard: { r.discardPreparedAhead() },
-                standIns: { r.stats.placeholderFrames }, work: { r.lastFrame })
+                standIns: { r.stats.placeholderFrames }, work: { r.lastFrame },
+                pixelsWritten: { pixels })
         case "cairo-redraw":
             let r = NaiveRenderer(scale: scale, images: images, cacheShadows: true)
             return FramePipeline(render: { r.render($0, into: $1) }, prepare: { _, _ in })
@@ -301,6 +310,20 @@ enum Bench {
         }
     }
 
+    /// The display's damage copy of a whole frame into a scanout buffer in `format` (ordinary
+    /// memory here; on a Pi it is uncached), 0°.
+    static func timeScanoutCopy(_ frame: PixelBuffer, format: PixelFormat, frames: Int) -> [Double] {
+        let stride = frame.width * format.bytesPerPixel
+        let target = UnsafeMutableRawPointer.allocate(byteCount: stride * frame.height, alignment: 64)
+        defer { target.deallocate() }
+        return (0..<frames).map { _ in
+            let t = now()
+            ScanoutCopy.copy(
+                frame, damage: frame.bounds, rotation: .deg0, format: format, to: target, destinationStride: stride)
+            return milliseconds(since: t)
+        }
+    }
+
     static func run(
         frames: Int, budget: Double, only: String?, scene: String?, decks: Decks, progress: (String) -> Void
     ) -> [BenchResult] {
@@ -310,6 +333,8 @@ enum Bench {
             let size = Size(width: Double(w) / s, height: 600)
             let label = "\(w)x\(h)"
             let buffer = PixelBuffer(width: w, height: h)
+            // The drag frame's damage, in pixels per frame: what the display copies to scanout.
+            var dragPixels: Double?
             for name in scenes where scene == nil || scene == name {
                 progress("\(name) \(label)")
                 let (first, steps) = steps(name, decks: decks, size: size, frames: frames)
@@ -326,6 +351,10 @@ enum Bench {
                     if p == "real" {
                         result.standIns = pipeline.standIns()
                         result.frames = frames
+                        if name == "stack-drag", !frames.isEmpty {
+                            // Less the untimed first screen, drawn whole by the fresh renderer.
+                            dragPixels = Double(pipeline.pixelsWritten() - w * h) / Double(frames.count)
+                        }
                     }
                     results.append(result)
                 }
@@ -338,6 +367,16 @@ enum Bench {
                 BenchResult(
                     scene: "memcpy", size: label, pipeline: "memcpy-cold",
                     stats: FrameStats(timeColdCopy(width: w, height: h, frames: frames), budget: budget)))
+            for format in PixelFormat.allCases {
+                var result = BenchResult(
+                    scene: "scanout", size: label, pipeline: format.rawValue,
+                    stats: FrameStats(timeScanoutCopy(buffer, format: format, frames: frames), budget: budget))
+                result.extra = [("bytes_per_full_frame", Double(w * h * format.bytesPerPixel))]
+                if let dragPixels {
+                    result.extra.append(("bytes_per_drag_frame", dragPixels * Double(format.bytesPerPixel)))
+                }
+                results.append(result)
+            }
         }
         return results
     }

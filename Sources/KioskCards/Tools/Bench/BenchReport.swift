@@ -1,4 +1,5 @@
 import Glibc
+import KioskDisplay
 import KioskSystem
 
 /// `bench`'s table: per scene and size the real pipeline and its baselines, then the issue's
@@ -11,7 +12,20 @@ enum BenchReport {
         "photo-visit": "a whole visit of products.json (photo cards)",
         "list-visit": "seed-list.json ×40 rows: flicked up, a row deleted, a detail page opened and closed",
         "memcpy": "one frame copied in memory (hot: two buffers in cache; cold: a ring beyond the L3)",
+        "scanout": "the display's copy of a whole frame into a scanout buffer, per format (×real: × xrgb8888)",
     ]
+
+    /// Bytes written into scanout per frame, each format: a whole frame and the drag frame's damage.
+    static func printScanoutBytes(_ rows: [BenchResult]) {
+        Swift.print("bytes written per frame (whole frame; stack-drag frame's damage, mean):")
+        for r in rows {
+            let whole = r.extra.first { $0.0 == "bytes_per_full_frame" }?.1 ?? 0
+            let drag = r.extra.first { $0.0 == "bytes_per_drag_frame" }?.1
+            Swift.print(
+                "  \(r.size) \(r.pipeline): \(String(format2: whole / 1e6)) MB"
+                    + (drag.map { "; \(String(format2: $0 / 1e6)) MB" } ?? ""))
+        }
+    }
 
     static func print(_ results: [BenchResult], memory probes: [BenchResult], options: BenchOptions) {
         func f(_ v: Double, _ width: Int = 7) -> String {
@@ -26,7 +40,7 @@ enum BenchReport {
         let budget = String(format2: options.budget)
         let header =
             "size        pipeline         median     p90     p99     max  >\(budget)ms   ×real  stand-ins  instr/frame"
-        for scene in Bench.scenes + ["memcpy"] {
+        for scene in Bench.scenes + ["memcpy", "scanout"] {
             let rows = results.filter { $0.scene == scene }
             guard !rows.isEmpty else { continue }
             Swift.print("\n\(scene): \(descriptions[scene] ?? "")")
@@ -35,7 +49,8 @@ enum BenchReport {
             for r in rows {
                 let size = r.size == lastSize ? "" : r.size
                 lastSize = r.size
-                let real = find(scene, r.size, scene == "memcpy" ? "memcpy-hot" : "real")
+                let base = ["memcpy": "memcpy-hot", "scanout": PixelFormat.xrgb8888.rawValue]
+                let real = find(scene, r.size, base[scene] ?? "real")
                 let ratio = real.map { $0.stats.median > 0 ? r.stats.median / $0.stats.median : 0 } ?? 0
                 let instructions = r.instructions.map { f($0 / 1e6, 9) + " M" } ?? ""
                 let standIns =
@@ -46,6 +61,7 @@ enum BenchReport {
                 )
             }
             for r in rows where r.pipeline == "real" { printWorst(r, count: options.worst) }
+            if scene == "scanout" { printScanoutBytes(rows) }
         }
         Swift.print("\nGoals, as measured in this run:")
         let sizes = Bench.sizes.map { "\($0.0)x\($0.1)" }

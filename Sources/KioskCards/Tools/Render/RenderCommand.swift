@@ -10,8 +10,8 @@ import KioskSystem
 ///
 ///     KioskCards render [--deck FILE] --size WxH --out FILE.png [--layout stack|list]
 ///                       [--gesture "drag DX DY" | --script FILE] [--keys "K …"] [--at MS]
-///                       [--scale S | --panel-mm WxH] [--rotation 0|90|180|270] [--touch-matrix M] [--naive]
-///                       [--panel NAME]
+///                       [--scale S | --panel-mm WxH] [--rotation 0|90|180|270] [--touch-matrix M]
+///                       [--panel NAME] [--pixel-format xrgb8888|rgb565] [--naive]
 ///
 /// `--panel` names a `PanelPreset` (size, millimetres and rotation at once). `--size` is the panel's pixel size; with `--rotation 90`/`270` the scene is laid out
 /// upright in the swapped (portrait) size and the PNG shows the panel as mounted.
@@ -39,6 +39,8 @@ struct RenderOptions: Equatable {
     /// `--panel-mm`: the panel's size in millimetres as mounted unrotated (as its EDID says).
     var panelMM: Size?
     var rotation = Rotation.deg0
+    /// `--pixel-format`: the scanout format the picture is converted to, as `run` converts it.
+    var pixelFormat = PixelFormat.xrgb8888
     var naive = false
     /// `--staff`: the staff menu's page over the screen (its PIN pad, or the menu).
     var staff: RenderInputs.StaffPage?
@@ -151,6 +153,11 @@ struct RenderOptions: Equatable {
                 name: "rotation", value: "DEG", help: "panel rotation clockwise: 0, 90, 180 or 270",
                 expected: Rotation.acceptedValues, { Rotation(optionValue: $0) }
             ) { $0.rotation = $1 },
+            CommandOption.parsed(
+                name: "pixel-format", value: "FMT",
+                help: "the scanout's format: rgb565 writes what run --pixel-format rgb565 shows (dithered)",
+                expected: "xrgb8888 or rgb565", { PixelFormat(optionValue: $0) }
+            ) { $0.pixelFormat = $1 },
             CommandOption(
                 name: "touch-matrix", value: "\"a b c d e f\"",
                 help: "the calibration a --script recording was made with"
@@ -393,14 +400,32 @@ func readTextFile(_ path: String) throws(RenderError) -> String {
     }
 }
 
-/// The panel picture of a logical (upright) frame turned by `rotation` (headless output; the
-/// display turns frames while copying them to scanout).
-func panelImage(_ logical: PixelBuffer, rotation: Rotation) -> PixelBuffer {
-    guard rotation != .deg0 else { return logical }
+/// The panel picture of a logical (upright) frame turned by `rotation` and converted to
+/// `format` (headless output; the display turns and converts frames while copying them to
+/// scanout). An RGB565 picture is widened back to 8 bits a channel as a screendump widens it.
+func panelImage(_ logical: PixelBuffer, rotation: Rotation, format: PixelFormat = .xrgb8888) -> PixelBuffer {
+    guard rotation != .deg0 || format != .xrgb8888 else { return logical }
     let physical = rotation.logicalSize(physical: Size(width: Double(logical.width), height: Double(logical.height)))
     let out = PixelBuffer(width: Int(physical.width), height: Int(physical.height))
-    // The same turn the display applies while copying a frame to its scanout buffer.
-    ScanoutCopy.copy(logical, damage: logical.bounds, rotation: rotation, to: out.pixels, destinationStride: out.stride)
+    switch format {
+    case .xrgb8888:
+        // The same turn the display applies while copying a frame to its scanout buffer.
+        ScanoutCopy.copy(
+            logical, damage: logical.bounds, rotation: rotation, to: out.pixels, destinationStride: out.stride)
+    case .rgb565:
+        // The same copy into a 16-bit buffer, then each pixel widened.
+        let stride = out.width * 2
+        let scanout = UnsafeMutableRawPointer.allocate(byteCount: stride * out.height, alignment: 64)
+        defer { scanout.deallocate() }
+        ScanoutCopy.copy(
+            logical, damage: logical.bounds, rotation: rotation, format: .rgb565, to: scanout, destinationStride: stride
+        )
+        for y in 0..<out.height {
+            let s = (scanout + y * stride).assumingMemoryBound(to: UInt16.self)
+            let d = (out.pixels + y * out.stride).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<out.width { d[x] = PixelFormat.xrgb8888(fromRGB565: s[x]) }
+        }
+    }
     return out
 }
 
@@ -442,7 +467,7 @@ func runRender(_ o: RenderOptions) -> Int32 {
             renderer.invalidate()
             renderer.render(scene, into: buffer)
         }
-        try panelImage(buffer, rotation: o.rotation).writePNG(to: o.outPath)
+        try panelImage(buffer, rotation: o.rotation, format: o.pixelFormat).writePNG(to: o.outPath)
         return 0
     } catch .usage(let message) {
         Log.error(message)

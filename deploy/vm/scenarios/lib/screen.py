@@ -4,6 +4,8 @@
     screen.py expect-like EXPECTED.png [--cell N] [--tolerance T] [--exclude X Y W H]...
                           [--rotation DEG] [--within S] [--save PNG] [--image FILE]
     screen.py differ A.png B.png [--cell N] [--min D] [--exclude X Y W H]... [--rotation DEG]
+    screen.py expect-rgb565 EXPECTED.png [--min-same F] [--exclude X Y W H]... [--rotation DEG]
+                          [--within S] [--save PNG] [--image FILE]
 
 expect-like cuts the screen into N x N pixel cells (default 16) and passes when the average
 colour of every cell of the scanout is within T (default 10) per channel of the same cell of
@@ -13,6 +15,11 @@ few pixels changes the cells along its edges by far more than T. --exclude skips
 touch a rectangle given in logical pixels of an app turned --rotation degrees (e.g. the
 "Tippen zum Starten" line the headless renderer does not draw). --within retries with fresh
 screendumps while an animation settles.
+
+expect-rgb565 passes when every pixel of the scanout is an RGB565 value widened to 8 bits (each
+channel's low bits zero, or its top bits repeated: QEMU widens either way, by its path) and at
+least F (default 0.9) of the pixels have the same top 5/6/5 bits as EXPECTED (`KioskCards render
+--pixel-format rgb565`): the dithering too, which cell averages cannot see.
 
 differ checks that two expected images differ somewhere by more than D (default 40), so a
 comparison against either can tell them apart.
@@ -88,6 +95,49 @@ def cmd_expect_like(args):
     return qmp._probe_loop(args, check)
 
 
+def widened_565(rgb):
+    """Whether an (r, g, b) pixel is an RGB565 value widened: low bits zero or repeated."""
+    for c, bits in zip(rgb, (5, 6, 5)):
+        top, low = c >> (8 - bits), c & ((1 << (8 - bits)) - 1)
+        if low not in (0, top >> (2 * bits - 8)):
+            return False
+    return True
+
+
+def top_565(rgb):
+    r, g, b = rgb
+    return (r >> 3, g >> 2, b >> 3)
+
+
+def cmd_expect_rgb565(args):
+    expected = qmp.Image.read(args.expected)
+    size = (expected.width, expected.height)
+    skip = excluder(args.exclude, args.rotation, size)
+
+    def check(image):
+        if (image.width, image.height) != size:
+            return False, f"the scanout is {image.width}x{image.height}, expected {size[0]}x{size[1]}"
+        total = not565 = same = 0
+        for y in range(image.height):
+            for x in range(image.width):
+                if skip((x, y, 1, 1)):
+                    continue
+                total += 1
+                a = image.pixel(x, y)
+                if not widened_565(a):
+                    not565 += 1
+                if top_565(a) == top_565(expected.pixel(x, y)):
+                    same += 1
+        fraction = same / max(1, total)
+        message = (
+            f"{total - not565} of {total} pixels are RGB565 values; {fraction:.4f} have the 5/6/5 bits of "
+            f"{os.path.basename(args.expected)} (need {args.min_same})"
+        )
+        return not565 == 0 and fraction >= args.min_same, message
+
+    return qmp._probe_loop(args, check)
+
+
 def cmd_differ(args):
     a, b = qmp.Image.read(args.a), qmp.Image.read(args.b)
     if (a.width, a.height) != (b.width, b.height):
@@ -127,6 +177,15 @@ def main(argv=None):
     p.add_argument("--save", help="keep the (last) screendump as PNG")
     p.add_argument("--image", help="compare this saved image instead of a live screendump")
     p.set_defaults(run=cmd_expect_like)
+
+    p = sub.add_parser("expect-rgb565", help="the scanout is RGB565 and has EXPECTED.png's 5/6/5 bits")
+    p.add_argument("expected")
+    common(p)
+    p.add_argument("--min-same", type=float, default=0.9, help="fraction of pixels with the same bits")
+    p.add_argument("--within", type=float, default=0, help="retry for S seconds")
+    p.add_argument("--save", help="keep the (last) screendump as PNG")
+    p.add_argument("--image", help="check this saved image instead of a live screendump")
+    p.set_defaults(run=cmd_expect_rgb565)
 
     p = sub.add_parser("differ", help="two expected images differ (so a check can tell them apart)")
     p.add_argument("a")
