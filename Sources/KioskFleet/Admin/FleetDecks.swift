@@ -78,12 +78,23 @@ package enum FleetDecks {
     /// transaction. Refuses (SQLSTATE `versionConflict`) content different from what is stored
     /// under the same id@version: kiosks showing one id@version show the same thing. Returns
     /// the assignments made.
+    ///
+    /// With `canary` (a group only), the deck goes to the canaries alone and a rollout holds
+    /// the rest of the group back (`FleetRollouts`). Any publish to a group supersedes the
+    /// group's open rollout, so a later promotion never overwrites a newer deck.
     package static func publish(
         deck bytes: [UInt8], deckID: String, version: Int, images: [Image], to target: Target,
+        canary: FleetRollouts.Canary? = nil, holdSeconds: Int = FleetRollouts.defaultHoldSeconds,
         on db: PostgresConnection
     ) throws(FleetError) -> [Assignment] {
         try db.transaction { db in
-            let kioskIDs = try kiosks(target, on: db)
+            var kioskIDs = try kiosks(target, on: db)
+            if canary != nil, case .kiosk = target {
+                throw FleetError(kind: .query, message: "--canary needs --group G (a rollout is per group)")
+            }
+            if let canary {
+                kioskIDs = try FleetRollouts.choose(canary, from: kioskIDs)
+            }
             // Two publishes of one id@version at once: one waits for the other.
             try db.execute(
                 "SELECT pg_advisory_xact_lock(7246002, hashtext($1))", [deckID + "@" + String(version)])
@@ -139,6 +150,13 @@ package enum FleetDecks {
                     ON CONFLICT (deck_sha256, path) DO NOTHING
                     """, [sha, image.path, image.sha256])
             }
+            if case .group(let group) = target {
+                try FleetRollouts.supersede(group: group, on: db)
+                if canary != nil {
+                    try FleetRollouts.begin(
+                        group: group, deckSHA256: sha, canaries: kioskIDs, holdSeconds: holdSeconds, on: db)
+                }
+            }
             return try assign(sha, to: kioskIDs, rollback: false, on: db)
         }
     }
@@ -147,6 +165,7 @@ package enum FleetDecks {
     package static func rollback(_ target: Target, on db: PostgresConnection) throws(FleetError) -> [Assignment] {
         try db.transaction { db in
             var made: [Assignment] = []
+            if case .group(let group) = target { try FleetRollouts.supersede(group: group, on: db) }
             for kiosk in try kiosks(target, on: db) {
                 let previous = try db.execute(
                     """
@@ -164,7 +183,7 @@ package enum FleetDecks {
         }
     }
 
-    private static func assign(_ sha: String, to kiosks: [String], rollback: Bool, on db: PostgresConnection)
+    static func assign(_ sha: String, to kiosks: [String], rollback: Bool, on db: PostgresConnection)
         throws(FleetError) -> [Assignment]
     {
         let deck = try db.execute("SELECT deck_id, version FROM fleet.decks WHERE deck_sha256 = $1", [sha])

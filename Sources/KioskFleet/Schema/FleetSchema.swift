@@ -450,6 +450,34 @@ package enum FleetSchema {
                 ALTER TABLE fleet.decks ADD COLUMN content_sha256 text CHECK (content_sha256 ~ '^[0-9a-f]{64}$');
                 CREATE INDEX decks_id_version ON fleet.decks (deck_id, version);
                 """),
+        // 9 → 10: staged rollouts (FleetRollouts). A group's deck goes to its canaries first;
+        // `fleet status` or the fleet-check timer promotes it to the rest after the hold.
+        Migration(
+            description: "staged deck rollouts: canaries first, the rest of the group after a hold",
+            sql: """
+                CREATE TABLE fleet.rollouts (
+                    id bigserial PRIMARY KEY,
+                    group_name text NOT NULL,
+                    deck_sha256 text NOT NULL REFERENCES fleet.decks,
+                    canaries text[] NOT NULL CHECK (cardinality(canaries) > 0),
+                    hold interval NOT NULL,
+                    started_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                    hold_until timestamptz NOT NULL,
+                    state text NOT NULL DEFAULT 'holding'
+                        CHECK (state IN ('holding', 'promoted', 'stopped', 'superseded')),
+                    reason text,
+                    changed_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                    changed_by name,
+                    started_by name NOT NULL DEFAULT session_user
+                );
+                -- One open (holding or stopped) rollout per group: a new publish supersedes it.
+                CREATE UNIQUE INDEX rollouts_open_per_group ON fleet.rollouts (group_name)
+                    WHERE state IN ('holding', 'stopped');
+                GRANT SELECT, INSERT, UPDATE ON fleet.rollouts TO fleet_operator;
+                GRANT USAGE ON SEQUENCE fleet.rollouts_id_seq TO fleet_operator;
+                ALTER TABLE fleet.rollouts ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY operator_all ON fleet.rollouts TO fleet_operator USING (true) WITH CHECK (true);
+                """),
     ]
 
     package static var schemaVersion: Int { migrations.count }

@@ -24,7 +24,9 @@ enum FleetStatusCommand {
             (or since registration) covered by the app's heartbeats; TOUCH P95 the panel's own
             input-to-flip over its last \(Int(Heartbeat.InputToFlip.window / 60)) minutes.
             A kiosk needs attention when it is silent or never seen, its deck was refused, its
-            storage is failing, or it warns about its setup.
+            storage is failing, or it warns about its setup. Staged rollouts are judged first
+            (promoted after their hold, or stopped: 'fleet rollout --help'), and each group's
+            latest is listed under the table; one stopped by a canary needs attention too.
             Exit status: 0 no kiosk needs attention, 1 some kiosk does (or the server cannot be
             read), 2 usage.
             """,
@@ -52,15 +54,24 @@ enum FleetStatusCommand {
             return 1
         }
         let kiosks: [KioskStatus]
+        let rollouts: [FleetRollouts.Rollout]
         do {
+            // Promotion runs here (and in `fleet rollout`): there is no fleet daemon, and the
+            // fleet-check timer runs this every few minutes.
+            rollouts = try FleetRollouts.advance(on: db)
             kiosks = try KioskStatus.all(on: db)
         } catch {
             Log.error("fleet status: \(FleetCommand.operatorAdvice(error))")
             return 1
         }
-        let text = options.json ? json(kiosks) : options.attention ? attentionText(kiosks) : tableText(kiosks)
+        var text = options.json ? json(kiosks) : options.attention ? attentionText(kiosks) : tableText(kiosks)
+        if options.attention {
+            text += rollouts.filter(\.needsAttention).map { Escape.terminal($0.summary) + "\n" }.joined()
+        } else if !options.json {
+            text += rollouts.map { Escape.terminal($0.summary) + "\n" }.joined()
+        }
         print(text, terminator: "")
-        return kiosks.allSatisfy { $0.problems.isEmpty } ? 0 : 1
+        return kiosks.allSatisfy { $0.problems.isEmpty } && !rollouts.contains(where: \.needsAttention) ? 0 : 1
     }
 
     /// One line per kiosk needing attention: "KIOSK: problem; problem".

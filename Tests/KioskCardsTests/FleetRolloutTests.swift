@@ -1,0 +1,251 @@
+import Glibc
+import Testing
+
+@testable import KioskCards
+@testable import KioskFleet
+@testable import KioskSystem
+
+/// Staged rollouts against the real PostgreSQL of `FleetTests`: the real `fleet publish
+/// --canary`, `fleet rollout` and `fleet status` processes; canaries report through their own
+/// kiosk roles as the app's heartbeat does; the hold is judged at explicit server times.
+extension FleetTests {
+    /// A group of kiosks with deck 1 on all of them (a plain publish): the database, the ids
+    /// (byte order) and each kiosk's connection.
+    func rolloutGroup(_ tag: String, count: Int = 3) throws -> (name: String, ids: [String], dbs: [PostgresConnection])
+    {
+        let name = try freshFleet()
+        let ids = (0..<count).map { "ro-\(tag)-\(["a", "b", "c", "d"][$0])-\(getpid())" }
+        let dbs = try ids.map { try connect(try addKiosk($0, database: name, group: "lobby")) }
+        try publish([try writeDeck("lobby", version: 1, title: "Eins"), "--group", "lobby"], database: name)
+        return (name, ids, dbs)
+    }
+
+    func assignedDeck(_ database: String, _ kiosk: String) throws -> String? {
+        try pg.admin(database).execute(
+            """
+            SELECT d.deck_id || '@' || d.version FROM fleet.deck_assignments a JOIN fleet.decks d USING (deck_sha256)
+            WHERE a.kiosk_id = $1
+            """,
+            [kiosk]
+        ).scalar
+    }
+
+    /// The running app's heartbeat: `deckApplied` on screen (flipped just now), or `error`.
+    func canaryBeat(
+        _ db: PostgresConnection, applied: String?, error: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let now = WallClock.nowMilliseconds()
+        var h = Heartbeat(sentAtMs: now, appVersion: "t", deckApplied: applied, lastFlipMs: now)
+        h.deckAssigned = try FleetUpload.assignedDeck(on: db)
+        h.deckError = error
+        h.source = .app
+        try FleetUpload.send(h, on: db, columns: try FleetDeckDownload.heartbeatColumns(on: db))
+    }
+
+    /// A time past the group's rollout's hold, on the server's clock.
+    func pastHold(_ database: String) throws -> String {
+        try #require(
+            try pg.admin(database).execute(
+                "SELECT (hold_until + interval '1 second')::text FROM fleet.rollouts ORDER BY id DESC LIMIT 1"
+            ).scalar)
+    }
+
+    func fleet(_ args: [String], database: String) throws -> (status: Int32, out: String) {
+        let result = try #require(
+            StoreTestSupport.run(
+                ["fleet"] + args + ["--postgres", pg.adminURL(database: database)], stderrPath: scratch + "/ro.err"))
+        return (result.status, String(decoding: result.stdout, as: UTF8.self))
+    }
+
+    @Test func deckRefusedOnTheCanaryNeverReachesTheRest() throws {
+        try #require(StoreTestSupport.executableExists)
+        let (name, ids, dbs) = try rolloutGroup("refused")
+        let admin = try pg.admin(name)
+        try publish(
+            [try writeDeck("lobby", version: 2, title: "Zwei"), "--group", "lobby", "--canary", "1", "--hold", "30m"],
+            database: name)
+        // The canary is the first kiosk by id; the rest keep deck 1.
+        #expect(try ids.map { try assignedDeck(name, $0) } == ["lobby@2", "lobby@1", "lobby@1"])
+
+        try canaryBeat(dbs[0], applied: "lobby@1", error: "font 'Noto Sans CJK' not found")
+        let stopped = try #require(try FleetRollouts.advance(on: admin).first)
+        #expect(stopped.state == .stopped && stopped.needsAttention)
+        #expect(stopped.reason == "canary \(ids[0]) refused lobby@2: font 'Noto Sans CJK' not found")
+        // Long after the hold: still stopped, the rest never got it.
+        #expect(try FleetRollouts.advance(at: try pastHold(name), on: admin).first?.state == .stopped)
+        #expect(try ids.map { try assignedDeck(name, $0) } == ["lobby@2", "lobby@1", "lobby@1"])
+        let history = try admin.execute(
+            "SELECT count(*) FROM fleet.assignment_history h JOIN fleet.decks d USING (deck_sha256) WHERE d.version = 2"
+        )
+        #expect(history.scalar == "1")
+
+        // The operator's view: the rollout line, and attention (exit 1).
+        let attention = try fleet(["status", "--attention"], database: name)
+        #expect(attention.status == 1)
+        #expect(
+            attention.out.contains("rollout lobby: lobby@2 to 1 canary (\(ids[0])), 0 shown, 1 refused; stopped at "),
+            "\(attention.out)")
+        // Resumed while the canary still refuses: stopped again at once.
+        let resumed = try fleet(["rollout", "resume", "lobby"], database: name)
+        #expect(resumed.status == 1 && resumed.out.contains("refused lobby@2"), "\(resumed.out)")
+        #expect(try assignedDeck(name, ids[1]) == "lobby@1")
+    }
+
+    @Test func goodDeckReachesTheRestAfterTheHold() throws {
+        try #require(StoreTestSupport.executableExists)
+        let (name, ids, dbs) = try rolloutGroup("good")
+        let admin = try pg.admin(name)
+        // Named canaries: the last kiosk by id.
+        try publish(
+            [try writeDeck("lobby", version: 2, title: "Zwei"), "--group", "lobby", "--canary-kiosks", ids[2]],
+            database: name)
+        #expect(try ids.map { try assignedDeck(name, $0) } == ["lobby@1", "lobby@1", "lobby@2"])
+        // Default hold: 30 minutes from the start.
+        let hold = try admin.execute("SELECT extract(epoch FROM hold_until - started_at)::integer FROM fleet.rollouts")
+        #expect(hold.scalar == String(FleetRollouts.defaultHoldSeconds))
+
+        // Within the hold, the canary shows it: still holding, the rest wait.
+        try canaryBeat(dbs[2], applied: "lobby@2")
+        let holding = try #require(try FleetRollouts.advance(on: admin).first)
+        #expect(holding.state == .holding && holding.canaries.map(\.shown) == [true])
+        #expect(try assignedDeck(name, ids[0]) == "lobby@1")
+
+        // After the hold: promoted to the other two, each with its history row.
+        let promoted = try #require(try FleetRollouts.advance(at: try pastHold(name), on: admin).first)
+        #expect(promoted.state == .promoted && promoted.reason == "to the other 2 kiosks of the group")
+        #expect(try ids.map { try assignedDeck(name, $0) } == ["lobby@2", "lobby@2", "lobby@2"])
+        #expect(try FleetUpload.assignedDeck(on: dbs[0]) == FleetUpload.assignedDeck(on: dbs[2]))
+        let rows = try admin.execute(
+            """
+            SELECT kiosk_id FROM fleet.assignment_history h JOIN fleet.decks d USING (deck_sha256)
+            WHERE d.version = 2 ORDER BY id
+            """)
+        #expect(rows.values.map { $0[0] } == [ids[2], ids[0], ids[1]])
+        // Judged again: nothing more happens.
+        #expect(try FleetRollouts.advance(at: try pastHold(name), on: admin).first?.state == .promoted)
+        #expect(try admin.execute("SELECT count(*) FROM fleet.assignment_history").scalar == "6")
+        let status = try fleet(["status"], database: name)
+        #expect(status.out.contains("rollout lobby: lobby@2 to 1 canary (\(ids[2])), 1 shown, 0 refused; promoted at "))
+    }
+
+    @Test func operatorStopsAndResumesARollout() throws {
+        try #require(StoreTestSupport.executableExists)
+        let (name, ids, dbs) = try rolloutGroup("stop", count: 4)
+        let admin = try pg.admin(name)
+        // 50 % of four: the first two by id.
+        try publish(
+            [try writeDeck("lobby", version: 2, title: "Zwei"), "--group", "lobby", "--canary", "50%", "--hold", "1h"],
+            database: name)
+        #expect(try ids.map { try assignedDeck(name, $0) } == ["lobby@2", "lobby@2", "lobby@1", "lobby@1"])
+        try canaryBeat(dbs[0], applied: "lobby@2")
+        try canaryBeat(dbs[1], applied: "lobby@2")
+
+        let stop = try fleet(["rollout", "stop", "lobby"], database: name)
+        #expect(stop.status == 0 && stop.out.contains("stopped at ") && stop.out.contains(" by "), "\(stop.out)")
+        // Stopped by the operator: no promotion after the hold, and not an alert.
+        let after = try #require(try FleetRollouts.advance(at: try pastHold(name), on: admin).first)
+        #expect(after.state == .stopped && !after.needsAttention)
+        #expect(try assignedDeck(name, ids[2]) == "lobby@1")
+        #expect(try fleet(["rollout", "stop", "lobby"], database: name).status == 1)
+
+        // Resumed before the hold's end (server clock): holding; judged after it: promoted.
+        let resume = try fleet(["rollout", "resume", "lobby"], database: name)
+        #expect(resume.status == 0 && resume.out.contains("2 shown, 0 refused; holding until "), "\(resume.out)")
+        #expect(try FleetRollouts.advance(at: try pastHold(name), on: admin).first?.state == .promoted)
+        #expect(try ids.map { try assignedDeck(name, $0) } == ["lobby@2", "lobby@2", "lobby@2", "lobby@2"])
+    }
+
+    @Test func silentCanaryStopsTheRolloutAndANewPublishSupersedesIt() throws {
+        try #require(StoreTestSupport.executableExists)
+        let (name, ids, dbs) = try rolloutGroup("silent")
+        let admin = try pg.admin(name)
+        try publish(
+            [try writeDeck("lobby", version: 2, title: "Zwei"), "--group", "lobby", "--canary", "2", "--hold", "10m"],
+            database: name)
+        try canaryBeat(dbs[0], applied: "lobby@2")
+        // The second canary is never heard from: at the hold's end the rollout stops.
+        let stopped = try #require(try FleetRollouts.advance(at: try pastHold(name), on: admin).first)
+        #expect(stopped.state == .stopped && stopped.reason == "canary \(ids[1]) is never seen")
+        #expect(try assignedDeck(name, ids[2]) == "lobby@1")
+        // A plain publish to the group replaces the rollout: the stopped one is never promoted.
+        try publish([try writeDeck("lobby", version: 3, title: "Drei"), "--group", "lobby"], database: name)
+        #expect(try FleetRollouts.current(on: admin).isEmpty)
+        #expect(try admin.execute("SELECT state FROM fleet.rollouts").scalar == "superseded")
+        #expect(try ids.map { try assignedDeck(name, $0) } == ["lobby@3", "lobby@3", "lobby@3"])
+        // A canary of the whole group is refused with the fix.
+        let whole = try fleet(
+            ["publish", try writeDeck("lobby", version: 4, title: "Vier"), "--group", "lobby", "--canary", "3"],
+            database: name)
+        #expect(whole.status == 1)
+        let err = String(decoding: try FileIO.readAll(scratch + "/ro.err", limit: 1 << 16), as: UTF8.self)
+        #expect(err.contains("leaves none of the group's 3 kiosks to follow"), "\(err)")
+    }
+}
+
+/// The rollout rule and its inputs, without a server.
+@Suite struct FleetRolloutRuleTests {
+    @Test func canaryAndHoldParse() {
+        #expect(FleetRollouts.parseCanary("2") == .count(2))
+        #expect(FleetRollouts.parseCanary("10%") == .percent(10))
+        for bad in ["0", "-1", "100%", "0%", "x", "", "1.5", "%"] {
+            #expect(FleetRollouts.parseCanary(bad) == nil, "\(bad)")
+        }
+        #expect(FleetRollouts.parseDuration("30m") == 1800)
+        #expect(FleetRollouts.parseDuration("2h") == 7200)
+        #expect(FleetRollouts.parseDuration("90") == 90)
+        #expect(FleetRollouts.parseDuration("1d") == 86_400)
+        for bad in ["", "m", "31d", "-5m", "1.5h", "5 m", "99999999999999999999"] {
+            #expect(FleetRollouts.parseDuration(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func canariesAreChosenByIdAndLeaveSomeoneToFollow() throws {
+        let group = (1...20).map { "k\($0)" }.shuffled()
+        // Byte order: k1, k10, k11, … — the same whatever order the server listed them in.
+        #expect(try FleetRollouts.choose(.count(2), from: group) == ["k1", "k10"])
+        #expect(try FleetRollouts.choose(.percent(10), from: group) == ["k1", "k10"])
+        #expect(try FleetRollouts.choose(.percent(1), from: group) == ["k1"])
+        #expect(try FleetRollouts.choose(.named(["k7", "k3"]), from: group) == ["k3", "k7"])
+        #expect(throws: FleetError.self) { try FleetRollouts.choose(.named(["elsewhere"]), from: group) }
+        #expect(throws: FleetError.self) { try FleetRollouts.choose(.count(20), from: group) }
+        #expect(throws: FleetError.self) { try FleetRollouts.choose(.percent(99), from: ["a", "b"]) }
+    }
+
+    @Test func refusalStopsAtOnceSilenceAtTheHoldsEnd() {
+        typealias F = FleetRollouts.CanaryFacts
+        let ok = F(kioskID: "a", state: .online, shown: true)
+        let refused = F(kioskID: "b", state: .online, shown: false, refusal: "bad image")
+        let silent = F(kioskID: "c", state: .silent, silentSince: "2026-01-01T00:00:00Z", shown: true)
+        let pending = F(kioskID: "d", state: .online, shown: false)
+        func v(_ passed: Bool, _ c: [F]) -> FleetRollouts.Verdict {
+            FleetRollouts.verdict(deck: "x@2", holdPassed: passed, canaries: c)
+        }
+        #expect(v(false, [ok, refused]) == .stop("canary b refused x@2: bad image"))
+        #expect(v(false, [ok, silent]) == .hold("2 of 2 canaries show it"))
+        #expect(v(true, [ok, silent]) == .stop("canary c is silent since 2026-01-01T00:00:00Z"))
+        #expect(v(true, [ok, pending]) == .hold("waiting for canary d to show x@2"))
+        #expect(v(true, [ok]) == .promote)
+    }
+}
+
+/// The rollout options without a server: what is refused, and with which words.
+@Suite struct FleetRolloutCommandLineTests {
+    @Test func stagingOptionsAreRefusedWhereTheyCannotApply() throws {
+        try #require(StoreTestSupport.executableExists)
+        let cases: [([String], String)] = [
+            (["publish", "d.json", "--kiosk", "k1", "--canary", "2"], "stage a publish to a --group"),
+            (["publish", "d.json", "--group", "g", "--hold", "30m"], "--hold needs --canary"),
+            (["publish", "d.json", "--group", "g", "--canary", "0"], "a count (2) or a share (10%)"),
+            (["publish", "d.json", "--group", "g", "--canary", "1", "--hold", "soon"], "such as 90s, 30m"),
+            (["publish", "d.json", "--group", "g", "--canary-kiosks", "a b"], "kiosk ids, comma-separated"),
+            (["rollout", "stop"], "stop takes one group"),
+            (["rollout", "pause", "g"], "one of show, stop G or resume G"),
+        ]
+        for (args, words) in cases {
+            let result = try #require(CommandLineTests.run(["fleet"] + args + ["--postgres", "x=y"]))
+            #expect(result.status == 2, "\(args)")
+            #expect(result.stderr.contains(words), "\(args): \(result.stderr)")
+        }
+    }
+}
