@@ -12,8 +12,8 @@ which is set by the panel's size alone).
 The bench runs cheaply (`--frames 8`: the drags are short, so times and counts differ from
 the table's, and only the shape is compared): once by time with every scene and the start-up
 probe, once counting the flat and once the photo drag's instructions (valgrind). Counting a
-whole visit's instructions under valgrind takes many minutes, so the two rows that need it are
-listed as not re-run, with their command. Usage:
+whole visit's instructions under valgrind takes many minutes, and a comparison of two builds
+needs both; such rows are listed as not re-run, with their command. Usage:
 
     scripts/docs-figures.py [--bin .build/release/KioskCards] [--saved DIR]
 
@@ -56,14 +56,36 @@ class Bench:
         self.text = text
         self.rows = {}  # (scene, size, pipeline) -> dict of columns
         self.worst_instructions = {}  # (scene, size) -> the worst frame's instructions, M
+        self.probes = {}  # "1920x1080" -> {"first": [ms, process, thread], "peak": MB, "parts": {what: MB}}
+        self.scanout_bytes = {}  # (size, format) -> (whole frame, drag frame) MB
         scene = size = None
         worst_scene_size = None
+        probe = None
         for line in text.splitlines():
+            m = re.match(r"^  start → first composed frame, (\d+)×(\d+), 50 cards:(.*)$", line)
+            if m:
+                probe = self.probes.setdefault(f"{m.group(1)}x{m.group(2)}", {"parts": {}})
+                probe["first"] = NUMBER.findall(m.group(3))
+                continue
+            if probe is not None:
+                m = re.match(r"^  peak RSS, same:\s+([0-9.]+) MB", line)
+                if m:
+                    probe["peak"] = m.group(1)
+                    continue
+                m = re.match(r"^    \s*([0-9.]+) MB  (.*)$", line)
+                if m:
+                    probe["parts"][m.group(2)] = m.group(1)
+                    continue
+                probe = None
+            m = re.match(r"^  (\d+x\d+) ([a-z0-9]+): ([0-9.]+) MB(?:; ([0-9.]+) MB)?$", line)
+            if m:
+                self.scanout_bytes[(m.group(1), m.group(2))] = (m.group(3), m.group(4))
+                continue
             m = re.match(r"^([a-z][a-z-]+): ", line)
             if m and not line.startswith("bench:"):
                 scene = m.group(1)
                 continue
-            m = re.match(r"^(\d+x\d+)?\s+([a-z][a-z-]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)(.*)$", line)
+            m = re.match(r"^(\d+x\d+)?\s+([a-z][a-z0-9-]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+(\d+)\s+([0-9.]+)(.*)$", line)
             if m and scene:
                 size = m.group(1) or size
                 rest = m.group(9)
@@ -99,12 +121,25 @@ class Bench:
                 return NUMBER.findall(line.split(":", 1)[1].split("), of which")[0])
         return [None]
 
-    def memory_part(self, what):
-        for line in self.text.splitlines():
-            m = re.match(r"^\s+([0-9.]+) MB  " + re.escape(what), line)
-            if m:
-                return m.group(1)
-        return None
+    def probe(self, size, key):
+        return self.probes.get(size, {}).get(key)
+
+    def memory_parts(self, size, whats):
+        """The probe's parts at SIZE, in the order of WHATS (each the start of a part's line)."""
+        parts = self.probes.get(size, {}).get("parts", {})
+        return [next((v for k, v in parts.items() if k.startswith(w)), None) for w in whats]
+
+    def budget(self, size):
+        part = next((k for k in self.probes.get(size, {}).get("parts", {}) if k.startswith("cached card images")), "")
+        m = re.search(r"budget ([0-9.]+) MB\)", part)
+        return m.group(1) if m else None
+
+    def drag_bytes(self, fmt):
+        return [self.scanout_bytes.get((s, fmt), (None, None))[1] for s in SIZES]
+
+
+PARTS = ("the executable's and shared libraries' pages", "cached card images", "the frame drawn into",
+         "the still layer", "blurred shadow masks", "font files", "the rest of the heap")
 
 
 def exposure():
@@ -119,7 +154,8 @@ RUNS = {
     "flat": ["--cpu-time", "--instructions", "--scene", "stack-drag", "--frames", "8", "--no-probe"],
     "photo": ["--instructions", "--scene", "stack-drag-photo", "--frames", "8", "--no-probe"],
 }
-EXPENSIVE = "expensive"  # a row whose run is not repeated here
+EXPENSIVE = "expensive"  # a row whose run is not repeated here: minutes under valgrind
+TWO_BUILDS = "two builds"  # a row that compares two builds of the binary
 
 # figure (the table's first cell) -> (the run, how its values are read, they must equal the table's)
 RULES = {
@@ -145,15 +181,21 @@ RULES = {
     "whole visit at 1080p, stack / photo / list: worst frame by thread CPU time":
         ("time", lambda b: b.goal("worst frame of a whole visit"), False),
     "start → first composed frame, 1080p, 50 cards (CPU: process, drawing thread)":
-        ("time", lambda b: b.goal("start → first composed frame"), False),
-    "peak RSS of the same probe":
-        ("time", lambda b: b.goal("peak RSS, same")[:1], False),
-    "of which libraries' pages / card images / the frame / still layer / shadow masks / fonts / rest of the heap":
-        ("time", lambda b: [b.memory_part(w) for w in (
-            "the executable's and shared libraries' pages", "cached card images", "the frame drawn into",
-            "the still layer", "blurred shadow masks", "font files", "the rest of the heap")], False),
-    "card image cache budget at 1080p":
-        ("time", lambda b: re.findall(r"budget ([0-9.]+) MB\)", b.text)[:1] or [None], True),
+        ("time", lambda b: b.probe("1920x1080", "first") or [None], False),
+    "peak RSS of the probe at 1920×1080 / 800×480, the Swift runtime linked statically (the `.deb`'s build)":
+        ("time", lambda b: [b.probe("1920x1080", "peak"), b.probe("800x480", "peak")], False),
+    "of which libraries' pages / card images / the frame / still layer / shadow masks / fonts / rest of the heap, 1920×1080":
+        ("time", lambda b: b.memory_parts("1920x1080", PARTS), False),
+    "the same at 800×480":
+        ("time", lambda b: b.memory_parts("800x480", PARTS), False),
+    "probe at 800×480, Swift runtime linked dynamically / statically: RSS before drawing; peak RSS":
+        (TWO_BUILDS, None, False),
+    "card image cache budget at 1920×1080 / 800×480":
+        ("time", lambda b: [b.budget("1920x1080"), b.budget("800x480")], True),
+    "scanout copy of a whole frame, thread CPU time, XRGB8888; RGB565 (dithered)":
+        ("time", lambda b: b.column("scanout", "xrgb8888", "median") + b.column("scanout", "rgb565", "median"), False),
+    "bytes written to scanout per drag frame (mean damage), XRGB8888; RGB565":
+        ("time", lambda b: b.drag_bytes("xrgb8888") + b.drag_bytes("rgb565"), False),
 }
 # Rows whose command is not the bench.
 OTHER = {
@@ -202,8 +244,9 @@ def main():
             failures += 1
             continue
         run, read, exact = rule
-        if run == EXPENSIVE:
-            print(f"not re-run (minutes under valgrind)  {figure}: {now} — {command}")
+        if run in (EXPENSIVE, TWO_BUILDS):
+            why = "minutes under valgrind" if run == EXPENSIVE else "it compares two builds"
+            print(f"not re-run ({why})  {figure}: {now} — {command}")
             not_rerun += 1
             continue
         printed = read(bench(run) if run in RUNS else None)

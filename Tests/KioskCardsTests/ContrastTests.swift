@@ -57,7 +57,7 @@ import Testing
 
     @Test func examplesAreAllFound() throws {
         let cards = try Self.exampleCards()
-        #expect(Self.exampleDecks.count == 6)
+        #expect(Self.exampleDecks.count == 7)
         #expect(cards.count >= 25)
     }
 

@@ -1,3 +1,4 @@
+import CardModel
 import Glibc
 import KioskFleet
 import KioskSystem
@@ -26,7 +27,8 @@ extension ReportPage {
         let state: String
         switch s.state {
         case .online: state = "online"
-        case .stale, .offline: state = "silent since \(heartbeat ?? "–")"
+        case .silent: state = "silent since \(localTime(iso: s.silentSince ?? s.lastHeartbeat))"
+        case .scheduledOff: state = "scheduled off" + (s.opensAt.map { " until \(localTime(iso: $0))" } ?? "")
         case .never: state = "never seen"
         }
         func deck(_ d: String?) -> String {
@@ -36,8 +38,10 @@ extension ReportPage {
         return [
             ("Kiosk", s.kioskID), ("State", state), ("Last heartbeat", heartbeat ?? "never"),
             ("Last touch", localTime(iso: s.lastTouch)), ("Last flip", localTime(iso: s.lastFlip)),
-            ("Deck applied", deck(s.deckApplied)), ("Deck assigned", deck(s.deckAssigned)),
+            ("Deck applied", deck(s.deckApplied)), ("Deck assigned", s.deckAssignedName ?? deck(s.deckAssigned)),
             ("Refused deck", s.deckError ?? "–"), ("Unsent decisions", s.unsent.map { String($0) } ?? "–"),
+            ("Uptime, last \(KioskStatus.uptimeWindowHours) h", s.uptime.map { decimalText($0 * 100, decimals: 1) + " %" } ?? "–"),
+            ("Touch to flip, p95", s.inputToFlip.map { decimalText($0.p95, decimals: 1) + " ms" } ?? "–"),
             ("Decisions on the server", String(s.decisions)), ("App", s.appVersion ?? "–"),
         ]
     }
@@ -53,7 +57,7 @@ extension ReportPage {
         var body = ""
         for row in rows {
             let cells = Self.healthFields(row, generatedMs: figures.generatedMs)
-            let attention = row.state != .online
+            let attention = !row.problems.isEmpty
             body +=
                 "<tr\(attention ? " class=\"attention\"" : "")>"
                 + cells.map { "<td>\(Escape.htmlText($0.text))</td>" }.joined() + "</tr>"
@@ -61,8 +65,10 @@ extension ReportPage {
         return """
             <section id="health"><h2>Kiosk health</h2>
             <p class="help">Every registered kiosk, from its latest heartbeat (the same query as
-            <code>fleet status</code>): online within \(KioskStatus.staleAfter) s of a heartbeat, else silent since
-            the last one; never seen: registered, never reported. Times local, as of \(Self.localTime(figures.generatedMs)).</p>
+            <code>fleet status</code>): online within \(KioskStatus.staleAfter) s of the running app's heartbeat,
+            else silent since the last one; scheduled off: closed by its schedule; never seen: registered, never
+            reported. Touch to flip: the panel's own input → flip time over its last
+            \(Int(Heartbeat.InputToFlip.window / 60)) minutes. Times local, as of \(Self.localTime(figures.generatedMs)).</p>
             <div class="scroll"><table id="health-table"><thead><tr>\(head)</tr></thead><tbody>\(body)</tbody></table></div></section>
             """
     }
