@@ -1,3 +1,4 @@
+import CardModel
 import Glibc
 import KioskSystem
 
@@ -227,35 +228,21 @@ package struct ReportFigures {
         return (first...last).map(dayText)
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian "YYYY-MM-DD" (Howard Hinnant's days_from_civil).
+    /// Days since 1970-01-01 of a proleptic Gregorian "YYYY-MM-DD" (CardModel's `CivilDate`).
     static func dayNumber(_ text: String) -> Int? {
         let parts = text.split(separator: "-").compactMap { Int($0) }
         guard parts.count == 3 else { return nil }
-        let (m, d) = (parts[1], parts[2])
-        let y = parts[0] - (m <= 2 ? 1 : 0)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        return CivilDate(year: parts[0], month: parts[1], day: parts[2]).daysSinceEpoch
     }
 
-    /// The "YYYY-MM-DD" of a day number (civil_from_days).
+    /// The "YYYY-MM-DD" of a day number.
     static func dayText(_ n: Int) -> String {
-        let z = n + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp + (mp < 10 ? 3 : -9)
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        let date = CivilDate(daysSinceEpoch: n)
         func pad(_ v: Int, _ width: Int) -> String {
             let t = String(v)
             return String(repeating: "0", count: max(0, width - t.count)) + t
         }
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
+        return "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))"
     }
 
     /// The zone hours, weekdays and days are counted in (the process's, from TZ).
