@@ -62,7 +62,7 @@ class Bench:
         worst_scene_size = None
         probe = None
         for line in text.splitlines():
-            m = re.match(r"^  start → first composed frame, (\d+)×(\d+), 50 cards:(.*)$", line)
+            m = re.match(r"^  start → first composed frame, (\d+)×(\d+),\s+50 cards:(.*)$", line)
             if m:
                 probe = self.probes.setdefault(f"{m.group(1)}x{m.group(2)}", {"parts": {}})
                 probe["first"] = NUMBER.findall(m.group(3))
