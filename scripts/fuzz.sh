@@ -112,7 +112,8 @@ case $target in
   config)
     # The config parser lives in the executable; its pure files are compiled in.
     deps=(CardModel KioskSystem KioskInput KioskDisplay KioskDeckFiles)
-    harness=(Fuzz/ConfigHarness.swift Sources/KioskCards/App/Config.swift Sources/KioskCards/App/Config+Parsing.swift)
+    harness=(Fuzz/ConfigHarness.swift Sources/KioskCards/App/Config.swift Sources/KioskCards/App/Config+Parsing.swift
+      Sources/KioskCards/App/PanelPreset.swift)
     ;;
   evemu)
     deps=(CardModel KioskSystem KioskInput)
