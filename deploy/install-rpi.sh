@@ -65,7 +65,7 @@ if [ -z "$root" ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends \
     libevdev2 libdrm2 libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libsqlite3-0 libpq5 libcrypt1 libstdc++6 \
-    libturbojpeg0 libglib2.0-0 libharfbuzz0b libespeak-ng1 espeak-ng-data libasound2 \
+    libturbojpeg0 libqrencode4 libglib2.0-0 libharfbuzz0b libespeak-ng1 espeak-ng-data libasound2 \
     fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fontconfig evemu-tools sqlite3 tzdata >/dev/null
 
   if ! id kiosk >/dev/null 2>&1; then
