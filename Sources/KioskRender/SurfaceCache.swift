@@ -47,9 +47,14 @@ struct SurfaceCache {
     /// - A list: a screenful of rows and a detail page, two frames' bytes.
     ///
     /// The larger of the two: at 1920×1080 (1.8 px/pt) 17.8 MB, at 800×480 (0.8 px/pt) 3.5 MB.
+    /// On a portrait screen the card grows into the width (`StackLayout.fit` above 1), and its
+    /// images with it: the cards are counted at the largest size the layout gives this screen
+    /// (with buttons and nothing reserved, the most room a card can have).
     static func budget(pixelWidth: Int, pixelHeight: Int, scale: Double) -> Int {
+        let points = Size(width: Double(pixelWidth) / scale, height: Double(pixelHeight) / scale)
+        let grown = max(1, StackLayout(screen: points, showButtons: true).fit)
         let l = ElementSurface.layout(
-            for: StackLayout.cardSize, shadowRadius: StackLayout.dragShadow, pixelsPerPoint: scale)
+            for: StackLayout.cardSize, shadowRadius: StackLayout.dragShadow, pixelsPerPoint: scale * grown)
         let card = Double(l.width * l.height * 4)
         let depths = (0...StackLayout.visibleDepth).map { 1 - StackLayout.depthScale * Double($0) }
         let deepest = depths.last ?? 1

@@ -67,12 +67,19 @@ import Testing
     }
 
     /// The panel's budget holds a resting stack and what is prepared ahead of a drag: no
-    /// image is drawn twice.
-    @Test func budgetHoldsWhatTheStackShows() {
-        let renderer = SceneRenderer(pixelWidth: Self.width, pixelHeight: Self.height, scale: Self.scale)
-        var deck = StackDeck(cards: DeckScenes.manyCards(12), metrics: DeckScenes.metrics(Self.size))
+    /// image is drawn twice. Also turned to portrait, where the card grows into the width
+    /// (`StackLayout`): a budget sized for an unscaled card evicted the cards the screen showed,
+    /// and the app showed their text-less stand-ins for good.
+    @Test(arguments: [false, true]) func budgetHoldsWhatTheStackShows(portrait: Bool) {
+        let (width, height) = portrait ? (Self.height, Self.width) : (Self.width, Self.height)
+        let size = Size(width: Double(width) / Self.scale, height: Double(height) / Self.scale)
+        let renderer = SceneRenderer(pixelWidth: width, pixelHeight: height, scale: Self.scale)
+        var deck = StackDeck(
+            cards: DeckScenes.manyCards(12), metrics: DeckScenes.metrics(size), options: StackOptions(showButtons: true)
+        )
         let rest = deck.scene(at: DeckScenes.start)
-        let buffer = PixelBuffer(width: Self.width, height: Self.height)
+        #expect(portrait == (deck.layout.fit > 1), "the portrait card grows, the landscape one does not")
+        let buffer = PixelBuffer(width: width, height: height)
         renderer.render(rest, into: buffer)
         for e in deck.elementsToPrepare(in: rest) { renderer.prepare(e, background: rest.background) }
         let drawn = renderer.stats.surfaceRenders
