@@ -81,6 +81,29 @@ extension PixelBuffer {
             throw RenderError.io("cannot write PNG '\(path)': \(String(cString: cairo_status_to_string(status)))")
         }
     }
+
+    /// The buffer as PNG bytes in memory (`cairo_surface_write_to_png_stream`): the same
+    /// encoder as `writePNG`, for a screenshot that goes over the network instead of to a file.
+    package func pngBytes() throws(RenderError) -> [UInt8] {
+        final class Sink {
+            var bytes: [UInt8] = []
+        }
+        let sink = Sink()
+        let status = withCairoSurface { surface in
+            cairo_surface_write_to_png_stream(
+                surface,
+                { closure, data, length in
+                    guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+                    let sink = Unmanaged<Sink>.fromOpaque(closure).takeUnretainedValue()
+                    sink.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+                    return CAIRO_STATUS_SUCCESS
+                }, Unmanaged.passUnretained(sink).toOpaque())
+        }
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw RenderError.io("cannot encode a PNG: \(String(cString: cairo_status_to_string(status)))")
+        }
+        return sink.bytes
+    }
 }
 
 /// What rendering can fail with: bad input or files that cannot be read or written.
