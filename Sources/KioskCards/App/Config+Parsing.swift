@@ -332,6 +332,16 @@ extension KioskConfig {
             c.fleetTLSInsecure = v == "insecure"
             return nil
         },
+        Option.onOff(
+            name: "fleet-screenshot",
+            help: "answer 'fleet screenshot' with a PNG of the frame (default: on; never while the staff menu is open)"
+        ) { $0.fleetScreenshot = $1 },
+        duration(
+            name: "fleet-screenshot-interval", help: "the least time between two screenshots from afar (default 10s)",
+            range: 1...86_400, expected: "a duration from 1s to 24h, e.g. 10s"
+        ) {
+            $0.fleetScreenshotInterval = $1
+        },
     ]
 
     static var optionNames: [String] { options.map(\.name) }

@@ -79,6 +79,11 @@ struct KioskConfig: Hashable, Sendable {
     var fleetDeckPoll = 60.0
     /// `fleet-tls = insecure`: the kiosk may talk to a fleet server it does not verify.
     var fleetTLSInsecure = false
+    /// `fleet-screenshot`: whether the kiosk answers `fleet screenshot` (default on: what the
+    /// panel shows is public, no PIN pad is ever in it, and the fleet has every decision already).
+    var fleetScreenshot = true
+    /// `fleet-screenshot-interval`: the least time between two screenshots from afar.
+    var fleetScreenshotInterval = 10.0
     /// Seconds of countdown before the idle reset; nil: the deck's `warning`, else 10 s.
     var warningSeconds: Double?
     /// The staff menu's PIN, hashed (`KioskCards set-pin`); nil: the staff menu is off.

@@ -18,6 +18,8 @@ struct FleetSettings: Hashable, Sendable {
     var maxPayloadVersion = FleetSchema.payloadVersion
     /// `fleet-tls = insecure`: connect even when fleet-url does not verify the server (warned).
     var allowInsecureTLS = false
+    /// `fleet-screenshot` and `fleet-screenshot-interval` (used by the running app).
+    var screenshots = ScreenshotPolicy()
 
     init?(config: KioskConfig) {
         guard let url = config.fleetURL else { return nil }
@@ -26,6 +28,8 @@ struct FleetSettings: Hashable, Sendable {
         heartbeatInterval = config.fleetHeartbeat
         deckPollInterval = config.fleetDeckPoll
         allowInsecureTLS = config.fleetTLSInsecure
+        screenshots = ScreenshotPolicy(
+            enabled: config.fleetScreenshot, minimumInterval: config.fleetScreenshotInterval)
     }
 
     init(url: String, credentialsPath: String? = nil, heartbeatInterval: Double = 60) {
@@ -96,6 +100,8 @@ final class FleetSyncWorker: @unchecked Sendable {
     /// Wakes the worker's poll(2) (a poke, stop); the other descriptor is the server's socket.
     private let wake = ReadySignal(what: "fleet-sync")
     let decks: ManagedDecks
+    /// Screenshots from afar, answered while the app runs (nil: `fleet sync`, no frame to show).
+    let screenshots: RemoteScreenshots?
 
     // Worker-thread state.
     private var connection: PostgresConnection?
@@ -107,6 +113,10 @@ final class FleetSyncWorker: @unchecked Sendable {
     private var generator = SystemRandomNumberGenerator()
     private var listening = false
     private var deckDue = true
+    /// A screenshot request may be waiting (a NOTIFY on the kiosk's channel, a reconnect, a poll).
+    private var shotsDue = false
+    /// Whether the server has `fleet.screenshots` and the worker listens for requests.
+    private var shotsListening = false
     private var nextDeckPoll = 0.0
     /// The server's heartbeat columns (older schemas lack the newer ones).
     private var heartbeatColumns: Set<String> = []
@@ -118,8 +128,14 @@ final class FleetSyncWorker: @unchecked Sendable {
     /// large (`fleet.kiosk_limits`, SQLSTATE 54000).
     private var batchLimit: Int
 
-    init(settings: FleetSettings, dataDirectory: String, health: @escaping @Sendable () -> Heartbeat) {
+    /// With `screenshots` the worker answers screenshots from afar by `settings.screenshots`
+    /// (the running app, which attaches its loop to `screenshots.desk`).
+    init(
+        settings: FleetSettings, dataDirectory: String, screenshots: Bool = false,
+        health: @escaping @Sendable () -> Heartbeat
+    ) {
         self.settings = settings
+        self.screenshots = screenshots ? RemoteScreenshots(policy: settings.screenshots) : nil
         self.dataDirectory = dataDirectory
         self.health = health
         batchLimit = max(1, settings.batchLimit)
@@ -207,11 +223,16 @@ final class FleetSyncWorker: @unchecked Sendable {
         do {
             let (db, target) = try connected()
             let now = MonotonicClock.now().seconds
-            if listening, try !db.takeNotifications().isEmpty { deckDue = true }
+            if listening { notified(try db.takeNotifications()) }
             if deckDue || now >= nextDeckPoll {
                 deckDue = false
+                shotsDue = shotsDue || shotsListening
                 nextDeckPoll = now + settings.deckPollInterval * Double.random(in: 0.8...1.2, using: &generator)
                 try applyAssignedDeck(on: db)
+            }
+            if shotsDue {
+                shotsDue = false
+                try answerScreenshots(on: db)
             }
             // A fresh kiosk has no database before its first decision: nothing to send yet.
             let rows =
@@ -321,6 +342,11 @@ final class FleetSyncWorker: @unchecked Sendable {
         do {
             try FleetDeckDownload.listen(on: db)
             listening = true
+            shotsListening = false
+            if screenshots != nil, try FleetScreenshots.available(on: db) {
+                try FleetScreenshots.listen(on: db)
+                (shotsListening, shotsDue) = (true, true)
+            }
         } catch {
             listening = false
             Log.warning(
@@ -431,6 +457,25 @@ final class FleetSyncWorker: @unchecked Sendable {
         deckProblem(nil)
     }
 
+    /// Routes notifications: a screenshot request on the kiosk's `fleet_shot_` channel, else a
+    /// deck assignment.
+    private func notified(_ channels: [String]) {
+        for channel in channels {
+            if channel.hasPrefix("fleet_shot_") { shotsDue = true } else { deckDue = true }
+        }
+    }
+
+    /// Answers the open screenshot requests. A refused query (an older server, a grant
+    /// missing) is logged and leaves decisions, decks and heartbeats alone.
+    private func answerScreenshots(on db: PostgresConnection) throws(FleetError) {
+        guard let screenshots, shotsListening else { return }
+        do throws(FleetError) {
+            try screenshots.answerPending(on: db)
+        } catch  where error.kind == .query || error.kind == .permissionDenied {
+            Log.warning("fleet: cannot answer a screenshot request: \(error)")
+        }
+    }
+
     /// Records the deck problem for the heartbeat; logs it once per distinct message.
     private func deckProblem(_ message: String?) {
         locked { deckError = message }
@@ -511,8 +556,8 @@ final class FleetSyncWorker: @unchecked Sendable {
             if n > 0 && fds[0].revents != 0 { wake.drain() }
             if n > 0 && fds.count > 1 && fds[1].revents != 0 {
                 do {
-                    if try connection?.takeNotifications().isEmpty == false {
-                        deckDue = true
+                    if let channels = try connection?.takeNotifications(), !channels.isEmpty {
+                        notified(channels)
                         break
                     }
                 } catch {

@@ -80,7 +80,7 @@ final class KioskApp {
             kioskID: kioskID, deckID: deckFile.id, deckVersion: deckFile.version, deckCardCount: deckFile.cards.count)
         let health = health
         let fleet = FleetSettings(config: config).map {
-            FleetSyncWorker(settings: $0, dataDirectory: config.dataDirectory) { health.heartbeat() }
+            FleetSyncWorker(settings: $0, dataDirectory: config.dataDirectory, screenshots: true) { health.heartbeat() }
         }
         self.fleet = fleet
         // A commit pokes the sync so new decisions go up at once (the writer never waits for it).
@@ -102,6 +102,7 @@ final class KioskApp {
             pins: LoopDelivery(loop: loop, what: "staff PIN") { [unowned self] correct in
                 self.feed(.pinChecked(correct: correct))
             })
+        attachFleetScreenshots()
         fleet?.start()
         let inputConfig = config.inputConfiguration(
             panel: panelPoints(), rotation: display.rotation, recorderWindow: KioskApp.flightRecorderWindow)
@@ -226,7 +227,7 @@ final class KioskApp {
     // MARK: Frames
 
     /// The display is ready for a frame for instant `t`: draw what changed and present it.
-    private func drawFrame(at t: Instant) {
+    func drawFrame(at t: Instant) {
         let began = MonotonicClock.now()
         let cpuBegan = RunStats.threadCPUMilliseconds()
         let scene = kiosk.scene(at: t, staffInfo: kiosk.showsStaffInfo ? staffInfo() : [])
@@ -438,9 +439,6 @@ extension KioskApp {
         calibration = run
         run.start(at: MonotonicClock.now())
     }
-
-    /// SIGUSR1 and the staff menu: the current frame as a PNG in the data directory.
-    func saveScreenshot() { Diagnostics.saveScreenshot(surface.frame, directory: config.dataDirectory) }
 
     /// SIGUSR2 and a stuck display: the input flight recorder's last minutes as evemu files.
     @discardableResult

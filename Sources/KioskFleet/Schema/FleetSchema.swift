@@ -478,6 +478,67 @@ package enum FleetSchema {
                 ALTER TABLE fleet.rollouts ENABLE ROW LEVEL SECURITY;
                 CREATE POLICY operator_all ON fleet.rollouts TO fleet_operator USING (true) WITH CHECK (true);
                 """),
+        // 10 → 11: screenshots from afar (FleetScreenshots). An operator inserts a request, the
+        // kiosk (told by NOTIFY on its own channel) answers it once: a PNG of its frame or a
+        // refusal. A kiosk sees and answers only its own requests; no kiosk reads another's.
+        Migration(
+            description: "screenshots from afar: an operator's request, the kiosk's PNG or refusal, with their times",
+            sql: """
+                CREATE TABLE fleet.screenshots (
+                    id bigserial PRIMARY KEY,
+                    kiosk_id text NOT NULL REFERENCES fleet.kiosks,
+                    requested_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                    requested_by name NOT NULL DEFAULT session_user,
+                    state text NOT NULL DEFAULT 'requested'
+                        CHECK (state IN ('requested', 'taken', 'refused', 'expired')),
+                    answered_at timestamptz,
+                    taken_wall_ms bigint,
+                    width integer,
+                    height integer,
+                    png bytea CHECK (octet_length(png) <= \(screenshotMaxBytes)),
+                    reason text CHECK (octet_length(reason) <= 1000),
+                    CHECK ((state = 'taken') = (png IS NOT NULL))
+                );
+                CREATE INDEX screenshots_kiosk_requested ON fleet.screenshots (kiosk_id, requested_at DESC);
+                -- The answer's time is the server's; the frame's own (taken_wall_ms) is the kiosk's.
+                CREATE FUNCTION fleet.stamp_screenshot_answer() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.state <> OLD.state THEN
+                        NEW.answered_at := clock_timestamp();
+                    END IF;
+                    RETURN NEW;
+                END
+                $$;
+                CREATE TRIGGER screenshots_answered BEFORE UPDATE ON fleet.screenshots
+                    FOR EACH ROW EXECUTE FUNCTION fleet.stamp_screenshot_answer();
+                -- The kiosk's channel (a hash of its id, no payload, as for decks) on a request;
+                -- the waiting operator's channel, with the request id, on an answer.
+                CREATE FUNCTION fleet.notify_screenshot() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP = 'INSERT' THEN
+                        PERFORM pg_notify('fleet_shot_' || md5(NEW.kiosk_id), '');
+                    ELSIF NEW.state <> OLD.state THEN
+                        PERFORM pg_notify('fleet_shot_answered', NEW.id::text);
+                    END IF;
+                    RETURN NULL;
+                END
+                $$;
+                CREATE TRIGGER screenshots_notify AFTER INSERT OR UPDATE ON fleet.screenshots
+                    FOR EACH ROW EXECUTE FUNCTION fleet.notify_screenshot();
+
+                GRANT SELECT, INSERT, UPDATE (state) ON fleet.screenshots TO fleet_operator;
+                GRANT USAGE ON SEQUENCE fleet.screenshots_id_seq TO fleet_operator;
+                GRANT SELECT (id, kiosk_id, requested_at, state) ON fleet.screenshots TO fleet_kiosk;
+                GRANT UPDATE (state, taken_wall_ms, width, height, png, reason) ON fleet.screenshots TO fleet_kiosk;
+                ALTER TABLE fleet.screenshots ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY operator_all ON fleet.screenshots TO fleet_operator USING (true) WITH CHECK (true);
+                CREATE POLICY own_requests_read ON fleet.screenshots FOR SELECT TO fleet_kiosk
+                    USING (kiosk_id = fleet.current_kiosk());
+                -- A kiosk answers its own open request once: 'requested' becomes 'taken' or 'refused'.
+                CREATE POLICY own_requests_answer ON fleet.screenshots FOR UPDATE TO fleet_kiosk
+                    USING (kiosk_id = fleet.current_kiosk() AND state = 'requested')
+                    WITH CHECK (kiosk_id = fleet.current_kiosk() AND state IN ('taken', 'refused'));
+                """),
     ]
 
     package static var schemaVersion: Int { migrations.count }
@@ -500,6 +561,10 @@ package enum FleetSchema {
     package static let kioskMaxRowsPerStatement = 2 * FleetUpload.maxBatch
     /// Bytes one kiosk statement may insert into one table (a decision row is about 300).
     package static let kioskMaxBytesPerStatement = 4 << 20
+
+    /// The largest screenshot the server keeps: a 3840×2160 frame as an uncompressed PNG
+    /// (about 33 MB) would not fit; a kiosk's screen, mostly flat colour, is far smaller.
+    package static let screenshotMaxBytes = 16 << 20
 
     /// What `migrate` did.
     package struct MigrationReport: Hashable, Sendable {

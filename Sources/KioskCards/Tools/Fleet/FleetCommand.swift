@@ -24,6 +24,9 @@ enum FleetCommand {
         Action(name: "rollout", summary: FleetRolloutCommand.table.summary) {
             FleetRolloutCommand.run(arguments: $0)
         },
+        Action(name: "screenshot", summary: FleetScreenshotCommand.table.summary) {
+            FleetScreenshotCommand.run(arguments: $0)
+        },
         Action(name: "sync", summary: FleetSyncCommand.table.summary) { FleetSyncCommand.run(arguments: $0) },
         Action(name: "status", summary: FleetStatusCommand.table.summary) { FleetStatusCommand.run(arguments: $0) },
     ]
@@ -44,7 +47,8 @@ enum FleetCommand {
             """,
         options: [],
         positional: CommandPositional(
-            name: "ACTION", help: "init, add-kiosk, add-operator, publish, rollout, sync or status", count: .one
+            name: "ACTION", help: "init, add-kiosk, add-operator, publish, rollout, screenshot, sync or status",
+            count: .one
         ) { v, a in
             guard actions.contains(where: { $0.name == a }) else {
                 return "one of " + actions.map(\.name).joined(separator: ", ")
