@@ -234,3 +234,61 @@ struct ScreenshotPolicyTests {
         #expect(problem != nil)
     }
 }
+
+/// The app's answer to a screenshot request without a server: on a panel turned 90° (mounted
+/// portrait) the PNG equals `render --rotation 90` of the same deck state; with the staff
+/// menu open it is a refusal.
+@Suite(.serialized) struct AppScreenshotTests {
+    @Test func aTurnedPanelsScreenshotEqualsRenderAndTheStaffMenuIsRefused() throws {
+        try #require(StoreTestSupport.executableExists)
+        try #require(access("/usr/bin/python3", X_OK) == 0, "python3 compares the PNGs (scripts/png-diff.py)")
+        let dir = DeckFixtures.temporaryDirectory("app-screenshot")
+        defer { DeckFixtures.removeTree(dir) }
+        chmod(dir, 0o755)
+        var config = KioskConfig()
+        config.dataDirectory = dir
+        config.kioskID = "turned"
+        config.staffPinHash = "$y$j9T$unused$unused"
+        let deck = DeckFixtures.packageRoot + "/examples/seed-stack.json"
+        let loop = EventLoop()
+        let display = try Display(
+            scanout: AppLanguageTests.MemoryScanout(), rotation: .deg90, loop: loop, takeTerminal: false)
+        let app = KioskApp(
+            config: config, deck: try DeckLoader.load(path: deck).get(), display: display, loop: loop,
+            processStart: .seconds(0))
+        defer { app.store.close() }
+        let now = MonotonicClock.now()
+        app.feed(.tick, at: now)
+        #expect(
+            StoreTestSupport.waitFor(seconds: 30) {
+                app.drawFrame(at: now)
+                return !app.surface.renderer.isShowingStandIns
+            })
+        guard case .frame(let box, let rotation, let format, _) = app.frameForFleet() else {
+            Issue.record("the app refused a screenshot with no staff menu open")
+            return
+        }
+        #expect(box.value.width == 480 && box.value.height == 800, "the frame is upright (portrait)")
+        let (picture, png) = try RemoteScreenshots.encode(box.value, rotation: rotation, format: format)
+        #expect(picture.width == 800 && picture.height == 480)
+        let got = dir + "/got.png"
+        try FileIO.replaceAtomically(path: got, contents: png)
+        let rendered = dir + "/render.png"
+        let render = try #require(
+            StoreTestSupport.run(["render", "--deck", deck, "--size", "800x480", "--rotation", "90", "--out", rendered])
+        )
+        #expect(render.status == 0)
+        let report = dir + "/png-diff.out"
+        let same = PostgresTestServer.runAsServerUser(
+            ["/usr/bin/python3", DeckFixtures.packageRoot + "/scripts/png-diff.py", got, rendered], log: report)
+        let text = (try? FileIO.readAll(report, limit: 1 << 16)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        #expect(same == 0, "the screenshot differs from render --rotation 90: \(text)")
+
+        app.feed(.staffKeys)
+        guard case .refused(let reason) = app.frameForFleet() else {
+            Issue.record("a screenshot was made with the staff menu open")
+            return
+        }
+        #expect(reason.contains("the staff menu is open"))
+    }
+}

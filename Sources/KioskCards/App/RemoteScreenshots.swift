@@ -65,9 +65,9 @@ final class RemoteScreenshots: @unchecked Sendable {
                 try refuse(request, reason, on: db)
             case .frame(let box, let rotation, let format, let wallMs)?:
                 let started = MonotonicClock.now()
-                let picture = ScanoutCopy.panelImage(box.value, rotation: rotation, format: format)
+                let picture: PixelBuffer
                 let png: [UInt8]
-                do { png = try picture.pngBytes() } catch {
+                do { (picture, png) = try Self.encode(box.value, rotation: rotation, format: format) } catch {
                     try refuse(request, "the kiosk could not encode its frame: \(error)", on: db)
                     continue
                 }
@@ -88,6 +88,15 @@ final class RemoteScreenshots: @unchecked Sendable {
                         + "encoded in \(jsonNumber(encodeMs, decimals: 1)) ms)")
             }
         }
+    }
+
+    /// The panel's picture of an upright frame (turned and converted as the display copies
+    /// it: what `render` writes for the same state) and its PNG.
+    static func encode(_ frame: PixelBuffer, rotation: Rotation, format: PixelFormat) throws(RenderError) -> (
+        picture: PixelBuffer, png: [UInt8]
+    ) {
+        let picture = ScanoutCopy.panelImage(frame, rotation: rotation, format: format)
+        return (picture, try picture.pngBytes())
     }
 
     private func refuse(_ request: FleetScreenshots.Request, _ reason: String, on db: PostgresConnection)
