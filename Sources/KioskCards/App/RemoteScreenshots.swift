@@ -38,7 +38,7 @@ struct ScreenshotPolicy: Hashable, Sendable {
 /// The kiosk's side of a screenshot from afar. The fleet worker (its own thread) reads the
 /// open requests, asks the poll loop for its frame through `FrameDesk` (the loop only copies
 /// the frame it composed last, in ordinary memory: never the scanout), turns and encodes it
-/// as `render` does (`ScanoutCopy.panelImage`, cairo's PNG encoder) on the worker's thread,
+/// as `render` does (`ScanoutCopy.panelPicture`, cairo's PNG encoder) on the worker's thread,
 /// and uploads it with the frame's wall time. Refusals say why (off, too soon, the staff menu
 /// is open, the loop did not answer).
 final class RemoteScreenshots: @unchecked Sendable {
@@ -95,7 +95,7 @@ final class RemoteScreenshots: @unchecked Sendable {
     static func encode(_ frame: PixelBuffer, rotation: Rotation, format: PixelFormat) throws(RenderError) -> (
         picture: PixelBuffer, png: [UInt8]
     ) {
-        let picture = ScanoutCopy.panelImage(frame, rotation: rotation, format: format)
+        let picture = ScanoutCopy.panelPicture(frame, rotation: rotation, format: format)
         return (picture, try picture.pngBytes())
     }
 

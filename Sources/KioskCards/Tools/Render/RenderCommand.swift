@@ -404,7 +404,7 @@ func readTextFile(_ path: String) throws(RenderError) -> String {
 /// `format` (headless output; the display turns and converts frames while copying them to
 /// scanout). An RGB565 picture is widened back to 8 bits a channel as a screendump widens it.
 func panelImage(_ logical: PixelBuffer, rotation: Rotation, format: PixelFormat = .xrgb8888) -> PixelBuffer {
-    ScanoutCopy.panelImage(logical, rotation: rotation, format: format)
+    ScanoutCopy.panelPicture(logical, rotation: rotation, format: format)
 }
 
 /// Runs `render` with the arguments after the subcommand; returns the exit status.

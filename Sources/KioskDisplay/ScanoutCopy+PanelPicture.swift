@@ -6,7 +6,7 @@ extension ScanoutCopy {
     /// `format`, as the display's copy leaves it in scanout memory (computed from the frame in
     /// ordinary memory, never read back from scanout): what `render` writes and a screenshot
     /// from afar sends. An RGB565 picture is widened back to 8 bits a channel as a screendump widens it.
-    package static func panelImage(_ logical: PixelBuffer, rotation: Rotation, format: PixelFormat = .xrgb8888)
+    package static func panelPicture(_ logical: PixelBuffer, rotation: Rotation, format: PixelFormat = .xrgb8888)
         -> PixelBuffer
     {
         guard rotation != .deg0 || format != .xrgb8888 else { return logical }
