@@ -47,16 +47,17 @@ extension FleetTests {
         return app
     }
 
-    /// `fleet screenshot KIOSK` as the operator runs it, while this thread runs the app's loop
-    /// (the kiosk's answer needs it); its exit status, stdout and stderr.
+    /// `fleet screenshot KIOSK` as the operator runs it (as the admin, or `url`), while this
+    /// thread runs the app's loop (the kiosk's answer needs it); its exit status, stdout and stderr.
     func shoot(
-        _ kiosk: String, database: String, out: String, app: KioskApp?, extra: [String] = []
+        _ kiosk: String, database: String, out: String, app: KioskApp?, extra: [String] = [], url: String? = nil
     ) throws -> (status: Int32, stdout: String, stderr: String) {
         Self.counter += 1
         let err = scratch + "/shot-\(Self.counter).err"
         let child = try #require(
             StoreTestSupport.spawn(
-                ["fleet", "screenshot", kiosk, "--postgres", pg.adminURL(database: database), "--out", out] + extra,
+                ["fleet", "screenshot", kiosk, "--postgres", url ?? pg.adminURL(database: database), "--out", out]
+                    + extra,
                 stderrPath: err))
         var status: Int32 = 0
         let end = MonotonicClock.now().advanced(bySeconds: 120)
@@ -149,14 +150,22 @@ extension FleetTests {
         let bSettings = try addKiosk(b, database: name)
         let deck = DeckFixtures.packageRoot + "/examples/seed-stack.json"
 
+        // An operator role (fleet_operator), not the admin, asks from here on.
+        let op = "op_shot_\(getpid())"
+        let password = FleetAdmin.randomPassword()
+        _ = try FleetAdmin.addOperator(op, password: password, on: try pg.admin(name))
+        let opURL = "postgresql://\(op):\(password)@127.0.0.1:\(pg.port)/\(name)"
+
         // Kiosk A: one screenshot an hour at most.
         let app = try screenshotApp(aSettings, kiosk: a, deck: deck) { $0.fleetScreenshotInterval = 3600 }
         defer {
             app.fleet?.stop()
             app.store.close()
         }
-        #expect(try shoot(a, database: name, out: scratch + "/a1.png", app: app).status == 0)
-        let second = try shoot(a, database: name, out: scratch + "/a2.png", app: app)
+        let first = try shoot(a, database: name, out: scratch + "/a1.png", app: app, url: opURL)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(FileIO.exists(scratch + "/a1.png"))
+        let second = try shoot(a, database: name, out: scratch + "/a2.png", app: app, url: opURL)
         #expect(second.status == 1)
         #expect(second.stderr.contains("at most one screenshot every 3600 s"), "\(second.stderr)")
         #expect(second.stderr.contains("ask again in"), "\(second.stderr)")
@@ -198,7 +207,8 @@ extension FleetTests {
         // A kiosk whose app is not running: the operator hears so, not a hang.
         let c = "shot-c-\(getpid())"
         _ = try addKiosk(c, database: name)
-        let silent = try shoot(c, database: name, out: scratch + "/c.png", app: nil, extra: ["--timeout", "2"])
+        let silent = try shoot(
+            c, database: name, out: scratch + "/c.png", app: nil, extra: ["--timeout", "2"], url: opURL)
         #expect(silent.status == 1)
         #expect(silent.stderr.contains("did not answer within 2 s; it has never sent a heartbeat"), "\(silent.stderr)")
         let expired = try pg.admin(name).execute("SELECT state FROM fleet.screenshots WHERE kiosk_id = $1", [c])

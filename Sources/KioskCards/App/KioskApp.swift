@@ -226,7 +226,7 @@ final class KioskApp {
 
     // MARK: Frames
 
-    /// The display is ready for a frame for instant `t`: draw what changed and present it.
+    /// The display is ready for a frame for instant `t`: draw what changed and present it (tests call it too).
     func drawFrame(at t: Instant) {
         let began = MonotonicClock.now()
         let cpuBegan = RunStats.threadCPUMilliseconds()
