@@ -85,7 +85,10 @@ public struct StackLayout: Hashable, Sendable {
             }
             var above = 0.0
             if let r = reserved, r.minX < (w + card.width * fitted(below: 0)) / 2 + 12 { above = r.maxY + 12 }
-            fit = fitted(below: above)
+            // Grown, the card keeps to the renderer's 1/50 grid of image scales, so the image drawn
+            // for it is placed 1:1: its text stays sharp and a QR module whole pixels.
+            let grown = fitted(below: above)
+            fit = grown > 1 ? (grown * 50).rounded(.down) / 50 : grown
             let top = above + (h - above - below - (card.height * fit + gap + b)) / 2
             let cy = top + card.height * fit / 2
             cardFrame = Rect(x: (w - card.width) / 2, y: cy - card.height / 2, width: card.width, height: card.height)
