@@ -97,6 +97,9 @@ import Testing
         #expect(width == maxY - minY + 1 && width % module == 0, "\(panel) \(s.name): \(width) px, module \(module)")
         let perMM = Double(px.width) / preset.logicalMillimetres.width
         let mm = Double(width + 8 * module) / perMM
+        print(
+            "link code \(panel) \(s.name): \(module) px a module, \(jsonNumber(mm, decimals: 1)) mm with its quiet zone"
+        )
         #expect(mm >= 25, "\(panel) \(s.name): \(mm) mm with its quiet zone")
         #expect(mm <= 40, "\(panel) \(s.name): \(mm) mm, larger than it needs")
     }
