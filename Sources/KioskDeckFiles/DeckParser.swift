@@ -406,7 +406,7 @@ struct DeckParser {
         deck.warningText = base(.warningText, InactivityWarning.defaultText)
         deck.languages = languages
         deck.texts = deckTexts
-        deck.warnings = missingTranslations(offered: languages) + imagesWithoutAlt
+        deck.warnings = missingTranslations(offered: languages) + imagesWithoutAlt + Self.unshownLinks(root, layout)
         deck.partialVisit = partialVisit
         deck.cooldownSeconds = cooldown ?? 0
         deck.order = order
@@ -895,6 +895,26 @@ struct DeckParser {
             return nil
         }
         return s
+    }
+
+    /// Warnings for links a list deck carries: only the stack draws QR codes.
+    static func unshownLinks(_ root: JSONNode, _ layout: DeckLayout) -> [DeckProblem] {
+        guard layout == .list else { return [] }
+        var places: [(String, TextPosition)] =
+            root.members?.first { $0.key == "emptyLink" }
+            .map { [("emptyLink", $0.keyPosition)] } ?? []
+        for (i, card) in (root["cards"]?.elements ?? []).enumerated() {
+            if let m = card.members?.first(where: { $0.key == "link" }) {
+                places.append(("cards[\(i)].link", m.keyPosition))
+            }
+        }
+        return places.map { path, position in
+            DeckProblem(
+                kind: .invalidValue, path: path, position: position,
+                message:
+                    "the list layout shows no QR code (only the stack does); use \"layout\": \"stack\" or remove it",
+                isWarning: true)
+        }
     }
 
     /// What is wrong with `s` as a link to show as a QR code, with the fix; nil when nothing is.

@@ -158,6 +158,19 @@ import Testing
         }
     }
 
+    @Test func aListDeckWarnsThatItShowsNoCode() {
+        let dir = DeckFixtures.temporaryDirectory("link-list")
+        defer { DeckFixtures.removeTree(dir) }
+        DeckFixtures.write(
+            """
+            {"id": "d", "version": 1, "title": "T", "layout": "list", "emptyLink": "https://example.org/e",
+             "cards": [{"id": "plan", "title": "Plan", "color": "#336699", "link": "https://example.org/p"}]}
+            """, to: dir + "/d.json")
+        let outcome = CheckDeckCommand.evaluate(arguments: [dir + "/d.json"])
+        #expect(outcome.status == 0)
+        #expect(outcome.warnings.filter { $0.contains("shows no QR code") }.count == 2, "\(outcome.warnings)")
+    }
+
     /// The largest code the limit allows is version 7 (45 modules), the size `LinkCode` plans for;
     /// on a card too small for it (a tiny panel) `fits` says no.
     @Test func theLimitGivesAtMostVersionSevenAndFitsCheck() throws {
