@@ -43,6 +43,26 @@ import Testing
         #expect(out.split(separator: "\n").contains { $0 == s.link }, "\(panel) \(s.name): \(out)")
     }
 
+    /// In a right-to-left card the card is mirrored but its code is not (a mirrored code does
+    /// not scan).
+    @Test(TestRequirement.zbarimg.trait)
+    func aRightToLeftCardsCodeIsNotMirrored() throws {
+        let dir = DeckFixtures.temporaryDirectory("link-rtl")
+        defer { DeckFixtures.removeTree(dir) }
+        let link = "https://example.org/ar/plan"
+        DeckFixtures.write(
+            """
+            {"id": "r", "version": 1, "title": "T", "layout": "stack", "language": "ar",
+             "cards": [{"id": "plan", "title": "الخريطة", "color": "#336699", "link": "\(link)"}]}
+            """, to: dir + "/d.json")
+        try #require(
+            runRenderCommand([
+                "--deck", dir + "/d.json", "--panel", "pi-7inch", "--lang", "ar", "--out", dir + "/ar.png",
+            ]) == 0)
+        let (zbar, out) = try DisplayErrorTests.run("/usr/bin/zbarimg", ["--raw", "-q", dir + "/ar.png"])
+        #expect(zbar == 0 && out.split(separator: "\n").contains { $0 == link }, "\(out)")
+    }
+
     /// Measured in the frame's pixels: the finder pattern's top row is 7 modules of ink, the
     /// code's ink spans the code, and with its 4-module quiet zone on each side it is at least
     /// 25 mm wide on the glass; each module is a whole number of pixels.
