@@ -11,7 +11,7 @@ packages=(
   libespeak-ng-dev espeak-ng-data # Sources/CEspeakNG: speech
   libasound2-dev # Sources/CALSA: speech played through ALSA
   libqrencode-dev # Sources/CQRencode: QR codes drawn by KioskRender
-  zbar-tools      # QRCodeTests: zbarimg reads the drawn codes back
+  zbar-tools      # QRCodeTests, LinkCodeTests: zbarimg reads the drawn codes back
   fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fontconfig
   qemu-system-x86 busybox-static cpio kmod xz-utils zstd socat python3
   python3-fonttools # deploy/vm/build-initramfs.sh: the Noto Sans CJK subset for the virtual kiosk

@@ -11,6 +11,7 @@ extension DeckFile {
                 title: d.title, leftLabel: d.leftLabel, rightLabel: d.rightLabel, emptyText: d.emptyText,
                 attractText: d.attractText, warningText: d.warningText,
                 closedText: d.schedule?.closedText ?? Schedule.defaultClosedText)
+            texts[l]?.emptyLink = emptyLink
         }
         let ownPolicy = VisitorSession.Policy(
             idleTimeout: idleTimeoutSeconds ?? 60, warningSeconds: warningSeconds ?? 10, partialVisit: partialVisit)

@@ -27,6 +27,8 @@ package struct DeckFile: Hashable, Sendable {
     package var rightLabel: String
     /// Shown when every card is gone.
     package var emptyText: String
+    /// Handed over as a QR code under `emptyText` ("emptyLink"); nil: none.
+    package var emptyLink: String?
     /// The attract screen's line between visitors.
     package var attractText: String
     /// Seconds without a touch before the deck resets for the next visitor; nil: the config's

@@ -27,12 +27,12 @@ struct DeckParser {
     static let rootKeys = [
         "$schema", "id", "version", "title", "layout", "cards", "swipe", "emptyText", "attractText",
         "idleTimeout", "warning", "warningText", "partialVisit", "cooldown", "shuffle", "schedule", "language",
-        "languages",
+        "languages", "emptyLink",
     ]
     static let shuffleKeys = ["pinFirst", "pinLast"]
     static let scheduleKeys = ["open", "closedDates", "closedText", "blank", "wakeOnTouch"]
     static let windowKeys = ["days", "from", "to", "dates", "deck"]
-    static let cardKeys = ["id", "title", "subtitle", "body", "color", "theme", "image", "alt", "tags"]
+    static let cardKeys = ["id", "title", "subtitle", "body", "color", "theme", "image", "alt", "tags", "link"]
     static let swipeKeys = ["left", "right"]
 
     private var problems: [DeckProblem] = []
@@ -320,6 +320,7 @@ struct DeckParser {
             m, "emptyText", in: "", at: at, required: false, what: "the text when all cards are gone")
         deckTexts[.attractText] = text(
             m, "attractText", in: "", at: at, required: false, what: "the attract screen's line")
+        let emptyLink = m["emptyLink"].flatMap { link($0.value, path: "emptyLink", owner: "the end state") }
         var idleTimeout: Double?
         if let t = m["idleTimeout"] {
             if case .number(let v) = t.value.value {
@@ -400,11 +401,12 @@ struct DeckParser {
             rightLabel: base(.rightLabel, DeckFile.defaultRightLabel),
             emptyText: base(.emptyText, DeckFile.defaultEmptyText),
             attractText: base(.attractText, DeckFile.defaultAttractText), idleTimeoutSeconds: idleTimeout)
+        deck.emptyLink = emptyLink
         deck.warningSeconds = warning
         deck.warningText = base(.warningText, InactivityWarning.defaultText)
         deck.languages = languages
         deck.texts = deckTexts
-        deck.warnings = missingTranslations(offered: languages) + imagesWithoutAlt
+        deck.warnings = missingTranslations(offered: languages) + imagesWithoutAlt + Self.unshownLinks(root, layout)
         deck.partialVisit = partialVisit
         deck.cooldownSeconds = cooldown ?? 0
         deck.order = order
@@ -814,6 +816,12 @@ struct DeckParser {
             }
         }
 
+        var link: String?
+        if let node = m["link"]?.value {
+            link = self.link(node, path: "\(path).link", owner: "card \"\(Excerpt.of(id ?? String(index)))\"")
+            if link == nil { valid = false }
+        }
+
         guard valid, let id, let title, let colours else { return nil }
         var card = Card(
             id: id, title: title.resolved(for: language), subtitle: subtitle?.resolved(for: language) ?? "",
@@ -821,6 +829,7 @@ struct DeckParser {
         // Translations only where there are some, so a one-language card stays as it was.
         if title.texts.count > 1 { card.localizedTitle = title }
         if let subtitle, subtitle.texts.count > 1 { card.localizedSubtitle = subtitle }
+        card.link = link
         if let alt {
             card.imageDescription = alt.resolved(for: language)
             if alt.texts.count > 1 { card.localizedImageDescription = alt }
@@ -872,6 +881,65 @@ struct DeckParser {
             }
             return (theme.mainColor, theme.accentColor)
         }
+    }
+
+    /// A link handed to the visitor as a QR code (`LinkCode`): "https://host…", printable ASCII
+    /// without spaces (anything else percent-encoded), at most `LinkCode.maximumLength` bytes.
+    private mutating func link(_ node: JSONNode, path: String, owner: String) -> String? {
+        guard let s = node.stringValue else {
+            wrongType(node, path, expected: "a string \"https://…\" (\(owner)'s link, shown as a QR code)")
+            return nil
+        }
+        if let problem = Self.linkProblem(s) {
+            report(.invalidValue, path, node.position, "\(owner): \(problem)")
+            return nil
+        }
+        return s
+    }
+
+    /// Warnings for links a list deck carries: only the stack draws QR codes.
+    static func unshownLinks(_ root: JSONNode, _ layout: DeckLayout) -> [DeckProblem] {
+        guard layout == .list else { return [] }
+        var places: [(String, TextPosition)] =
+            root.members?.first { $0.key == "emptyLink" }
+            .map { [("emptyLink", $0.keyPosition)] } ?? []
+        for (i, card) in (root["cards"]?.elements ?? []).enumerated() {
+            if let m = card.members?.first(where: { $0.key == "link" }) {
+                places.append(("cards[\(i)].link", m.keyPosition))
+            }
+        }
+        return places.map { path, position in
+            DeckProblem(
+                kind: .invalidValue, path: path, position: position,
+                message:
+                    "the list layout shows no QR code (only the stack does); use \"layout\": \"stack\" or remove it",
+                isWarning: true)
+        }
+    }
+
+    /// What is wrong with `s` as a link to show as a QR code, with the fix; nil when nothing is.
+    static func linkProblem(_ s: String) -> String? {
+        let shown = "\"\(Excerpt.of(s))\""
+        let lower = s.lowercased()
+        if lower.hasPrefix("http://") {
+            return "link \(shown) is http; a phone opens it unencrypted — write \"https://…\""
+        }
+        guard lower.hasPrefix("https://") else {
+            return "link \(shown) does not start with \"https://\"; write a full https address"
+        }
+        if let bad = s.unicodeScalars.first(where: { $0.value <= 0x20 || $0.value >= 0x7F }) {
+            let what = bad == " " ? "a space" : bad.value < 0x20 ? "a control character" : "a non-ASCII character"
+            return "link \(shown) contains \(what); percent-encode it (a space is %20)"
+        }
+        let host = s.dropFirst("https://".count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if host.isEmpty || host.hasPrefix(".") || host.hasPrefix(":") {
+            return "link \(shown) has no host; write \"https://example.org/…\""
+        }
+        if s.utf8.count > LinkCode.maximumLength {
+            return "link is \(s.utf8.count) characters; a QR code of at least 25 mm on the smallest panel holds"
+                + " \(LinkCode.maximumLength) — shorten it (a shorter path, or a redirect from a short address)"
+        }
+        return nil
     }
 
     /// "#RRGGBB" exactly (the schema's pattern); nil otherwise.

@@ -42,6 +42,11 @@ package struct CardTextFit: Hashable, Sendable {
         Text.Style(size: Text.bodySize * scale(card), color: card.subtitleColor)
     }
 
+    /// The least side of the card's code: the stack's, else 25 mm at 160 dpi.
+    static func linkCodeSide(_ card: Card) -> Double {
+        card.linkCodeSide > 0 ? card.linkCodeSide : LinkCode.side(pointsPerMillimetre: nil)
+    }
+
     /// The card's text scale (large text: 1.5), kept to a sane range.
     static func scale(_ card: Card) -> Double {
         card.textScale.isFinite ? min(max(card.textScale, 0.5), 3) : 1
@@ -57,7 +62,11 @@ package struct CardTextFit: Hashable, Sendable {
         let textTop = card.imagePath == nil ? pad : imageHeight + 20
         let title = Text.measure(card.title, cr: cr, width: w - 2 * pad, style: titleStyle(card))
         let subtitleTop = textTop + title.height + (card.subtitle.isEmpty ? 0 : Text.titleSpacing * scale(card))
-        let room = max(0, h - subtitleTop - pad)
+        // A link's code and caption sit at the foot; the subtitle ends above them.
+        let codeRoom =
+            card.link.flatMap { ElementPainter.linkCodeSide($0, side: linkCodeSide(card), cr: cr) }
+            .map { $0 + LinkCode.captionGap + LinkCode.captionHeight + 12 } ?? 0
+        let room = max(0, h - subtitleTop - pad - codeRoom)
         let subtitle = Text.measure(
             card.subtitle, cr: cr, width: w - 2 * pad, maxHeight: room, style: subtitleStyle(card))
         let bottom = subtitleTop + subtitle.height
@@ -66,7 +75,7 @@ package struct CardTextFit: Hashable, Sendable {
         var fit = CardTextFit(
             textTop: textTop, titleHeight: title.height, subtitleTop: subtitleTop, subtitleRoom: room,
             subtitleHeight: subtitle.height, titleIsCut: title.isCut, subtitleIsCut: subtitle.isCut,
-            showsWatermark: bottom <= wmTop - 8, imageHeight: imageHeight)
+            showsWatermark: card.link == nil && bottom <= wmTop - 8, imageHeight: imageHeight)
         fit.watermarkCentreY = h - watermarkInset - wm / 2
         return fit
     }

@@ -100,6 +100,10 @@ package struct ElementPainter {
             let top = (h - icon - 16 - textHeight) / 2
             Icon.draw(.checkSeal, cr: cr, cx: w / 2, cy: top + icon / 2, size: icon, color: Color(rgb: 0x34C759))
             Text.show(text, cr: cr, x: 0, y: top + icon + 16, width: w, style: style)
+        case .linkCode(let link, let side):
+            paintLinkCode(
+                link, side: side, centreX: w / 2, bottom: h, captionWidth: w,
+                captionColor: Draw.foreground(on: background), cr: cr)
         case .detailPage(let card, let backTitle):
             // The seed's detail view: the colour alone, under a navigation bar whose back
             // control reads "‹ <list title>" in the system tint.
@@ -227,6 +231,11 @@ package struct ElementPainter {
             Icon.draw(
                 .codeSlash, cr: cr, cx: w / 2, cy: fit.watermarkCentreY, size: fit.watermarkSize,
                 color: card.accent.withAlpha(0.08))
+        }
+        if let link = card.link {
+            paintLinkCode(
+                link, side: CardTextFit.linkCodeSide(card), centreX: w / 2, bottom: h - pad, captionWidth: w - 2 * pad,
+                captionColor: card.subtitleColor, cr: cr)
         }
     }
 

@@ -189,7 +189,7 @@ package final class SceneRenderer {
     /// the frame.
     static func drawnAhead(_ kind: ElementKind) -> Bool {
         switch kind.unmirrored {
-        case .card, .detailPage, .stamp: true
+        case .card, .detailPage, .stamp, .linkCode: true
         default: false
         }
     }
@@ -550,6 +550,9 @@ package final class SceneRenderer {
         case .detailPage(var card, _):
             (card.title, card.subtitle, card.imagePath) = ("", "", nil)
             plain.kind = .detailPage(card, backTitle: "")
+        case .linkCode(_, let side):
+            // Nothing until the code is drawn: its encoding and caption stay off the loop.
+            plain.kind = .linkCode(link: "", side: side)
         default: return nil
         }
         if isMirrored { plain.kind = plain.kind.mirrored }

@@ -57,7 +57,7 @@ import Testing
 
     @Test func examplesAreAllFound() throws {
         let cards = try Self.exampleCards()
-        #expect(Self.exampleDecks.count == 7)
+        #expect(Self.exampleDecks.count == 8)
         #expect(cards.count >= 25)
     }
 

@@ -25,6 +25,11 @@ public struct Card: Hashable, Sendable, Identifiable {
     /// How much larger than the design its texts are drawn (1.5 in the visit's large-text
     /// mode, `VisitAccessibility.largeTextScale`); the renderer re-lays the card out for it.
     public var textScale: Double = 1
+    /// A link handed to the visitor as a QR code under the text (the deck's "link"); nil: none.
+    public var link: String?
+    /// The code's least side with its quiet zone in the card's own points (25 mm on the glass
+    /// at the stack's scale, `LinkCode`); set by the stack's layout, 0 until then.
+    public var linkCodeSide: Double = 0
 
     public init(
         id: String, title: String, subtitle: String = "", color: Color, accent: Color = .white,

@@ -86,6 +86,8 @@ public struct Kiosk {
     var scheduleLookAt: Instant?
     /// What the deck was last told about the attract screen (nil: a visitor is here).
     var attractShownSince: Instant?
+    /// The visit and the code last recorded as shown (`noteLinkShown`).
+    var linkShown: LinkShown?
     var router = TouchRouter()
     /// The deck's fingers down (a gesture begins when the first lands).
     var deckContacts: Set<Int> = []
@@ -148,6 +150,7 @@ public struct Kiosk {
         syncAttract(at: time)
         collectDecisions()
         flushVisits()
+        noteLinkShown(at: time)
         return takeEffects()
     }
 
@@ -442,9 +445,11 @@ public struct Kiosk {
 
     /// The stack's words and whether it shows buttons.
     static func stackOptions(_ texts: KioskDeck.Texts, buttons: Bool) -> StackOptions {
-        StackOptions(
+        var options = StackOptions(
             emptyText: texts.emptyText, showButtons: buttons, leftLabel: texts.leftLabel,
             rightLabel: texts.rightLabel, attractText: texts.attractText)
+        options.emptyLink = texts.emptyLink
+        return options
     }
 
     static func control(for file: KioskDeck, metrics: ScreenMetrics, language: String) -> AccessibilityControl {

@@ -16,6 +16,8 @@ public struct KioskDeck: Hashable, Sendable {
         public var attractText: String
         public var warningText: String
         public var closedText: String
+        /// The end state's link, handed over as a QR code (the same in every language); nil: none.
+        public var emptyLink: String?
 
         public init(
             title: String, leftLabel: String, rightLabel: String, emptyText: String, attractText: String,

@@ -67,6 +67,9 @@ public indirect enum ElementKind: Hashable, Sendable {
     case wordButton(ButtonRole, label: String)
     /// A check-seal icon and the text under it, when the stack is empty.
     case emptyState(text: String)
+    /// A link as a QR code at least `side` points wide with its quiet zone, dark on a white
+    /// plate, its text beneath (`LinkCode`): the end state's link.
+    case linkCode(link: String, side: Double)
     /// A row's detail page as in the seed: the card's colour and a "‹ `backTitle`" back
     /// control in the top-left corner (the list's title).
     case detailPage(Card, backTitle: String)

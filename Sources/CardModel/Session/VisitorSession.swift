@@ -123,6 +123,9 @@ public struct VisitorSession {
         /// The visit ended; `at` is its last activity (idle, completed) or the moment it was cut
         /// short (reset, shutdown).
         case ended(sessionID: String, at: Instant, reason: VisitEndReason)
+        /// A link's QR code came on screen during the visit (a card's, `card` its id, or the
+        /// end state's, `card` nil); from `Kiosk`, once per code and visit.
+        case linkShown(sessionID: String, card: String?, at: Instant)
     }
 
     /// Settable: a reloaded deck file brings its own timeouts (they count from the last touch).

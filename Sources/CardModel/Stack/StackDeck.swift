@@ -475,19 +475,42 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
     )
         -> SceneElement
     {
-        SceneElement(
+        var card = card
+        if card.link != nil { card.linkCodeSide = layout.linkCodeSide }
+        return SceneElement(
             id: "card:" + card.id, kind: .card(card), frame: layout.cardFrame,
             transform: layout.cardTransform(drag: drag, depth: depth, turns: turns),
             shadowRadius: StackLayout.restShadow, zIndex: z)
     }
 
+    /// "Alle Karten erledigt!", and under it the end state's link as a QR code when the deck
+    /// has one: the code's element is 25 mm and the room its modules need to round up to whole
+    /// pixels, with its caption, at the foot of the card's place.
+    private func emptyState() -> [SceneElement] {
+        guard let link = options.emptyLink else {
+            return [SceneElement(id: "empty", kind: .emptyState(text: options.emptyText), frame: layout.cardFrame)]
+        }
+        let f = layout.cardFrame
+        let box = Rect(
+            x: f.center.x - f.width * layout.fit / 2, y: f.center.y - f.height * layout.fit / 2,
+            width: f.width * layout.fit, height: f.height * layout.fit)
+        let side = layout.screenLinkCodeSide
+        let codeHeight = min(box.height * 0.75, LinkCode.frameHeight(side: side))
+        let codeWidth = max(box.width, side + LinkCode.roundingRoom)
+        return [
+            SceneElement(
+                id: "empty", kind: .emptyState(text: options.emptyText),
+                frame: Rect(x: box.minX, y: box.minY, width: box.width, height: box.height - codeHeight)),
+            SceneElement(
+                id: "empty-link", kind: .linkCode(link: link, side: side),
+                frame: Rect(
+                    x: box.center.x - codeWidth / 2, y: box.maxY - codeHeight, width: codeWidth, height: codeHeight)),
+        ]
+    }
+
     private func elements(at t: Instant) -> [SceneElement] {
         var out: [SceneElement] = []
-        if cards.isEmpty {
-            out.append(
-                SceneElement(
-                    id: "empty", kind: .emptyState(text: options.emptyText), frame: layout.cardFrame, zIndex: 0))
-        }
+        if cards.isEmpty { out += emptyState() }
         for b in layout.buttons {
             let available =
                 switch b.role {

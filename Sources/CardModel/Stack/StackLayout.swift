@@ -26,6 +26,11 @@ public struct StackLayout: Hashable, Sendable {
     public let fit: Double
     /// In drawing order: ✗, undo, ✓ (empty without buttons).
     public let buttons: [LaidOutButton]
+    /// A link's QR code side in the card's own points: 25 mm on the glass once the card is
+    /// scaled by `fit` (`LinkCode`).
+    public let linkCodeSide: Double
+    /// The same on the screen, unscaled (the end state's code).
+    public let screenLinkCodeSide: Double
     /// Half a card's diagonal plus its drag shadow: how far its centre must go to leave.
     static let exitMargin = 310.0
 
@@ -58,6 +63,7 @@ public struct StackLayout: Hashable, Sendable {
         let card = Self.cardSize
         let b = Self.buttonSide(pointsPerMillimetre: pointsPerMillimetre)
         let gap = Self.gap
+        screenLinkCodeSide = LinkCode.side(pointsPerMillimetre: pointsPerMillimetre)
         func button(_ role: ButtonRole, _ cx: Double, _ cy: Double) -> LaidOutButton {
             LaidOutButton(role: role, frame: Rect(x: cx - b / 2, y: cy - b / 2, width: b, height: b))
         }
@@ -79,7 +85,10 @@ public struct StackLayout: Hashable, Sendable {
             }
             var above = 0.0
             if let r = reserved, r.minX < (w + card.width * fitted(below: 0)) / 2 + 12 { above = r.maxY + 12 }
-            fit = fitted(below: above)
+            // Grown, the card keeps to the renderer's 1/50 grid of image scales, so the image drawn
+            // for it is placed 1:1: its text stays sharp and a QR module whole pixels.
+            let grown = fitted(below: above)
+            fit = grown > 1 ? (grown * 50).rounded(.down) / 50 : grown
             let top = above + (h - above - below - (card.height * fit + gap + b)) / 2
             let cy = top + card.height * fit / 2
             cardFrame = Rect(x: (w - card.width) / 2, y: cy - card.height / 2, width: card.width, height: card.height)
@@ -111,6 +120,7 @@ public struct StackLayout: Hashable, Sendable {
                 button(.dismissRight, rightX, h / 2),
             ]
         }
+        linkCodeSide = screenLinkCodeSide / fit
     }
 
     /// Where a dismissed card's drag translation goes on this screen.

@@ -1,6 +1,9 @@
 /// How the stack looks beyond the SwiftUI design: texts, buttons and drag hints.
 public struct StackOptions: Hashable, Sendable {
     public var emptyText: String = UIStrings.text(.allDone, in: "de")
+    /// A link handed over as a QR code under `emptyText` when every card is gone; nil: none.
+    public var emptyLink: String? = nil
+
     /// ✗ / ✓ / undo buttons next to the stack, hit-tested by taps in the model.
     public var showButtons: Bool = false
     /// A hint shown on the card while it is dragged left, e.g. "Nein".

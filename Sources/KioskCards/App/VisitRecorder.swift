@@ -36,6 +36,13 @@ struct VisitRecorder {
                         kioskID: kioskID, kind: KioskEventRecord.attractShown, wallMs: wallMs(t),
                         monotonicNs: t.nanoseconds))
             ]
+        case .linkShown(_, _, let t):
+            return [
+                .event(
+                    KioskEventRecord(
+                        kioskID: kioskID, kind: KioskEventRecord.linkShown, wallMs: wallMs(t),
+                        monotonicNs: t.nanoseconds))
+            ]
         case .started(let id, let t):
             let visit = VisitRecord(
                 sessionID: id, kioskID: kioskID, deckID: deckID, deckVersion: deckVersion, startedWallMs: wallMs(t),

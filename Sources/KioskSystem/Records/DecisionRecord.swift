@@ -103,9 +103,11 @@ package struct VisitRecord: Hashable, Sendable {
     }
 }
 
-/// A kiosk event that is not a decision (today: the attract screen appeared).
+/// A kiosk event that is not a decision: the attract screen appeared, a link's QR code was
+/// shown to a visitor. The kind is free text in both stores, so a new kind needs no migration.
 package struct KioskEventRecord: Hashable, Sendable {
     package static let attractShown = "attract_shown"
+    package static let linkShown = "qr_shown"
 
     package var kioskID: String
     package var kind: String

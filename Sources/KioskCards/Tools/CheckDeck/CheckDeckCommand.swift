@@ -45,6 +45,13 @@ enum CheckDeckCommand {
         for file in files {
             switch DeckLoader.load(path: file) {
             case .success(let deck):
+                let unfit = codesThatDoNotFit(deck, file: file)
+                guard unfit.isEmpty else {
+                    outcome.status = 2
+                    outcome.problems += unfit
+                    outcome.problems.append("\(file): \(unfit.count) problem\(unfit.count == 1 ? "" : "s")")
+                    continue
+                }
                 outcome.summaries.append("\(file): valid — \(deck.summary)")
                 outcome.warnings += deck.warnings.map { $0.formatted(file: file) }
                 outcome.warnings += cutTexts(deck, file: file)
@@ -56,6 +63,39 @@ enum CheckDeckCommand {
             }
         }
         return outcome
+    }
+
+    /// Errors for every link whose QR code, at 25 mm with whole-pixel modules, would not fit
+    /// on the card on some panel preset (with and without the buttons beside the stack).
+    static func codesThatDoNotFit(_ deck: DeckFile, file: String) -> [String] {
+        var links = deck.cards.compactMap { card in card.link.map { ("card \"\(card.id)\"", $0) } }
+        if let l = deck.emptyLink { links.append(("the end state (\"emptyLink\")", l)) }
+        var out: [String] = []
+        for (owner, link) in links {
+            guard let code = QRCode(link) else {
+                out.append("\(file): error: \(owner): its link cannot be encoded as a QR code; shorten it")
+                continue
+            }
+            let tight = PanelPreset.all.first { preset in
+                let px = preset.logicalPixels
+                let g = PanelGeometry(
+                    pixelWidth: px.width, pixelHeight: px.height, millimetres: preset.logicalMillimetres)
+                return [false, true].contains { buttons in
+                    let layout = StackLayout(
+                        screen: g.metrics.size, showButtons: buttons, pointsPerMillimetre: g.metrics.pointsPerMillimetre
+                    )
+                    return !LinkCode.fits(
+                        card: StackLayout.cardSize, side: layout.linkCodeSide, modules: code.sideWithQuietZone,
+                        pixelsPerPoint: g.scale * layout.fit, padding: CardTextFit.padding)
+                }
+            }
+            if let tight {
+                out.append(
+                    "\(file): error: \(owner): its link's QR code (\(code.size) modules) does not fit on the card at"
+                        + " \(Int(LinkCode.minimumMillimetres)) mm on panel '\(tight.name)'; shorten the link")
+            }
+        }
+        return out
     }
 
     /// Warnings for every stack card whose title or subtitle `CardTextFit` would cut, at the
