@@ -7,7 +7,8 @@ extension ReportPage {
     func cardName(_ path: String) -> String {
         guard case .string(let id)? = json["\(path).card"] else { return "–" }
         guard case .string(let title)? = json["\(path).title"] else {
-            return "<span class=\"id\">\(Escape.htmlText(id))</span> <small class=\"unknown\">(title unknown)</small>"
+            // "(title unknown)" comes from the style sheet, so the cell's text is the id as stored.
+            return "<span class=\"untitled\">\(Escape.htmlText(id))</span>"
         }
         return "\(Escape.htmlText(title)) <small class=\"id\">\(Escape.htmlText(id))</small>"
     }

@@ -341,7 +341,7 @@ struct ReportPage {
         .chart{position:relative;height:260px;margin:.6em 0}.chart .csv{position:absolute;top:0;right:0;font-size:.75em}.two{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:12px}
         input[type=search]{width:100%;max-width:320px;padding:6px;margin:.4em 0}.empty,.note{background:#fff8c5;padding:8px}tr.attention td{background:#fff1f0}
         .legend{font-size:.85em;color:#57606a}.ramp{display:inline-block;width:8em;height:.9em;vertical-align:middle;border:1px solid #d0d7de}
-        .swatch{display:inline-block;width:1.4em;text-align:center;color:#8c959f}.id{color:#57606a;white-space:nowrap}.unknown{color:#9a6700}.heatwrap{position:relative}
+        .swatch{display:inline-block;width:1.4em;text-align:center;color:#8c959f}.id{color:#57606a;white-space:nowrap}.untitled::after{content:" (title unknown)";color:#9a6700;font-size:.8em}.heatwrap{position:relative}
         .heatwrap>.csv{position:absolute;top:-2.2em;right:0;font-size:.75em}.heat.cards td{width:3em}
         .heat.cards td.name,td.name{width:auto;text-align:left;white-space:normal;min-width:9em;max-width:18em;font-size:inherit}
         @media (max-width:600px){td.name{max-width:44vw;min-width:7em;font-size:.9em}}.compare{font-size:.95em}
