@@ -132,10 +132,23 @@ def expected_charts(doc):
     languages = [l for l in doc["quality"]["languages"] if l["decisions"] > 0]
     modes = [(k, doc["quality"]["accessibilityMode"][k]) for k in ("on", "off", "unknown")]
     modes = [(k, v) for k, v in modes if v > 0]
-    return {
-        "chart-approval": ([c["card"] for c in shown],
+    # A card is labelled by its title; by its id when its deck is not known to the report.
+    name = lambda c: c["card"] if c["title"] is None else c["title"]
+    # Approval over time: one chart per deck version, a line per card, a point per period.
+    trends = []
+    for c in doc["approvalOverTime"]["cards"]:
+        if not trends or trends[-1][0] != c["deckVersion"]:
+            trends.append((c["deckVersion"], []))
+        trends[-1][1].append(c)
+    trend_charts = {
+        f"chart-trend-{i}": ([p["period"] for p in cards[0]["points"]],
+                             [[p["approval"] for p in c["points"]] for c in cards])
+        for i, (_, cards) in enumerate(trends)
+    }
+    return trend_charts | {
+        "chart-approval": ([name(c) for c in shown],
                            [[c["approval"] for c in shown], [[c["low"], c["high"]] for c in shown]]),
-        "chart-dwell": ([c["card"] for c in shown],
+        "chart-dwell": ([name(c) for c in shown],
                         [[c["medianDwellMs"] for c in shown], [c["p90DwellMs"] for c in shown]]),
         "chart-funnel": (["Visit started", "First decision"] + cards + ["Completed"],
                          [[d["visitsStarted"], d["firstDecision"]] + pad([r["visits"] for r in d["reached"]], longest)
@@ -190,8 +203,9 @@ def check_cell(cell, doc):
     text = cell["text"]
     if expected is None:
         return None if text == "–" else f"{cell['k']}: page shows {text!r}, JSON has null"
-    number = float(text.replace("%", "").replace("ms", "").strip())
-    scale, tolerance = {"pct": (100, 0.05), "pct0": (100, 0.5), "ms": (1, 0.5), "int": (1, 0.5), "num": (1, 0.005)}[cell["f"]]
+    number = float(text.replace("%", "").replace("ms", "").replace("pts", "").strip())
+    scale, tolerance = {"pct": (100, 0.05), "pct0": (100, 0.5), "ms": (1, 0.5), "int": (1, 0.5), "num": (1, 0.005),
+                        "pts": (100, 0.05)}[cell["f"]]
     if abs(number - expected * scale) > tolerance + 1e-9:
         return f"{cell['k']}: page shows {text!r}, JSON has {expected}"
     return None

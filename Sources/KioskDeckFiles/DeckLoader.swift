@@ -21,6 +21,12 @@ package enum DeckLoader {
         load(path: path, followDecks: true, confinedTo: root)
     }
 
+    /// Parses a deck's bytes for its texts only (the report's card titles from the fleet's copy):
+    /// images and schedule windows' decks are taken as named, not read.
+    package static func parseTexts(bytes: [UInt8], path: String) -> Result<DeckFile, DeckProblems> {
+        DeckParser.parse(bytes: bytes, path: path, checkImage: { .ok($0) }, checkDeck: { .success($0) })
+    }
+
     /// `followDecks`: also read the decks a schedule's windows name (one level: those may not
     /// have schedules of their own). `confinedTo`: see `load(path:confinedTo:)`.
     static func load(path: String, followDecks: Bool, confinedTo root: String?) -> Result<DeckFile, DeckProblems> {

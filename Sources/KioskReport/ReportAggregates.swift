@@ -145,6 +145,32 @@ package struct ReportAggregates: Hashable, Sendable {
     }
     package var kiosks: [Kiosk] = []
 
+    /// One card of a deck version in one segment (a local day, or a kiosk): its final answers in
+    /// counted visits and the right ones (each visit has at most one final answer per card, so
+    /// `n` is also its visits).
+    package struct CardCell: Hashable, Sendable {
+        package var deckID: String
+        package var deckVersion: Int
+        package var cardID: String
+        /// The local date "YYYY-MM-DD" (`cardDays`) or the kiosk id (`kioskCards`).
+        package var segment: String
+        package var n = 0
+        package var right = 0
+
+        package init(deckID: String, deckVersion: Int, cardID: String, segment: String, n: Int = 0, right: Int = 0) {
+            self.deckID = deckID
+            self.deckVersion = deckVersion
+            self.cardID = cardID
+            self.segment = segment
+            self.n = n
+            self.right = right
+        }
+    }
+    /// Each card's answers per local day (approval over time), by deck, version, card, day.
+    package var cardDays: [CardCell] = []
+    /// Each card's answers per kiosk, by deck, version, card, kiosk.
+    package var kioskCards: [CardCell] = []
+
     /// Counted visits' left/right/removed decision rows, and their undo rows.
     package var decidedRows = 0
     package var undoRows = 0

@@ -27,20 +27,96 @@ package struct ReportFigures {
         return (max(0, centre - half), min(1, centre + half))
     }
 
+    /// The cards of one deck version as its deck file or the fleet's published copy lists them.
+    package struct DeckCards: Hashable, Sendable {
+        /// (card id, title) in deck order.
+        package var cards: [(id: String, title: String)]
+        /// Where the deck came from ("the deck file …", "fleet.decks").
+        package var source: String
+
+        package init(cards: [(id: String, title: String)], source: String) {
+            self.cards = cards
+            self.source = source
+        }
+
+        package static func == (a: DeckCards, b: DeckCards) -> Bool {
+            a.source == b.source && a.cards.map(\.id) == b.cards.map(\.id)
+                && a.cards.map(\.title) == b.cards.map(\.title)
+        }
+        package func hash(into h: inout Hasher) {
+            h.combine(source)
+            for c in cards { h.combine(c.id) }
+        }
+    }
+
+    /// The period before the report's, as long as it, aggregated the same way.
+    package struct Previous {
+        package var aggregates: ReportAggregates
+        package var sinceMs: Int64
+        package var untilMs: Int64
+
+        package init(aggregates: ReportAggregates, sinceMs: Int64, untilMs: Int64) {
+            self.aggregates = aggregates
+            self.sinceMs = sinceMs
+            self.untilMs = untilMs
+        }
+    }
+
     package let aggregates: ReportAggregates
     package let settings: Settings
     package let filter: ReportFilter
     package let source: String
     package let generatedMs: Int64
+    /// Titles and deck order per "id@version"; a deck version not here shows its cards by id.
+    package let decks: [String: DeckCards]
+    package let previous: Previous?
 
     package init(
-        aggregates: ReportAggregates, settings: Settings, filter: ReportFilter, source: String, generatedMs: Int64
+        aggregates: ReportAggregates, settings: Settings, filter: ReportFilter, source: String, generatedMs: Int64,
+        decks: [String: DeckCards] = [:], previous: Previous? = nil
     ) {
         self.aggregates = aggregates
         self.settings = settings
         self.filter = filter
         self.source = source
         self.generatedMs = generatedMs
+        self.decks = decks
+        self.previous = previous
+    }
+
+    /// The previous period's `(period's end, period's start)` for a report from `sinceMs` to
+    /// `untilMs` (nil: until `nowMs`): as long as it, ending where it starts. nil without --since.
+    package static func previousPeriod(sinceMs: Int64?, untilMs: Int64?, nowMs: Int64) -> (since: Int64, until: Int64)?
+    {
+        guard let since = sinceMs else { return nil }
+        let until = untilMs ?? nowMs
+        guard until > since else { return nil }
+        return (since - (until - since), since)
+    }
+
+    /// A card's title from its deck (nil: the deck version or the card is not known here).
+    package func title(deck: String, version: Int, card: String) -> String? {
+        decks["\(deck)@\(version)"]?.cards.first { $0.id == card }?.title
+    }
+
+    /// The cards in deck order: by deck id and version, then the card's place in the deck file
+    /// when the deck is known (cards it does not list after), else the position it was shown at
+    /// most often.
+    package var orderedCards: [ReportAggregates.Card] {
+        func place(_ c: ReportAggregates.Card) -> Int {
+            if let deck = decks["\(c.deckID)@\(c.deckVersion)"] {
+                return deck.cards.firstIndex { $0.id == c.cardID }.map { $0 + 1 } ?? Int.max - 1
+            }
+            return c.usualPosition ?? Int.max
+        }
+        return aggregates.cards.enumerated().sorted { l, r in
+            if l.element.deckID != r.element.deckID || l.element.deckVersion != r.element.deckVersion {
+                return l.offset < r.offset
+            }
+            let lp = place(l.element)
+            let rp = place(r.element)
+            return lp != rp ? lp < rp : l.offset < r.offset
+        }.map(\.element)
     }
 
     /// A JSON document of every figure (the same numbers the page shows).
@@ -60,13 +136,33 @@ package struct ReportFigures {
             ]
         }
         // In the source's order: deck id, version, then deck order (the card's usual position).
-        let cards: [JSONValue] = a.cards.map { c in
+        // A card's title from its deck (null: the deck version is not known to the report).
+        func title(_ deck: String, _ version: Int, _ card: String) -> JSONValue {
+            self.title(deck: deck, version: version, card: card).map { .string($0) } ?? .null
+        }
+        let before = previous.map { p in
+            Dictionary(p.aggregates.cards.map { ("\($0.deckID)@\($0.deckVersion)\u{1}\($0.cardID)", $0) }) { x, _ in x }
+        }
+        let cards: [JSONValue] = orderedCards.map { c in
             var fields: [(String, JSONValue)] = [
                 ("deck", .string(c.deckID)), ("version", .int(c.deckVersion)),
                 ("deckVersion", .string("\(c.deckID)@\(c.deckVersion)")), ("card", .string(c.cardID)),
+                ("title", title(c.deckID, c.deckVersion, c.cardID)),
                 ("position", c.usualPosition.map { .int($0) } ?? .null),
             ]
             fields += approval(c.right, c.n, visits: c.visits)
+            if let before {
+                let p = before["\(c.deckID)@\(c.deckVersion)\u{1}\(c.cardID)"]
+                let then = approval(p?.right ?? 0, p?.n ?? 0, visits: p?.visits ?? 0).filter {
+                    ["suppressed", "n", "right", "approval"].contains($0.0)
+                }
+                let now = c.visits >= k && c.n > 0 ? Double(c.right) / Double(c.n) : nil
+                let was = then.first { $0.0 == "approval" }?.1.double
+                fields += [
+                    ("previous", .object(then)),
+                    ("approvalChange", now != nil && was != nil ? .number(now! - was!, 6) : .null),
+                ]
+            }
             if c.visits >= k {
                 fields += [
                     ("left", .int(c.n - c.right)), ("visits", .int(c.visits)),
@@ -187,6 +283,56 @@ package struct ReportFigures {
                 ])
             ),
         ])
+        // Each card's approval over time: per local day, or per week (from Monday) beyond 62 days.
+        let allDays = Self.everyDay((Set(a.days.keys).union(a.cardDays.map(\.segment))).sorted())
+        let weekly = allDays.count > 62
+        func bucket(_ day: String) -> String {
+            guard weekly, let n = Self.dayNumber(day) else { return day }
+            // 1970-01-01 was a Thursday: Monday of the week is n − (n + 3) mod 7.
+            return Self.dayText(n - ((n + 3) % 7 + 7) % 7)
+        }
+        var buckets: [String] = []
+        for day in allDays where buckets.last != bucket(day) { buckets.append(bucket(day)) }
+        func key(_ c: ReportAggregates.CardCell) -> String { "\(c.deckID)@\(c.deckVersion)\u{1}\(c.cardID)" }
+        var perBucket: [String: [String: (n: Int, right: Int)]] = [:]
+        for c in a.cardDays {
+            let b = bucket(c.segment)
+            let old = perBucket[key(c), default: [:]][b] ?? (0, 0)
+            perBucket[key(c), default: [:]][b] = (old.n + c.n, old.right + c.right)
+        }
+        var perKiosk: [String: [String: (n: Int, right: Int)]] = [:]
+        for c in a.kioskCards { perKiosk[key(c), default: [:]][c.segment] = (c.n, c.right) }
+        let kioskOrder = ranked.map(\.kioskID)
+        var overTime: [JSONValue] = []
+        var byKiosk: [JSONValue] = []
+        for c in orderedCards where c.visits >= k {
+            let id = "\(c.deckID)@\(c.deckVersion)\u{1}\(c.cardID)"
+            let head: [(String, JSONValue)] = [
+                ("deckVersion", .string("\(c.deckID)@\(c.deckVersion)")), ("card", .string(c.cardID)),
+                ("title", title(c.deckID, c.deckVersion, c.cardID)),
+            ]
+            let points: [JSONValue] = buckets.map { b in
+                let x = perBucket[id]?[b] ?? (0, 0)
+                return .object([("period", .string(b))] + approval(x.right, x.n, visits: x.n == 0 ? k : x.n))
+            }
+            overTime.append(.object(head + [("points", .array(points))]))
+            let cells: [JSONValue] = kioskOrder.map { kiosk in
+                let x = perKiosk[id]?[kiosk] ?? (0, 0)
+                return .object([("kiosk", .string(kiosk))] + approval(x.right, x.n, visits: x.n == 0 ? k : x.n))
+            }
+            byKiosk.append(.object(head + [("kiosks", .array(cells))]))
+        }
+        let finalRight = a.cards.reduce(0) { $0 + $1.right }
+        var comparison: JSONValue = .null
+        if let previous {
+            let p = previous.aggregates
+            let right = p.cards.reduce(0) { $0 + $1.right }
+            comparison = .object([
+                ("since", time(previous.sinceMs)), ("until", time(previous.untilMs)), ("visits", .int(p.visits)),
+                ("finalAnswers", .int(p.finalAnswers)), ("right", .int(right)),
+                ("approval", ratio(right, p.finalAnswers)), ("completed", .int(p.endReasons["completed"] ?? 0)),
+            ])
+        }
         return .object([
             ("generated", time(generatedMs)), ("source", .string(source)),
             (
@@ -211,11 +357,17 @@ package struct ReportFigures {
                 "totals",
                 .object([
                     ("decisionRows", .int(a.decisionRows)), ("visits", .int(a.visits)),
-                    ("finalAnswers", .int(a.finalAnswers)), ("first", time(a.firstMs)), ("last", time(a.lastMs)),
+                    ("finalAnswers", .int(a.finalAnswers)), ("right", .int(finalRight)),
+                    ("approval", ratio(finalRight, a.finalAnswers)),
+                    ("completed", .int(a.endReasons["completed"] ?? 0)),
+                    ("first", time(a.firstMs)), ("last", time(a.lastMs)),
                 ])
             ),
+            ("previousPeriod", comparison),
             ("cards", .array(cards)), ("funnel", funnel), ("hourWeekday", .array(cells)), ("days", .array(days)),
             ("decks", .array(decks)), ("kiosks", .array(kiosks)), ("quality", quality),
+            ("approvalOverTime", .object([("bucket", .string(weekly ? "week" : "day")), ("cards", .array(overTime))])),
+            ("kioskCards", .object([("kiosks", .array(kioskOrder.map { .string($0) })), ("cards", .array(byKiosk))])),
         ])
     }
 

@@ -263,6 +263,23 @@ package enum ReportQuery {
             a.days[r[0] ?? "", default: .init()].right = int(r[2])
         }
 
+        // Each card's answers per local day and per kiosk (approval over time, kiosk × card).
+        for (column, keyPath) in [
+            (sql.day("wall_ms"), \ReportAggregates.cardDays), ("kiosk_id", \ReportAggregates.kioskCards),
+        ] {
+            for r in try q.rows(
+                """
+                SELECT deck_id, deck_version, card_id, \(column) AS segment, COUNT(*), COUNT(*) FILTER (WHERE a = 1)
+                FROM report_f GROUP BY deck_id, deck_version, card_id, segment
+                """)
+            {
+                a[keyPath: keyPath].append(
+                    ReportAggregates.CardCell(
+                        deckID: r[0] ?? "", deckVersion: int(r[1]), cardID: r[2] ?? "", segment: r[3] ?? "",
+                        n: int(r[4]), right: int(r[5])))
+            }
+        }
+
         // 5. Per kiosk.
         var kiosks: [String: ReportAggregates.Kiosk] = [:]
         for r in try q.rows(

@@ -20,6 +20,8 @@ enum ReportCommand {
         var json = false
         var includeMashing = false
         var chartJSPath = ReportPage.defaultChartJSPath
+        /// Deck files whose card titles the page shows (--data; the fleet has its published decks).
+        var deckFiles: [String] = []
     }
 
     static func table(now: Int64) -> OptionTable<Options> {
@@ -32,7 +34,9 @@ enum ReportCommand {
                 and writes one self-contained HTML
                 file (no network requests; Chart.js from Debian's libjs-chart.js is inlined) or, with
                 --format json, every figure as JSON. Definitions: docs/REPORT.md. Hours, weekdays
-                and days are in the time zone of TZ. Safe while the kiosk runs (WAL).
+                and days are in the time zone of TZ. Safe while the kiosk runs (WAL). With --since,
+                the page also compares with the previous period of the same length. Cards show
+                their titles from --deck-file (or the fleet's published decks), else their ids.
                 """,
             options: [
                 CommandOption.text(
@@ -96,6 +100,16 @@ enum ReportCommand {
                     }
                     return nil
                 },
+                CommandOption(
+                    name: "deck-file", value: "FILE",
+                    help:
+                        "a deck file, for its cards' titles and order (repeatable; --data only: the fleet has its own)",
+                    repeatable: true
+                ) { o, v in
+                    guard !v.isEmpty else { return "a deck file, such as /etc/kioskcards/deck.json" }
+                    o.deckFiles.append(v)
+                    return nil
+                },
                 CommandOption.text(
                     name: "chart-js", value: "FILE",
                     help: "Chart.js to inline (default \(ReportPage.defaultChartJSPath), from libjs-chart.js)",
@@ -147,7 +161,7 @@ enum ReportCommand {
         let aggregates = read.aggregates
         let figures = ReportFigures(
             aggregates: aggregates, settings: .init(minimumN: options.minimumN, k: options.k), filter: filter,
-            source: read.label, generatedMs: WallClock.nowMilliseconds())
+            source: read.label, generatedMs: WallClock.nowMilliseconds(), decks: read.decks, previous: read.previous)
         let json = figures.json
         if options.json {
             var out = OutputBuffer()

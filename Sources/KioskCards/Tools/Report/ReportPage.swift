@@ -77,6 +77,7 @@ struct ReportPage {
         switch (value?.double, format) {
         case (nil, _): text = "–"
         case (let x?, "pct"): text = jsonNumber(x * 100, decimals: 1) + " %"
+        case (let x?, "pts"): text = (x > 0 ? "+" : "") + jsonNumber(x * 100, decimals: 1) + " pts"
         case (let x?, "ms"): text = jsonNumber(x, decimals: 0) + " ms"
         case (let x?, "int"): text = jsonNumber(x, decimals: 0)
         case (let x?, _): text = jsonNumber(x, decimals: 2)
@@ -117,7 +118,7 @@ struct ReportPage {
             <li>Counted answers \(cell("totals.finalAnswers", "int", tag: "b"))</li>
             <li>Button-mashing visits \(isTrue("quality.mashing.excluded") ? "excluded" : "included")
             \(cell("quality.mashing.visits", "int", tag: "b")) (\(cell("quality.mashing.decisions", "int", tag: "span")) decisions)</li></ul>
-            </header>
+            \(comparisonLine)</header>
             """
         if let health { body += healthSection(health) }
         if figures.aggregates.decisionRows == 0 && figures.aggregates.visits == 0 {
@@ -132,14 +133,17 @@ struct ReportPage {
         for i in 0..<count("cards") {
             let p = "cards.\(i)"
             let grey = isTrue("\(p).suppressed") || isTrue("\(p).belowMinN")
-            rows +=
-                "<tr class=\"\(grey ? "grey" : "")\"><td>\(string("\(p).card"))</td><td>\(string("\(p).deck"))</td>"
-                + cell("\(p).version", "int")
-                + cell("\(p).position", "int") + cell("\(p).approval", "pct") + cell("\(p).low", "pct")
-                + cell("\(p).high", "pct")
-                + cell("\(p).n", "int")
-                + cell("\(p).visits", "int") + cell("\(p).medianDwellMs", "ms") + cell("\(p).p90DwellMs", "ms")
-                + cell("\(p).tooFastShare", "pct") + "</tr>\n"
+            let compared =
+                figures.previous == nil
+                ? "" : cell("\(p).previous.approval", "pct") + cell("\(p).approvalChange", "pts")
+            let name: String = cardName(p)
+            // Approval beside the card, so a phone shows both without scrolling the table.
+            var row = "<tr class=\"\(grey ? "grey" : "")\"><td class=\"name\">\(name)</td>"
+            row += cell("\(p).approval", "pct") + compared + cell("\(p).n", "int") + "<td>\(string("\(p).deck"))</td>"
+            row += cell("\(p).version", "int") + cell("\(p).position", "int") + cell("\(p).low", "pct")
+            row += cell("\(p).high", "pct")
+            row += cell("\(p).visits", "int") + cell("\(p).medianDwellMs", "ms") + cell("\(p).p90DwellMs", "ms")
+            rows += row + cell("\(p).tooFastShare", "pct") + "</tr>\n"
         }
         body += """
             <section id="cards"><h2>Per card</h2>
@@ -148,10 +152,10 @@ struct ReportPage {
             <div class="chart"><canvas id="chart-approval"></canvas></div>
             <div class="chart"><canvas id="chart-dwell"></canvas></div>
             <input id="card-search" type="search" placeholder="Search cards" aria-label="Search cards">
-            <div class="scroll"><table id="card-table" class="sortable"><thead><tr><th>Card</th><th>Deck</th><th>Version</th><th>Position</th><th>Approval</th>
-            <th>95 % low</th><th>95 % high</th><th>n</th><th>Visits</th><th>Median dwell</th><th>p90 dwell</th><th>Too fast</th></tr></thead>
-            <tbody>\(rows)</tbody></table></div></section>
-            """
+            <div class="scroll"><table id="card-table" class="sortable"><thead><tr><th>Card (id)</th><th>Approval</th>
+            \(figures.previous == nil ? "" : "<th>Previous period</th><th>Change</th>")<th>n</th><th>Deck</th><th>Version</th><th>Position</th><th>95 % low</th><th>95 % high</th><th>Visits</th><th>Median dwell</th><th>p90 dwell</th><th>Too fast</th></tr></thead>
+            <tbody>\(rows)</tbody></table></div>\(unknownDecksNote)</section>
+            """ + trendSection
         // 3. Funnel, per deck version (positions 1-based, as in the charts).
         var reached = ""
         for d in 0..<count("decks") {
@@ -211,7 +215,7 @@ struct ReportPage {
             <div class="chart"><canvas id="chart-kiosks"></canvas></div>
             <div class="scroll"><table><tr><th>Rank</th><th>Kiosk</th><th>Visits</th><th>Visits / active day</th><th>Completion</th>
             <th>Approval</th><th>Last seen</th><th>Uptime</th></tr>\(kiosks)</table></div></section>
-            """
+            """ + kioskCardSection
         // 6. Quality.
         var positions = ""
         for d in 0..<count("decks") {
@@ -317,14 +321,14 @@ struct ReportPage {
                 let colour =
                     visits
                     ? "rgba(37,99,235,\(jsonNumber(0.12 + 0.88 * x / maxVisits, decimals: 3)))"
-                    : "hsl(\(jsonNumber(x * 120, decimals: 0)),70%,\(jsonNumber(80 - 25 * abs(x - 0.5) * 2, decimals: 0))%)"
+                    : Self.approvalColour(x)
                 let text = visits ? jsonNumber(x, decimals: 0) : jsonNumber(x * 100, decimals: 0)
                 out +=
                     "<td style=\"background:\(colour)\" data-k=\"\(path)\" data-f=\"\(visits ? "int" : "pct0")\">\(text)</td>"
             }
             out += "</tr>"
         }
-        return out + "</table></div>"
+        return out + "</table></div>" + (visits ? Self.visitsLegend(max: maxVisits) : Self.approvalLegend)
     }
 
     static let style = """
@@ -336,6 +340,11 @@ struct ReportPage {
         tr.grey td{color:#8c959f}.heat td{width:2.2em;text-align:center;font-size:.8em;padding:2px}.heat td.hidden{color:#8c959f}
         .chart{position:relative;height:260px;margin:.6em 0}.chart .csv{position:absolute;top:0;right:0;font-size:.75em}.two{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr));gap:12px}
         input[type=search]{width:100%;max-width:320px;padding:6px;margin:.4em 0}.empty,.note{background:#fff8c5;padding:8px}tr.attention td{background:#fff1f0}
+        .legend{font-size:.85em;color:#57606a}.ramp{display:inline-block;width:8em;height:.9em;vertical-align:middle;border:1px solid #d0d7de}
+        .swatch{display:inline-block;width:1.4em;text-align:center;color:#8c959f}.id{color:#57606a;white-space:nowrap}.untitled::after{content:" (title unknown)";color:#9a6700;font-size:.8em}.heatwrap{position:relative}
+        .heatwrap>.csv{position:absolute;top:-2.2em;right:0;font-size:.75em}.heat.cards td{width:3em}
+        .heat.cards td.name,td.name{width:auto;text-align:left;white-space:normal;min-width:9em;max-width:18em;font-size:inherit}
+        @media (max-width:600px){td.name{max-width:44vw;min-width:7em;font-size:.9em}}.compare{font-size:.95em}
         footer{margin-top:2em;border-top:1px solid #d0d7de;padding-top:.6em}canvas{max-width:100%}
         """
 
@@ -361,14 +370,17 @@ struct ReportPage {
         const pctAxis=title=>({min:0,max:1,title:{display:true,text:title},ticks:{callback:v=>Math.round(v*100)+' %'}});
         const axis=title=>({beginAtZero:true,title:{display:true,text:title}});
         const pctTip={callbacks:{label:c=>(c.dataset.label||c.label)+': '+(Array.isArray(c.raw)?pctText(c.raw[0])+' – '+pctText(c.raw[1]):pctText(c.raw))}};
-        chart('chart-approval',{type:'bar',data:{labels:shown.map(c=>c.card),datasets:[
+        const name=c=>c.title===null?c.card:c.title;
+        const cardAxis={title:{display:true,text:'Card'},ticks:{callback:function(v){const l=String(this.getLabelForValue(v));
+          return l.length>22?l.slice(0,21)+'…':l;}}};
+        chart('chart-approval',{type:'bar',data:{labels:shown.map(name),datasets:[
           {label:'Approval',data:shown.map(c=>c.approval),backgroundColor:shown.map(grey)},
           {label:'Wilson 95 %',data:shown.map(c=>[c.low,c.high]),backgroundColor:'rgba(0,0,0,0.28)',grouped:false,barPercentage:0.25}]},
-          options:{scales:{x:{title:{display:true,text:'Card'}},y:pctAxis('Approval')},plugins:{tooltip:pctTip,title:{display:true,text:'Approval per card (n ≥ '+R.filter.minN+' in colour)'}}}});
-        chart('chart-dwell',{type:'bar',data:{labels:shown.map(c=>c.card),datasets:[
+          options:{scales:{x:cardAxis,y:pctAxis('Approval')},plugins:{tooltip:pctTip,title:{display:true,text:'Approval per card (n ≥ '+R.filter.minN+' in colour)'}}}});
+        chart('chart-dwell',{type:'bar',data:{labels:shown.map(name),datasets:[
           {label:'Median dwell (ms)',data:shown.map(c=>c.medianDwellMs),backgroundColor:'rgba(16,185,129,0.7)'},
           {label:'p90 dwell (ms)',data:shown.map(c=>c.p90DwellMs),backgroundColor:'rgba(245,158,11,0.7)'}]},
-          options:{scales:{x:{title:{display:true,text:'Card'}},y:{type:'logarithmic',title:{display:true,text:'Time to decide (ms, log scale)'}}},plugins:{title:{display:true,text:'Time to decide'}}}});
+          options:{scales:{x:cardAxis,y:{type:'logarithmic',title:{display:true,text:'Time to decide (ms, log scale)'}}},plugins:{title:{display:true,text:'Time to decide'}}}});
         const f=R.funnel,palette=['#2563eb','#e5484d','#30a46c','#f59e0b','#8b5cf6','#06b6d4','#db2777','#65a30d'];
         const longest=Math.max(0,...R.decks.map(d=>d.reached.length));
         const cardLabels=Array.from({length:longest},(_,i)=>'Card '+(i+1));
@@ -404,6 +416,19 @@ struct ReportPage {
           datasets:R.decks.map((d,i)=>{const a=Array(longestBias).fill(null);for(const p of d.positionBias)a[p.position-1]=p.suppressed?null:p.approval;
             return {label:d.name,data:a,borderColor:palette[i%palette.length]};})},
           options:{scales:{x:{title:{display:true,text:'Card position'}},y:pctAxis('Approval')},plugins:{tooltip:pctTip,title:{display:true,text:'Position bias: approval by position shown'}}}});
+        const trends=[];for(const c of R.approvalOverTime.cards){let t=trends.find(x=>x.deck===c.deckVersion);
+          if(!t){t={deck:c.deckVersion,cards:[]};trends.push(t);}t.cards.push(c);}
+        const periodAxis=R.approvalOverTime.bucket==='week'?'Week (from Monday, local time)':'Day (local time)';
+        trends.forEach((t,i)=>chart('chart-trend-'+i,{type:'line',data:{labels:t.cards[0].points.map(p=>p.period),
+          datasets:t.cards.map((c,j)=>({label:name(c),data:c.points.map(p=>p.approval),borderColor:palette[j%palette.length],backgroundColor:palette[j%palette.length],spanGaps:false}))},
+          options:{scales:{x:{title:{display:true,text:periodAxis}},y:pctAxis('Approval')},plugins:{tooltip:pctTip,title:{display:true,text:'Approval over time: '+t.deck}}}}));
+        const download=(file,rows)=>{const a=document.createElement('a');
+          a.href=URL.createObjectURL(new Blob([rows.map(r=>r.map(csvCell).join(',')).join('\\n')+'\\n'],{type:'text/csv'}));
+          a.download=file;document.body.appendChild(a);a.click();a.remove();};
+        const kc=R.kioskCards;
+        for(const b of document.querySelectorAll('button[data-csv=kiosk-card]'))b.addEventListener('click',()=>download('kiosk-card.csv',
+          [['card','title','deck'].concat(kc.kiosks.map(k=>k+' approval')).concat(kc.kiosks.map(k=>k+' n'))]
+            .concat(kc.cards.map(c=>[c.card,c.title,c.deckVersion].concat(c.kiosks.map(x=>x.approval)).concat(c.kiosks.map(x=>x.n))))));
         const search=document.getElementById('card-search'),table=document.getElementById('card-table');
         search.addEventListener('input',()=>{const q=search.value.toLowerCase();
           for(const tr of table.tBodies[0].rows)tr.style.display=tr.cells[0].textContent.toLowerCase().includes(q)?'':'none';});
