@@ -129,6 +129,12 @@ class Bench:
         parts = self.probes.get(size, {}).get("parts", {})
         return [next((v for k, v in parts.items() if k.startswith(w)), None) for w in whats]
 
+    def executable(self, size):
+        """The executable's own pages at SIZE, from the libraries' part ("N MB the executable's own")."""
+        part = next((k for k in self.probes.get(size, {}).get("parts", {}) if k.startswith(PARTS[0])), "")
+        m = re.search(r"([0-9.]+) MB the executable's own", part)
+        return m.group(1) if m else None
+
     def budget(self, size):
         part = next((k for k in self.probes.get(size, {}).get("parts", {}) if k.startswith("cached card images")), "")
         m = re.search(r"budget ([0-9.]+) MB\)", part)
@@ -188,6 +194,8 @@ RULES = {
         ("time", lambda b: b.memory_parts("1920x1080", PARTS), False),
     "the same at 800×480":
         ("time", lambda b: b.memory_parts("800x480", PARTS), False),
+    "of which the executable's own pages (code, read-only data, relocated data), 1920×1080 / 800×480":
+        ("time", lambda b: [b.executable("1920x1080"), b.executable("800x480")], False),
     "probe at 800×480, Swift runtime linked dynamically / statically: RSS before drawing; peak RSS":
         (TWO_BUILDS, None, False),
     "card image cache budget at 1920×1080 / 800×480":

@@ -141,6 +141,8 @@ package final class SceneRenderer {
     /// Bytes of the blurred shadow masks kept for reuse (shared by every renderer).
     package static var shadowMaskBytes: Int { ShadowMasks.shared.bytes }
     var cachedSurfaces: Int { surfaces.count }
+    /// The kinds of the cached element images (a bare card has no title).
+    var cachedKinds: [ElementKind] { surfaces.entries.keys.map(\.kind) }
 
     /// Draws `element`'s image into the cache now, if it is not there, so a later frame that
     /// shows it costs only its placement. Call it when idle, e.g. with the top card as it
@@ -219,17 +221,24 @@ package final class SceneRenderer {
             if discardedInFlight.remove(done.key) != nil { continue }
             guard let image = done.image else { continue }
             surfaces.insert(image, for: done.key, imagePending: done.imagePending, protectedSince: surfaces.now)
+            dropBare(of: done.key)
             if standInsShown.remove(done.key) != nil { replaced.insert(done.key) }
         }
         guard !replaced.isEmpty else { return }
         lastFrame.insert(.adoptedPrepared)
         guard let previous else { return }
-        for e in previous.elements where replaced.contains(cacheKey(e).0) {
+        for e in previous.elements where shows(e, oneOf: replaced) {
             adoptedDamage = adoptedDamage.union(pixels(e.bounds))
         }
-        if let baked = layerElements, baked.contains(where: { replaced.contains(cacheKey($0).0) }) {
+        if let baked = layerElements, baked.contains(where: { shows($0, oneOf: replaced) }) {
             layerElements = nil
         }
+    }
+
+    /// Whether `element`'s image, whole or bare, is one of `keys`.
+    private func shows(_ element: SceneElement, oneOf keys: Set<SurfaceCache.Key>) -> Bool {
+        let key = cacheKey(element).0
+        return keys.contains(key) || Self.bareKey(key).map { keys.contains($0) } == true
     }
 
     /// Forgets what the target holds: the next frame is drawn whole.
@@ -328,6 +337,10 @@ package final class SceneRenderer {
     /// Leave pixels that a moving element drawn later covers opaquely undrawn (the same pixels;
     /// tests compare the renderer with and without it).
     var skipsHidden = true
+
+    /// Draw a still card whose contents a card above covers bare, when its whole image is not
+    /// cached (the same pixels; tests compare the renderer with and without it).
+    var skipsCoveredContents = true
 
     /// An element drawn this frame over the layer: its cached image, or a flat stand-in.
     private struct Moving {
@@ -448,8 +461,13 @@ package final class SceneRenderer {
         // Pixels only where still elements can draw (each within its image's footprint).
         var still: [(image: ElementImage, placement: Placement, opacity: Double)] = []
         var box = PixelRect.empty
-        for element in scene.elements[..<count] where element.opacity > 0 {
-            guard let (image, placement) = placed(element, frameStart: frameStart) else { continue }
+        let elements = Array(scene.elements[..<count])
+        for (i, element) in elements.enumerated() where element.opacity > 0 {
+            let covered =
+                skipsCoveredContents
+                && Self.contentsCovered(elements, at: i, scale: scale, background: scene.background)
+            guard let (image, placement) = placed(element, frameStart: frameStart, contentsCovered: covered)
+            else { continue }
             still.append((image, placement, element.opacity))
             box = box.union(Compositor.footprint(image, at: placement))
         }
@@ -476,13 +494,20 @@ package final class SceneRenderer {
     }
 
     /// The element's cached image (drawn now if missing, or a stand-in while the preparation
-    /// thread draws it) and where it goes on screen.
-    private func placed(_ element: SceneElement, frameStart: Int) -> (ElementImage, Placement)? {
-        let (key, k) = cacheKey(element)
+    /// thread draws it) and where it goes on screen. `contentsCovered`: a card above hides
+    /// the element's contents (`contentsCovered(_:at:scale:background:)`), so unless its whole
+    /// image is cached its bare one is shown (drawn, or prepared, with no text to lay out).
+    private func placed(
+        _ element: SceneElement, frameStart: Int, contentsCovered: Bool = false
+    ) -> (ElementImage, Placement)? {
+        let (whole, k) = cacheKey(element)
+        var key = whole
+
         let image: ElementImage
-        var drawnAt = key
         if !preparedAhead.isEmpty { preparedAhead.remove(key) }
         if !discardedInFlight.isEmpty { discardedInFlight.remove(key) }
+        if contentsCovered, !surfaces.contains(key), let bare = Self.bareKey(key) { key = bare }
+        var drawnAt = key
         if let cached = surfaces.lookup(key) {
             image = cached
         } else if let preparer, Self.drawnAhead(element.kind),
@@ -532,7 +557,14 @@ package final class SceneRenderer {
         stats.surfaceRenders += 1
         lastFrame.insert(work)
         surfaces.insert(drawn, for: key, imagePending: pending, protectedSince: frameStart)
+        dropBare(of: key)
         return drawn
+    }
+
+    /// Drops the bare image of an element whose whole image is now cached: it serves every
+    /// place the bare one did.
+    private func dropBare(of key: SurfaceCache.Key) {
+        if let bare = Self.bareKey(key) { _ = surfaces.remove(bare) }
     }
 
     /// What to show while `key` is drawn elsewhere: the same element already cached at another
@@ -540,6 +572,9 @@ package final class SceneRenderer {
     /// rounded rectangle: cheap), drawn here and cached.
     private func standIn(for key: SurfaceCache.Key, frameStart: Int) -> (ElementImage, SurfaceCache.Key)? {
         if let (other, image) = surfaces.closest(to: key) { return (image, other) }
+        // A bare image of it (drawn while a card above hid its contents): its shadow and
+        // colour, as the plain stand-in below but already drawn.
+        if let bare = Self.bareKey(key), let (other, image) = surfaces.closest(to: bare) { return (image, other) }
         var plain = key
         plain.shadowRadius = 0
         let isMirrored = key.kind != key.kind.unmirrored

@@ -41,11 +41,14 @@ import Testing
         var deck = StackDeck(cards: cards, metrics: metrics)
         let scene = deck.scene(at: .seconds(1))
         let prepared = deck.elementsToPrepare(in: scene)
-        #expect(prepared.map(\.id) == ["card:c0", "card:c1"])
+        #expect(prepared.map(\.id) == ["card:c0", "card:c1", "card:c1"])
         #expect(prepared[0].shadowRadius == StackLayout.dragShadow)
         let top = try #require(scene.elements.first { $0.id == "card:c0" })
         #expect(prepared[0].transform == top.transform)
-        #expect(prepared[1].transform == .identity && prepared[1].shadowRadius == StackLayout.restShadow)
+        // The card beneath as it lies (a drag uncovers it), then as it will look on top.
+        let beneath = try #require(scene.elements.first { $0.id == "card:c1" })
+        #expect(prepared[1] == beneath)
+        #expect(prepared[2].transform == .identity && prepared[2].shadowRadius == StackLayout.restShadow)
         var last = StackDeck(cards: [cards[0]], metrics: metrics)
         #expect(last.elementsToPrepare(in: last.scene(at: .seconds(1))).map(\.id) == ["card:c0"])
         var empty = StackDeck(cards: [], metrics: metrics)
@@ -60,7 +63,7 @@ import Testing
         let six = (0..<6).map { Card(id: "c\($0)", title: "C\($0)", color: .white) }
         var deck = StackDeck(cards: six, metrics: metrics)
         let prepared = deck.elementsToPrepare(in: deck.scene(at: .seconds(1)))
-        #expect(prepared.map(\.id) == ["card:c0", "card:c1", "card:c4"])
+        #expect(prepared.map(\.id) == ["card:c0", "card:c1", "card:c1", "card:c4"])
         var after = StackDeck(cards: Array(six.dropFirst()), metrics: metrics)
         let shown = try #require(after.scene(at: .seconds(1)).elements.first { $0.id == "card:c4" })
         let revealed = try #require(prepared.last)
@@ -74,7 +77,8 @@ import Testing
             cards: cards, metrics: metrics, options: StackOptions(leftLabel: "Nein", rightLabel: "Ja"))
         let scene = deck.scene(at: .seconds(1))
         let prepared = deck.elementsToPrepare(in: scene)
-        #expect(prepared.map(\.id) == ["card:c0", "card:c1", "label:left", "label:right"])
+        #expect(prepared.map(\.id) == ["card:c0", "card:c1", "card:c1", "label:left", "label:right"])
+
         let start = try #require(scene.elements.first { $0.id == "card:c0" }).frame.center
         for (dx, id) in [(-80.0, "label:left"), (80.0, "label:right")] {
             var d = StackDeck(

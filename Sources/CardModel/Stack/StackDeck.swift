@@ -543,25 +543,28 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
     }
 
     /// The top card as it looks when grabbed (the larger shadow), so the first frame of the
-    /// next drag only places it, and the card beneath as it will look on top, so the close-up
-    /// after a swipe draws nothing new either; then the "Nein"/"Ja" stamps as a drag shows
-    /// them, so the first drag each way lays out no text on the frame path; last the card a
-    /// swipe reveals at the bottom of the stack. Top first.
+    /// next drag only places it; the card beneath as it lies, whole (at rest the top card hides
+    /// its contents and the renderer draws it bare: a drag uncovers it), and as it will look on
+    /// top, so the close-up after a swipe draws nothing new either; then the "Nein"/"Ja" stamps
+    /// as a drag shows them, so the first drag each way lays out no text on the frame path;
+    /// last the card a swipe reveals at the bottom of the stack. Top first.
     public func elementsToPrepare(in scene: Scene) -> [SceneElement] {
         let cards = scene.elements.filter { if case .card = $0.kind { true } else { false } }
         guard var top = cards.last else { return [] }
         top.shadowRadius = StackLayout.dragShadow
         let stamps = labels(drag: Point(x: -1, y: 0), depth: 0) + labels(drag: Point(x: 1, y: 0), depth: 0)
         guard cards.count >= 2 else { return [top] + stamps }
-        var next = cards[cards.count - 2]
+        let beneath = cards[cards.count - 2]
+        var next = beneath
         next.transform = .identity
         next.shadowRadius = StackLayout.restShadow
         // The card a swipe reveals at the bottom, at the level it settles on: without it the
         // first frame after a swipe drew a stand-in on the frame path (`bench --worst`).
-        guard self.cards.count > StackLayout.visibleDepth else { return [top, next] + stamps }
+        guard self.cards.count > StackLayout.visibleDepth else { return [top, beneath, next] + stamps }
         let revealed = cardElement(
             self.cards[StackLayout.visibleDepth].card, drag: .zero, depth: Double(StackLayout.visibleDepth - 1), z: 0)
-        return [top, next] + stamps + [revealed]
+        return [top, beneath, next] + stamps + [revealed]
+
     }
 
     /// The "Nein"/"Ja" stamp over the top card (its frame and transform, so it turns with

@@ -1,3 +1,4 @@
+import Glibc
 import KioskRender
 import KioskSystem
 
@@ -8,6 +9,7 @@ extension Bench {
     static func printMemoryBreakdown(renderer: SceneRenderer, frame: PixelBuffer) {
         print("end-rss-kb \(residentKB())")
         printResident("end-")
+        print("end-executable-kb \(executableResidentKB())")
         let a = ProcessMemory.allocator()
         print("malloc-arenas-kb \(a.arenas / 1024)")
         print("malloc-free-kb \(a.free / 1024)")
@@ -18,6 +20,25 @@ extension Bench {
         print("cache-peak-kb \(renderer.cachedBytesPeak / 1024)")
         print("cache-budget-kb \(renderer.cacheBudget / 1024)")
         print("masks-kb \(SceneRenderer.shadowMaskBytes / 1024)")
+    }
+
+    /// The executable's own resident pages in kB (its code, read-only data and relocated
+    /// data), of the libraries' part: the rest is the shared libraries'. 0 when unknown.
+    static func executableResidentKB() -> Int {
+        var link = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &link, link.count - 1)
+        guard n > 0, let text = try? FileIO.readAll("/proc/self/smaps", limit: 16 << 20) else { return 0 }
+        let executable = " " + String(decoding: link[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var kb = 0
+        var inExecutable = false
+        for line in String(decoding: text, as: UTF8.self).split(separator: "\n") {
+            if let first = line.first, first.isHexDigit, line.contains("-"), !line.hasSuffix(" kB") {
+                inExecutable = line.hasSuffix(executable)
+            } else if inExecutable, line.hasPrefix("Rss:") {
+                kb += Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+            }
+        }
+        return kb
     }
 
     /// The resident set now by kind of mapping, each line's key starting with `prefix`.
@@ -63,6 +84,8 @@ extension Bench {
             ("heap_other_mb", anonymous - frame - layer - cache - masks),
             ("end_rss_mb", kb("end-rss-kb")),
             ("libraries_before_drawing_mb", kb("start-libraries-kb")),
+            ("libraries_executable_mb", kb("end-executable-kb")),
+
             ("libraries_written_mb", kb("end-libraries-written-kb")),
             ("malloc_free_mb", kb("malloc-free-kb")),
             ("element_cache_peak_mb", kb("cache-peak-kb")),

@@ -106,6 +106,8 @@ enum BenchReport {
                     let before = value("libraries_before_drawing_mb")
                     detail =
                         " (" + (before > 0 ? "\(String(format2: before)) MB before drawing; " : "")
+                        + "\(String(format2: value("libraries_executable_mb"))) MB the executable's own; "
+
                         + "\(String(format2: value("libraries_written_mb"))) MB written: relocations, data)"
                 case "element_cache_mb":
                     detail =

@@ -1,0 +1,92 @@
+import CardModel
+import Testing
+
+@testable import KioskCards
+@testable import KioskRender
+@testable import KioskSystem
+
+/// A card whose contents the card above hides is drawn bare (no text, photo or watermark)
+/// while its whole image is not cached: the screen must be the one drawing everything gives,
+/// pixel for pixel, at the smallest panel (where a card's edge lies least inside the one
+/// above) and the largest, at rest, dragged (the card beneath uncovered) and back at rest.
+@Suite struct RenderCoveredCardsTests {
+    static let panels: [(width: Int, height: Int, scale: Double)] = [(800, 480, 0.8), (1920, 1080, 1.8)]
+
+    static func drawn(
+        _ scenes: [Scene], panel: (width: Int, height: Int, scale: Double), images: ImageCache?, bare: Bool
+    )
+        -> (PixelBuffer, SceneRenderer)
+    {
+        let renderer = SceneRenderer(
+            pixelWidth: panel.width, pixelHeight: panel.height, scale: panel.scale, images: images)
+        renderer.skipsCoveredContents = bare
+        let buffer = PixelBuffer(width: panel.width, height: panel.height)
+        for s in scenes { renderer.render(s, into: buffer) }
+        return (buffer, renderer)
+    }
+
+    static func isBareCard(_ kind: ElementKind) -> Bool {
+        if case .card(let card) = kind.unmirrored { card.title.isEmpty && card.subtitle.isEmpty } else { false }
+    }
+
+    @Test(arguments: [false, true]) func coveredCardsAreBareAndTheScreenIsTheSame(photos: Bool) throws {
+        var cards = DeckScenes.manyCards(6)
+        var images: ImageCache?
+        if photos {
+            cards = Array(try GoldenImageTests.example("products/products.json").cards.prefix(6))
+            let cache = ImageCache()
+            for path in cards.compactMap(\.imagePath) { _ = cache.image(at: path) }
+            cache.waitUntilIdle()
+            images = cache
+            #expect(cards.contains { $0.imagePath != nil })
+        }
+        for panel in Self.panels {
+            let size = Size(width: Double(panel.width) / panel.scale, height: Double(panel.height) / panel.scale)
+            let scenes = [
+                DeckScenes.stack(cards, size: size), DeckScenes.stack(cards, size: size, drag: Point(x: 90, y: 10)),
+                DeckScenes.stack(cards, size: size),
+            ]
+            for n in 1...scenes.count {
+                let (bare, renderer) = Self.drawn(Array(scenes.prefix(n)), panel: panel, images: images, bare: true)
+                let (whole, _) = Self.drawn(Array(scenes.prefix(n)), panel: panel, images: images, bare: false)
+                let d = RenderFixtures.difference(bare, whole, threshold: 0)
+                #expect(
+                    d.maxChannel == 0,
+                    "\(panel.width)×\(panel.height), \(n) scenes: max difference \(d.maxChannel), \(d.pixelsOver) pixels"
+                )
+                if n == 1 {
+                    let shown = scenes[0].elements.filter { if case .card = $0.kind { $0.opacity > 0 } else { false } }
+                    let bareCards = renderer.cachedKinds.filter(Self.isBareCard).count
+                    #expect(bareCards == shown.count - 1, "every card but the top one drawn bare at rest")
+                }
+            }
+        }
+    }
+
+    /// Only an unturned, opaque card over an opaque background covers the card beneath.
+    @Test func onlyAnUnturnedOpaqueCardCovers() throws {
+        let size = Size(width: 1000, height: 600)
+        let cards = DeckScenes.manyCards(6)
+        let rest = DeckScenes.stack(cards, size: size).elements
+        let shown = rest.indices.filter { if case .card = rest[$0].kind { rest[$0].opacity > 0 } else { false } }
+        let top = try #require(shown.last)
+        for scale in [0.8, 1.8] {
+            for i in shown {
+                #expect(
+                    SceneRenderer.contentsCovered(rest, at: i, scale: scale, background: .white) == (i != top),
+                    "card \(i) at \(scale) px/pt")
+            }
+        }
+        var faded = rest
+        faded[top].opacity = 0.9
+        #expect(!SceneRenderer.contentsCovered(faded, at: shown[shown.count - 2], scale: 1, background: .white))
+        #expect(!SceneRenderer.contentsCovered(rest, at: shown[0], scale: 1, background: Color.white.withAlpha(0.5)))
+        let dragged = DeckScenes.stack(cards, size: size, drag: Point(x: 90, y: 10)).elements
+        let turned = dragged.indices.filter {
+            if case .card = dragged[$0].kind { dragged[$0].opacity > 0 } else { false }
+        }
+        #expect(turned.count >= 3)
+        #expect(!SceneRenderer.contentsCovered(dragged, at: turned[turned.count - 2], scale: 1, background: .white))
+        #expect(SceneRenderer.contentsCovered(dragged, at: turned[turned.count - 3], scale: 1, background: .white))
+    }
+}
