@@ -68,14 +68,17 @@ let package = Package(
         .target(
             name: "KioskTestSupport",
             dependencies: [
-                "CardModel", "KioskSystem", "KioskInput", "KioskRender", "KioskStore", "KioskFleet", "CPangoCairo",
+                "CardModel", "KioskSystem", "KioskInput", "KioskRender", "KioskStore", "KioskFleet", "CEvdev",
+                "CPangoCairo",
             ],
             path: "Tests/KioskTestSupport"
         ),
         .testTarget(name: "CardModelTests", dependencies: ["CardModel"]),
-        .testTarget(name: "KioskSystemTests", dependencies: ["KioskSystem", "CardModel", "CLinux", "KioskTestSupport"]),
         .testTarget(
-            name: "KioskInputTests", dependencies: ["KioskInput", "KioskSystem", "CardModel", "CEvdev", "KioskTestSupport"]
+            name: "KioskSystemTests", dependencies: ["KioskSystem", "CardModel", "CLinux", "KioskTestSupport"]),
+        .testTarget(
+            name: "KioskInputTests",
+            dependencies: ["KioskInput", "KioskSystem", "CardModel", "CEvdev", "KioskTestSupport"]
         ),
         // The image check's PNGs are written by cairo (KioskRender), a writer outside the code under test.
         .testTarget(
@@ -84,22 +87,25 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskRenderTests",
-            dependencies: [
-                "KioskRender", "KioskDeckFiles", "KioskSystem", "CardModel", "CPangoCairo", "KioskTestSupport",
-            ]
+            dependencies: ["KioskRender", "KioskSystem", "CardModel", "CPangoCairo", "KioskTestSupport"]
         ),
-        .testTarget(name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskSystem", "CardModel", "KioskTestSupport"]),
+        .testTarget(
+            name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskSystem", "CardModel", "KioskTestSupport"]),
         .testTarget(
             name: "KioskStoreTests",
-            dependencies: ["KioskStore", "KioskDeckFiles", "KioskSystem", "CardModel", "CSQLite", "CLinux", "KioskTestSupport"]
+            dependencies: [
+                "KioskStore", "KioskDeckFiles", "KioskSystem", "CardModel", "CSQLite", "CLinux", "KioskTestSupport",
+            ]
         ),
         // The report's tests run the built `simulate` and `report` and recompute every figure from raw rows.
         .testTarget(
             name: "KioskReportTests",
             dependencies: ["KioskReport", "KioskStore", "KioskSystem", "CardModel", "KioskTestSupport"]
         ),
-        .testTarget(name: "KioskFleetTests", dependencies: ["KioskFleet", "KioskSystem", "CardModel", "KioskTestSupport"]),
-        .testTarget(name: "KioskSpeechTests", dependencies: ["KioskSpeech", "KioskSystem", "CardModel", "KioskTestSupport"]),
+        .testTarget(
+            name: "KioskFleetTests", dependencies: ["KioskFleet", "KioskSystem", "CardModel", "KioskTestSupport"]),
+        .testTarget(
+            name: "KioskSpeechTests", dependencies: ["KioskSpeech", "KioskSystem", "CardModel", "KioskTestSupport"]),
         // The executable's own code: App/ and Tools/.
         .testTarget(
             name: "KioskCardsTests",

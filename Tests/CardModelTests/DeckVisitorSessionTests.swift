@@ -1,8 +1,6 @@
 import CardModel
 import Testing
 
-@testable import KioskCards
-
 @Suite struct DeckVisitorSessionTests {
     /// Session ids "s1", "s2", … so tests can name them.
     final class Counter {

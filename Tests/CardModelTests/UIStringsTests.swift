@@ -30,7 +30,10 @@ import Testing
 
     /// The Swift files under `Sources/<folder>`, each as its lines with comments left out.
     static func sourceLines(_ folder: String) throws -> [(file: String, line: Int, text: String)] {
-        let root = DeckFixtures.packageRoot + "/Sources/" + folder
+        // …/Tests/CardModelTests/UIStringsTests.swift → …/Sources/<folder> (this target uses CardModel only)
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let root = repository.path + "/Sources/" + folder
         let files = try #require(FileManager.default.enumerator(atPath: root)).compactMap { $0 as? String }
         var out: [(String, Int, String)] = []
         for f in files.sorted() where f.hasSuffix(".swift") {

@@ -1,6 +1,7 @@
 import CardModel
 import Foundation
 import KioskDeckFiles
+import KioskTestSupport
 import Testing
 
 /// WCAG 2.2 AA (1.4.3): every text the renderer draws on a card, over every theme and every

@@ -1,8 +1,8 @@
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskDeckFiles
 @testable import KioskSystem
 

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import KioskCards
 @testable import KioskDisplay
 
 /// Snapshots shaped like real devices: the resources `drmModeGetResources` & co. report for

@@ -2,7 +2,6 @@ import CardModel
 import Glibc
 import Testing
 
-@testable import KioskCards
 @testable import KioskDisplay
 @testable import KioskSystem
 

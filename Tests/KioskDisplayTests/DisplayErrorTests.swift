@@ -1,7 +1,7 @@
 import Glibc
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskDisplay
 @testable import KioskSystem
 
@@ -80,56 +80,14 @@ import Testing
             }
             return
         }
-        let binary = try #require(Self.kioskCardsBinary(), "the KioskCards binary is built beside the tests")
-        let (status, output) = try Self.run(
+        let binary = try #require(
+            StoreTestSupport.executableExists ? StoreTestSupport.executable : nil,
+            "the KioskCards binary is built beside the tests")
+        let (status, output) = try TestProcess.run(
             "/usr/bin/setpriv",
             ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "display-test", "--drm", path])
         #expect(status == 1, "\(output)")
         #expect(output.contains("permission denied on \(path)"), "\(output)")
         #expect(output.contains("usermod -aG video nobody"), "\(output)")
-    }
-
-    /// `.build/<config>/KioskCards`, next to the test bundle this process runs from.
-    static func kioskCardsBinary() -> String? {
-        var buf = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buf, buf.count - 1)
-        guard n > 0 else { return nil }
-        var dir = String(decoding: buf[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        while !dir.isEmpty {
-            dir = String(dir[..<(dir.lastIndex(of: "/") ?? dir.startIndex)])
-            let candidate = dir + "/KioskCards"
-            var st = stat()
-            if stat(candidate, &st) == 0, st.st_mode & S_IFMT == S_IFREG { return candidate }
-        }
-        return nil
-    }
-
-    /// Runs a program to completion; returns its exit status and stdout+stderr.
-    static func run(_ program: String, _ arguments: [String]) throws -> (Int32, String) {
-        var fds: [Int32] = [0, 0]
-        try #require(pipe(&fds) == 0)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let r = posix_spawn(&pid, program, &actions, nil, argv, environ)
-        close(fds[1])
-        try #require(r == 0, "posix_spawn \(program): \(Errno(r))")
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = read(fds[0], &chunk, chunk.count)
-            if n <= 0 { break }
-            out += chunk[..<n]
-        }
-        close(fds[0])
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        return ((status >> 8) & 0xFF, String(decoding: out, as: UTF8.self))
     }
 }

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import KioskCards
 @testable import KioskDisplay
 @testable import KioskSystem
 

@@ -1,28 +1,13 @@
 import CardModel
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskDisplay
 @testable import KioskSystem
 
 /// The RGB565 scanout: the damage copy converts each XRGB8888 pixel with 4×4 ordered
 /// dithering, under every rotation, and never reads the scanout buffer.
 @Suite struct DisplayRGB565Tests {
-    /// The oracle, written from the definition rather than from `DitheredRGB565`'s tables: the
-    /// classic 4×4 Bayer matrix and ⌊c·(2ⁿ−1)/255 + (b + ½)/16⌋ in floating point.
-    static let bayer: [[Double]] = [[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]]
-
-    static func dither(_ c: UInt32, levels: Double, x: Int, y: Int) -> UInt16 {
-        let t = (bayer[y & 3][x & 3] + 0.5) / 16
-        return UInt16((Double(c) * levels / 255 + t).rounded(.down))
-    }
-
-    /// Logical pixel `p` at (`x`, `y`) as the panel's RGB565 pixel.
-    static func expected565(_ p: UInt32, x: Int, y: Int) -> UInt16 {
-        dither((p >> 16) & 0xff, levels: 31, x: x, y: y) << 11 | dither((p >> 8) & 0xff, levels: 63, x: x, y: y) << 5
-            | dither(p & 0xff, levels: 31, x: x, y: y)
-    }
-
     /// A frame of pseudo-random colours (seeded).
     static func randomFrame(width: Int, height: Int, seed: UInt64) -> PixelBuffer {
         var rng = SplitMix64(seed: seed)
@@ -56,7 +41,7 @@ import Testing
             for y in r.y..<r.maxY {
                 for x in r.x..<r.maxX {
                     let p = rotation.toPhysical(Point(x: Double(x) + 0.5, y: Double(y) + 0.5), physical: physical)
-                    want[Int(p.y) * pitch + Int(p.x)] = Self.expected565(f.pixel(x: x, y: y), x: x, y: y)
+                    want[Int(p.y) * pitch + Int(p.x)] = RGB565Oracle.expected565(f.pixel(x: x, y: y), x: x, y: y)
                 }
             }
         }
@@ -210,7 +195,7 @@ import Testing
         let buffer = scanout.buffers[1]
         for y in 0..<4 {
             for x in 0..<10 {
-                let want = x < 8 ? Self.expected565(frame.pixel(x: x, y: y), x: x, y: y) : 0xBEEF
+                let want = x < 8 ? RGB565Oracle.expected565(frame.pixel(x: x, y: y), x: x, y: y) : 0xBEEF
                 #expect(buffer[y * RGB565Scanout.pitch + x] == want, "pixel \(x), \(y)")
             }
         }

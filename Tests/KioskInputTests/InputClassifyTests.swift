@@ -1,8 +1,8 @@
 import CEvdev
 import CardModel
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskInput
 
 @Suite struct InputClassifyTests {

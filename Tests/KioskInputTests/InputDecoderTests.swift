@@ -1,49 +1,14 @@
 import CEvdev
 import CardModel
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskInput
 
-/// Fixtures under `Fixtures/` (written by hand: no public recording contains SYN_DROPPED).
-enum InputFixtures {
-    static let directory: String = {
-        let file = #filePath
-        return String(file[..<file.lastIndex(of: "/")!]) + "/Fixtures"
-    }()
-
-    static func replay(_ name: String) throws -> TouchReplay {
-        try TouchReplay(try EvemuRecording(contentsOf: directory + "/" + name))
-    }
-}
-
-/// Builds event streams for the decoder, one frame at a time.
-struct EventScript {
-    var events: [InputEvent] = []
-    var time = Instant.seconds(1)
-
-    mutating func abs(_ code: Int32, _ value: Int32) { events.append(InputEvent(time: time, EV_ABS, code, value)) }
-    mutating func key(_ code: Int32, _ value: Int32) { events.append(InputEvent(time: time, EV_KEY, code, value)) }
-    mutating func mtReport() { events.append(InputEvent(time: time, EV_SYN, SYN_MT_REPORT, 0)) }
-    mutating func dropped() { events.append(InputEvent(time: time, EV_SYN, SYN_DROPPED, 0)) }
-    mutating func report() {
-        events.append(InputEvent(time: time, EV_SYN, SYN_REPORT, 0))
-        time = time.advanced(bySeconds: 0.01)
-    }
-
-    func decode(_ decoder: inout TouchDecoder) -> [DeviceTouchFrame] {
-        events.compactMap { decoder.process($0) }
-    }
-}
-
 @Suite struct InputDecoderTests {
-    static let axis = AbsInfo(minimum: 0, maximum: 1000)
-    static let slotted = TouchProfile(
-        touchProtocol: .slotted(slots: 5), xCode: EvdevCode.absMTPositionX, yCode: EvdevCode.absMTPositionY, x: axis,
-        y: axis, hasTouchButton: true)
-    static let anonymous = TouchProfile(
-        touchProtocol: .anonymous, xCode: EvdevCode.absMTPositionX, yCode: EvdevCode.absMTPositionY, x: axis,
-        y: axis, hasTouchButton: true)
+    static let axis = InputFixtures.axis
+    static let slotted = InputFixtures.slotted
+    static let anonymous = InputFixtures.anonymous
 
     // MARK: SYN_DROPPED fixtures
 

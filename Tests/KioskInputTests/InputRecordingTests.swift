@@ -1,7 +1,7 @@
 import CardModel
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskInput
 
 /// Replays every shared recording of a real touchscreen and checks what PROVENANCE.md says it

@@ -1,8 +1,8 @@
 import CEvdev
 import CardModel
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskInput
 
 /// When a touchscreen goes away mid-drag the kernel releases the contact itself and closes

@@ -1,8 +1,8 @@
 import CEvdev
 import CardModel
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskInput
 
 /// Ends nobody's finger made are cancellations: the kernel's own release when a device goes

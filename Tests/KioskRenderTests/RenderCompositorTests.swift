@@ -1,8 +1,8 @@
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskRender
 @testable import KioskSystem
 
@@ -10,15 +10,6 @@ import Testing
 /// fast paths (flat pixels, shadow-only pixels, whole runs inside gradient bands) are checked
 /// against the definition rather than against themselves.
 @Suite struct RenderCompositorTests {
-    static func cardImage() throws -> ElementImage {
-        let card = BuiltInCards.stack[2]
-        let painter = ElementPainter(background: .white, images: nil)
-        return try #require(
-            ElementSurface.render(
-                .card(card), size: Size(width: 160, height: 220), shadowRadius: 18, pixelsPerPoint: 1, painter: painter)
-        )
-    }
-
     /// Premultiplied bilinear sample of `image` at continuous image position (u, v) relative
     /// to pixel centres, transparent outside; channels 0…255 as doubles (B, G, R, A).
     static func reference(_ image: CairoImage, _ u: Double, _ v: Double) -> [Double] {
@@ -40,7 +31,7 @@ import Testing
 
     @Test(arguments: [15.0, -15.0, 3.0, -0.5, 90.0, 200.0])
     func turnedImageMatchesBilinearReference(_ degrees: Double) throws {
-        let source = try Self.cardImage()
+        let source = try RenderFixtures.cardImage()
         let target = PixelBuffer(width: 360, height: 360)
         let background: UInt32 = 0x0033_6699
         Compositor.fill(target.bounds, with: background, in: target)
@@ -70,7 +61,7 @@ import Testing
     }
 
     @Test func bandsDescribeIdenticalRows() throws {
-        let source = try Self.cardImage()
+        let source = try RenderFixtures.cardImage()
         let image = source.image
         for y in 0..<image.height {
             for band in [source.runs[y].down, source.runs[y].up] {

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import KioskCards
 @testable import KioskRender
 
 /// Cards move up the stack (scale 0.96 → 1) without new images: their image is drawn at the

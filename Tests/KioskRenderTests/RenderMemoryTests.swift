@@ -1,7 +1,7 @@
 import CardModel
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskRender
 @testable import KioskSystem
 
@@ -19,7 +19,7 @@ import Testing
     /// scrolled and swiped (whose rows fill the screen).
     @Test func partialStillLayerGivesTheSamePixels() {
         let steps = DeckFixtures.underEmulation ? 6 : 10
-        let stack = RenderPipelineTests.sweep(steps: steps)
+        let stack = DeckScenes.sweep(size: Size(width: 800, height: 500), steps: steps)  // the pipeline tests' sweep
         let list =
             (0...(steps / 2)).map { DeckScenes.list(BuiltInCards.list, size: Self.size, scroll: Double($0) * 7.3) }
             + (0...(steps / 2)).map { DeckScenes.list(BuiltInCards.list, size: Self.size, swipe: -Double($0) * 9.7) }

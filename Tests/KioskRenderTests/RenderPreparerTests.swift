@@ -1,8 +1,8 @@
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskRender
 @testable import KioskSystem
 
@@ -91,7 +91,7 @@ import Testing
         for e in deck.elementsToPrepare(in: rest) { renderer.prepare(e, background: rest.background) }
         #expect(renderer.stats.surfaceRenders == drawnHere, "prepare() draws nothing on the calling thread")
         #expect(preparer.waitUntilIdle())
-        let origin = RenderInputs.origin(of: rest, size: Self.size)
+        let origin = DeckScenes.origin(of: rest, size: Self.size)
         for i in 1...12 {
             let t = DeckScenes.start.advanced(bySeconds: Double(i) / 60)
             let p = origin + Point(x: Double(i) * 6, y: 0)

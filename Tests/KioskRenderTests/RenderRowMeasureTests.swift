@@ -1,7 +1,7 @@
 import CardModel
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskRender
 @testable import KioskSystem
 

@@ -1,9 +1,9 @@
 import CPangoCairo
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskRender
 @testable import KioskSystem
 
@@ -56,7 +56,7 @@ import Testing
     /// a filled rounded rectangle (the outline a card's shadow is blurred from).
     static func image(width: Int, height: Int, stride: Int, noise: Bool, seed: UInt64) -> [UInt8] {
         var bytes = [UInt8](repeating: 0xEE, count: stride * height)
-        var random = RenderSIMDTests.Random(state: seed)
+        var random = RenderFixtures.Random(state: seed)
         let corner = Double(min(width, height)) / 4
         for y in 0..<height {
             for x in 0..<width {
@@ -259,7 +259,7 @@ import Testing
             ElementSurface.render(
                 .card(BuiltInCards.stack[2]), size: Size(width: 80, height: 110), shadowRadius: 8, pixelsPerPoint: 1,
                 painter: ElementPainter(background: .white)))
-        let noise = try RenderSIMDTests.noiseImage(width: 61, height: 40, seed: 7)
+        let noise = try RenderFixtures.noiseImage(width: 61, height: 40, seed: 7)
         let empty = try #require(CairoImage(width: 9, height: 3))
         for image in [card.image, noise.image, empty] {
             let got = RowExtent.measure(image)

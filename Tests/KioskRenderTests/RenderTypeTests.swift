@@ -1,8 +1,8 @@
 import CPangoCairo
 import CardModel
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskRender
 
 /// Type set as Apple sets it: unhinted metrics, glyphs at fractional positions.
@@ -73,8 +73,8 @@ import Testing
         let cr = cairo_create(surface)!
         defer { cairo_destroy(cr) }
         let style = Text.Style(size: Text.bodySize, color: .white)
-        #expect(Text.unknownGlyphCount(GoldenImageTests.cjkEmoji.subtitle, cr: cr, style: style) == 0)
-        #expect(Text.unknownGlyphCount(GoldenImageTests.cjkEmoji.title, cr: cr, style: style) == 0)
+        #expect(Text.unknownGlyphCount(RenderFixtures.cjkEmoji.subtitle, cr: cr, style: style) == 0)
+        #expect(Text.unknownGlyphCount(RenderFixtures.cjkEmoji.title, cr: cr, style: style) == 0)
         // The check can fail: a private-use character has no font.
         #expect(Text.unknownGlyphCount("\u{F0000}", cr: cr, style: style) > 0)
     }

@@ -1,4 +1,5 @@
 import Glibc
+import KioskTestSupport
 import Testing
 
 @testable import KioskStore
@@ -38,9 +39,9 @@ import Testing
         let dir = DeckFixtures.temporaryDirectory("report-decks")
         defer { DeckFixtures.removeTree(dir) }
         // Five cards on one kiosk, six on the other.
-        try ReportTests.simulate(dir, seed: 31, visitors: 150, kiosk: "hall-a")
-        try ReportTests.simulate(dir, seed: 32, visitors: 150, kiosk: "hall-b", deck: "quiz-flashcards.json")
-        let json = try ReportTests.report(["--data", dir])
+        try ReportRuns.simulate(dir, seed: 31, visitors: 150, kiosk: "hall-a")
+        try ReportRuns.simulate(dir, seed: 32, visitors: 150, kiosk: "hall-b", deck: "quiz-flashcards.json")
+        let json = try ReportRuns.report(["--data", dir])
         let visits = try Self.visits(dir)
         let decks = try #require(json["decks"]?.elements)
         #expect(decks.compactMap { $0["name"]?.stringValue } == ["quiz-hauptstaedte@1", "seed-stack@1"])
@@ -52,20 +53,20 @@ import Testing
             lengths.append(reached.count)
             #expect(mine.contains { $0.completed }, "\(name): some visits completed the deck")
             for step in reached {
-                let p = Int(try #require(ReportTests.number(step["position"])))
+                let p = Int(try #require(ReportRuns.number(step["position"])))
                 // Positions are 1-based: position p is the p-th card, stored as p − 1.
                 let atLeast = mine.filter { $0.furthest + 1 >= p }.count
                 let stopped = mine.filter { !$0.completed && $0.furthest + 1 == p }.count
                 let done = mine.filter { $0.completed && $0.furthest + 1 == p }.count
-                #expect(ReportTests.number(step["visits"]) == Double(atLeast), "\(name) \(p)")
-                #expect(ReportTests.number(step["stoppedHere"]) == Double(stopped), "\(name) \(p)")
-                #expect(ReportTests.number(step["completedHere"]) == Double(done), "\(name) \(p)")
+                #expect(ReportRuns.number(step["visits"]) == Double(atLeast), "\(name) \(p)")
+                #expect(ReportRuns.number(step["stoppedHere"]) == Double(stopped), "\(name) \(p)")
+                #expect(ReportRuns.number(step["completedHere"]) == Double(done), "\(name) \(p)")
             }
             // The last card is where a completed visit stops: none of those is drop-off there.
             let last = try #require(reached.last)
             let completedAtLast = mine.filter { $0.completed && $0.furthest + 1 == reached.count }.count
             #expect(completedAtLast > 0)
-            #expect(ReportTests.number(last["stoppedHere"])! < Double(completedAtLast), "\(name)")
+            #expect(ReportRuns.number(last["stoppedHere"])! < Double(completedAtLast), "\(name)")
         }
         #expect(lengths == [6, 5])
     }
@@ -77,7 +78,7 @@ import Testing
     @Test func theFirstCardIsNotTooFastByArtefact() throws {
         let dir = DeckFixtures.temporaryDirectory("report-too-fast")
         defer { DeckFixtures.removeTree(dir) }
-        try ReportTests.simulate(dir, seed: 41, visitors: 500)
+        try ReportRuns.simulate(dir, seed: 41, visitors: 500)
         let rows = try ReportTests.rows(dir)
         var bySession: [String: [ReportTests.Row]] = [:]
         for r in rows { bySession[r.session, default: []].append(r) }
@@ -104,10 +105,10 @@ import Testing
                     && lr.allSatisfy { $0.dwell < 700 || $0.position == 0 }
             }.keys)
         let counted = finals.filter { $0.position == 0 && !mashing.contains($0.session) }
-        let json = try ReportTests.report(["--data", dir])
+        let json = try ReportRuns.report(["--data", dir])
         let cards = try #require(json["cards"]?.elements)
-        let firstCard = try #require(cards.first { ReportTests.number($0["position"]) == 1 })
+        let firstCard = try #require(cards.first { ReportRuns.number($0["position"]) == 1 })
         let share = Double(counted.filter { $0.dwell < 300 }.count) / Double(counted.count)
-        #expect(abs(ReportTests.number(firstCard["tooFastShare"])! - share) < 1e-6)
+        #expect(abs(ReportRuns.number(firstCard["tooFastShare"])! - share) < 1e-6)
     }
 }

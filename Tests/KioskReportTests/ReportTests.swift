@@ -1,8 +1,8 @@
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskStore
 @testable import KioskSystem
 
@@ -17,30 +17,6 @@ import Testing
         var dwell: Int64
         var position: Int64?
         var method: String?
-    }
-
-    static func number(_ node: JSONNode?) -> Double? {
-        if case .number(let x)? = node?.value { return x }
-        return nil
-    }
-
-    static func report(_ arguments: [String]) throws -> JSONNode {
-        setenv("TZ", "UTC", 1)
-        let result = try #require(StoreTestSupport.run(["report"] + arguments + ["--format", "json"]))
-        #expect(result.status == 0)
-        return try JSONReader.parse(result.stdout)
-    }
-
-    static func simulate(
-        _ dir: String, seed: Int, visitors: Int, kiosk: String = "sim-kiosk", deck name: String = "seed-stack.json"
-    ) throws {
-        let deck = DeckFixtures.packageRoot + "/examples/" + name
-        let result = try #require(
-            StoreTestSupport.run([
-                "simulate", "--deck", deck, "--data", dir, "--visitors", String(visitors), "--seed", String(seed),
-                "--kiosk", kiosk,
-            ]))
-        #expect(result.status == 0)
     }
 
     static func rows(_ dir: String) throws -> [Row] {
@@ -67,8 +43,8 @@ import Testing
     @Test func languagesAndAccessibilityModesMatchTheRawRows() throws {
         let dir = DeckFixtures.temporaryDirectory("report-languages")
         defer { DeckFixtures.removeTree(dir) }
-        try Self.simulate(dir, seed: 5, visitors: 150, deck: "multilingual.json")
-        let json = try Self.report(["--data", dir])
+        try ReportRuns.simulate(dir, seed: 5, visitors: 150, deck: "multilingual.json")
+        let json = try ReportRuns.report(["--data", dir])
         let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir), readOnly: true, create: false)
         var byLanguage: [String: Int] = [:]
         var byMode: [Bool: Int] = [:]
@@ -86,22 +62,22 @@ import Testing
                 Issue.record("a language without a tag: every simulated decision has one")
                 continue
             }
-            reported[tag] = Int(try #require(Self.number(entry["decisions"])))
+            reported[tag] = Int(try #require(ReportRuns.number(entry["decisions"])))
         }
         #expect(reported == byLanguage)
-        let counts = listed.compactMap { Self.number($0["decisions"]) }
+        let counts = listed.compactMap { ReportRuns.number($0["decisions"]) }
         #expect(counts == counts.sorted(by: >), "most decisions first")
         let modes = json["quality"]?["accessibilityMode"]
-        #expect(Self.number(modes?["on"]) == Double(byMode[true] ?? 0))
-        #expect(Self.number(modes?["off"]) == Double(byMode[false] ?? 0))
-        #expect(Self.number(modes?["unknown"]) == 0)
+        #expect(ReportRuns.number(modes?["on"]) == Double(byMode[true] ?? 0))
+        #expect(ReportRuns.number(modes?["off"]) == Double(byMode[false] ?? 0))
+        #expect(ReportRuns.number(modes?["unknown"]) == 0)
     }
 
     @Test func everyFigureMatchesAnIndependentComputationFromTheRawRows() throws {
         let dir = DeckFixtures.temporaryDirectory("report-figures")
         defer { DeckFixtures.removeTree(dir) }
-        try Self.simulate(dir, seed: 11, visitors: 400)
-        let json = try Self.report(["--data", dir])
+        try ReportRuns.simulate(dir, seed: 11, visitors: 400)
+        let json = try ReportRuns.report(["--data", dir])
         let rows = try Self.rows(dir)
         #expect(rows.count > 1000)
 
@@ -122,8 +98,8 @@ import Testing
         }
         #expect(!mashing.isEmpty)
         let quality = try #require(json["quality"])
-        #expect(Self.number(quality["mashing"]?["visits"]) == Double(mashing.count))
-        #expect(Self.number(quality["mashing"]?["decisions"]) == Double(mashingRows))
+        #expect(ReportRuns.number(quality["mashing"]?["visits"]) == Double(mashing.count))
+        #expect(ReportRuns.number(quality["mashing"]?["decisions"]) == Double(mashingRows))
 
         // Final answers: the last row per (visit, card) when it is left/right, outside mashing visits.
         var last: [String: Row] = [:]
@@ -131,8 +107,8 @@ import Testing
         let finals = last.values.filter {
             ($0.action == "swipedLeft" || $0.action == "swipedRight") && !mashing.contains($0.session)
         }
-        #expect(Self.number(json["totals"]?["finalAnswers"]) == Double(finals.count))
-        #expect(Self.number(json["totals"]?["decisionRows"]) == Double(rows.count))
+        #expect(ReportRuns.number(json["totals"]?["finalAnswers"]) == Double(finals.count))
+        #expect(ReportRuns.number(json["totals"]?["decisionRows"]) == Double(rows.count))
 
         let cards = try #require(json["cards"]?.elements)
         #expect(cards.count == Set(finals.map(\.card)).count)
@@ -140,78 +116,78 @@ import Testing
             let id = try #require(card["card"]?.stringValue)
             let mine = finals.filter { $0.card == id }
             let right = mine.filter { $0.action == "swipedRight" }.count
-            #expect(Self.number(card["n"]) == Double(mine.count), "\(id)")
-            #expect(Self.number(card["right"]) == Double(right), "\(id)")
-            #expect(Self.number(card["visits"]) == Double(Set(mine.map(\.session)).count))
+            #expect(ReportRuns.number(card["n"]) == Double(mine.count), "\(id)")
+            #expect(ReportRuns.number(card["right"]) == Double(right), "\(id)")
+            #expect(ReportRuns.number(card["visits"]) == Double(Set(mine.map(\.session)).count))
             let p = Double(right) / Double(mine.count)
-            #expect(abs(Self.number(card["approval"])! - p) < 1e-6)
+            #expect(abs(ReportRuns.number(card["approval"])! - p) < 1e-6)
             // Wilson 95 %, written out again here.
             let n = Double(mine.count)
             let z = 1.959963984540054
             let centre = (p + z * z / (2 * n)) / (1 + z * z / n)
             let half = z * (p * (1 - p) / n + z * z / (4 * n * n)).squareRoot() / (1 + z * z / n)
-            #expect(abs(Self.number(card["low"])! - (centre - half)) < 1e-6)
-            #expect(abs(Self.number(card["high"])! - (centre + half)) < 1e-6)
+            #expect(abs(ReportRuns.number(card["low"])! - (centre - half)) < 1e-6)
+            #expect(abs(ReportRuns.number(card["high"])! - (centre + half)) < 1e-6)
             let dwells = mine.map(\.dwell).sorted()
-            #expect(Self.number(card["medianDwellMs"]) == Double(Self.nearestRank(dwells, 0.5)))
-            #expect(Self.number(card["p90DwellMs"]) == Double(Self.nearestRank(dwells, 0.9)))
+            #expect(ReportRuns.number(card["medianDwellMs"]) == Double(Self.nearestRank(dwells, 0.5)))
+            #expect(ReportRuns.number(card["p90DwellMs"]) == Double(Self.nearestRank(dwells, 0.9)))
             let fast = Double(mine.filter { $0.dwell < 300 }.count) / n
-            #expect(abs(Self.number(card["tooFastShare"])! - fast) < 1e-6)
+            #expect(abs(ReportRuns.number(card["tooFastShare"])! - fast) < 1e-6)
         }
 
         // Funnel: visits, visits with a decision, furthest position reached, end reasons.
         let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir), readOnly: true, create: false)
         let visits = try #require(try db.scalarInt("SELECT COUNT(*) FROM visits"))
         let funnel = try #require(json["funnel"])
-        #expect(Self.number(funnel["visitsStarted"]) == Double(visits))
+        #expect(ReportRuns.number(funnel["visitsStarted"]) == Double(visits))
         let attract = try #require(try db.scalarInt("SELECT COUNT(*) FROM kiosk_events WHERE kind = 'attract_shown'"))
-        #expect(Self.number(funnel["attractShown"]) == Double(attract))
+        #expect(ReportRuns.number(funnel["attractShown"]) == Double(attract))
         let completed = try #require(try db.scalarInt("SELECT COUNT(*) FROM visits WHERE end_reason = 'completed'"))
         let idle = try #require(try db.scalarInt("SELECT COUNT(*) FROM visits WHERE end_reason = 'idle'"))
         #expect(completed > 0 && idle > 0)
-        #expect(Self.number(funnel["completed"]) == Double(completed))
-        #expect(Self.number(funnel["endReasons"]?["idle"]) == Double(idle))
+        #expect(ReportRuns.number(funnel["completed"]) == Double(completed))
+        #expect(ReportRuns.number(funnel["endReasons"]?["idle"]) == Double(idle))
         let decidedSessions = Set(rows.filter { $0.action != "undone" }.map(\.session))
-        #expect(Self.number(funnel["firstDecision"]) == Double(decidedSessions.count))
+        #expect(ReportRuns.number(funnel["firstDecision"]) == Double(decidedSessions.count))
         // The funnel by position and drop-off are per deck version: ReportDeckTests.
         let decks = try #require(json["decks"]?.elements)
         #expect(decks.count == 1)
         #expect(decks.first?["name"]?.stringValue == "seed-stack@1")
-        #expect(Self.number(decks.first?["visitsStarted"]) == Double(visits))
-        #expect(Self.number(decks.first?["completed"]) == Double(completed))
+        #expect(ReportRuns.number(decks.first?["visitsStarted"]) == Double(visits))
+        #expect(ReportRuns.number(decks.first?["completed"]) == Double(completed))
 
         // Quality: undo rate, input methods.
         let counted = rows.filter { !mashing.contains($0.session) }
         let decided = counted.filter { ["swipedLeft", "swipedRight", "removed"].contains($0.action) }.count
         let undone = counted.filter { $0.action == "undone" }.count
         #expect(undone > 0)
-        #expect(abs(Self.number(quality["undoRate"])! - Double(undone) / Double(decided)) < 1e-6)
+        #expect(abs(ReportRuns.number(quality["undoRate"])! - Double(undone) / Double(decided)) < 1e-6)
         for method in ["swipe", "button", "key"] {
             let n = rows.filter { $0.action != "undone" && $0.method == method }.count
             #expect(n > 0, "\(method)")
-            #expect(Self.number(quality["inputMethods"]?[method]) == Double(n), "\(method)")
+            #expect(ReportRuns.number(quality["inputMethods"]?[method]) == Double(n), "\(method)")
         }
 
         // Position bias: final answers by position (1-based: the first card is 1, stored as 0).
         for entry in try #require(decks.first?["positionBias"]?.elements) {
-            let p = Int64(try #require(Self.number(entry["position"]))) - 1
+            let p = Int64(try #require(ReportRuns.number(entry["position"]))) - 1
             let at = finals.filter { $0.position == p }
-            #expect(Self.number(entry["n"]) == Double(at.count))
-            #expect(Self.number(entry["right"]) == Double(at.filter { $0.action == "swipedRight" }.count))
+            #expect(ReportRuns.number(entry["n"]) == Double(at.count))
+            #expect(ReportRuns.number(entry["right"]) == Double(at.filter { $0.action == "swipedRight" }.count))
         }
     }
 
     @Test func kioskAndTimeFiltersSelectTheRows() throws {
         let dir = DeckFixtures.temporaryDirectory("report-filter")
         defer { DeckFixtures.removeTree(dir) }
-        try Self.simulate(dir, seed: 21, visitors: 80, kiosk: "lobby-1")
-        try Self.simulate(dir, seed: 22, visitors: 50, kiosk: "lobby-2")
+        try ReportRuns.simulate(dir, seed: 21, visitors: 80, kiosk: "lobby-1")
+        try ReportRuns.simulate(dir, seed: 22, visitors: 50, kiosk: "lobby-2")
         let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir), readOnly: true, create: false)
         let second = try #require(try db.scalarInt("SELECT COUNT(*) FROM decisions WHERE kiosk_id = 'lobby-2'"))
-        let all = try Self.report(["--data", dir])
+        let all = try ReportRuns.report(["--data", dir])
         #expect(all["kiosks"]?.elements?.count == 2)
-        let one = try Self.report(["--data", dir, "--kiosk", "lobby-2"])
-        #expect(Self.number(one["totals"]?["decisionRows"]) == Double(second))
+        let one = try ReportRuns.report(["--data", dir, "--kiosk", "lobby-2"])
+        #expect(ReportRuns.number(one["totals"]?["decisionRows"]) == Double(second))
         #expect(one["kiosks"]?.elements?.count == 1)
         // 2026-11-03 00:00Z to 2026-11-04 00:00Z: one day, since inclusive and until exclusive.
         let from: Int64 = 1_793_664_000_000
@@ -219,8 +195,8 @@ import Testing
         let inDay = try #require(
             try db.scalarInt("SELECT COUNT(*) FROM decisions WHERE wall_ms >= \(from) AND wall_ms < \(to)"))
         #expect(inDay > 0)
-        let day = try Self.report(["--data", dir, "--since", "2026-11-03", "--until", "2026-11-04"])
-        #expect(Self.number(day["totals"]?["decisionRows"]) == Double(inDay))
+        let day = try ReportRuns.report(["--data", dir, "--since", "2026-11-03", "--until", "2026-11-04"])
+        #expect(ReportRuns.number(day["totals"]?["decisionRows"]) == Double(inDay))
         #expect(day["days"]?.elements?.map { $0["date"]?.stringValue } == ["2026-11-03"])
     }
 
@@ -231,8 +207,8 @@ import Testing
             DeckFixtures.removeTree(a)
             DeckFixtures.removeTree(b)
         }
-        try Self.simulate(a, seed: 3, visitors: 60)
-        try Self.simulate(b, seed: 3, visitors: 60)
+        try ReportRuns.simulate(a, seed: 3, visitors: 60)
+        try ReportRuns.simulate(b, seed: 3, visitors: 60)
         let ra = try Self.rows(a).map { "\($0.session) \($0.card) \($0.action) \($0.dwell) \($0.position ?? -1)" }
         let rb = try Self.rows(b).map { "\($0.session) \($0.card) \($0.action) \($0.dwell) \($0.position ?? -1)" }
         #expect(!ra.isEmpty)
@@ -242,8 +218,8 @@ import Testing
     @Test func privacyFloorHidesSmallSegments() throws {
         let dir = DeckFixtures.temporaryDirectory("report-k")
         defer { DeckFixtures.removeTree(dir) }
-        try Self.simulate(dir, seed: 5, visitors: 40)
-        let json = try Self.report(["--data", dir, "--k", "1000"])
+        try ReportRuns.simulate(dir, seed: 5, visitors: 40)
+        let json = try ReportRuns.report(["--data", dir, "--k", "1000"])
         for card in try #require(json["cards"]?.elements) {
             #expect(card["suppressed"]?.value == .bool(true))
             #expect(card["approval"]?.value == .null)
@@ -255,9 +231,9 @@ import Testing
         let dir = DeckFixtures.temporaryDirectory("report-empty")
         defer { DeckFixtures.removeTree(dir) }
         do { _ = try DecisionDatabase.openForWriting(dataDirectory: dir) }
-        let json = try Self.report(["--data", dir])
-        #expect(Self.number(json["totals"]?["decisionRows"]) == 0)
-        #expect(Self.number(json["totals"]?["visits"]) == 0)
+        let json = try ReportRuns.report(["--data", dir])
+        #expect(ReportRuns.number(json["totals"]?["decisionRows"]) == 0)
+        #expect(ReportRuns.number(json["totals"]?["visits"]) == 0)
         #expect(json["cards"]?.elements?.isEmpty == true)
         let html = dir + "/report.html"
         let result = try #require(StoreTestSupport.run(["report", "--data", dir, "--out", html]))
@@ -284,18 +260,18 @@ import Testing
                     """)
             }
         }
-        let json = try Self.report(["--data", dir, "--k", "1"])
+        let json = try ReportRuns.report(["--data", dir, "--k", "1"])
         #expect(json["schema"]?["visits"]?.value == .bool(false))
         #expect(json["schema"]?["positions"]?.value == .bool(false))
-        #expect(Self.number(json["totals"]?["visits"]) == 10)
-        #expect(Self.number(json["totals"]?["finalAnswers"]) == 30)
-        #expect(Self.number(json["quality"]?["inputMethods"]?["unknown"]) == 30)
+        #expect(ReportRuns.number(json["totals"]?["visits"]) == 10)
+        #expect(ReportRuns.number(json["totals"]?["finalAnswers"]) == 30)
+        #expect(ReportRuns.number(json["quality"]?["inputMethods"]?["unknown"]) == 30)
         // No language or mode column: all unknown.
-        #expect(Self.number(json["quality"]?["accessibilityMode"]?["unknown"]) == 30)
+        #expect(ReportRuns.number(json["quality"]?["accessibilityMode"]?["unknown"]) == 30)
         let languages = try #require(json["quality"]?["languages"]?.elements)
         #expect(languages.count == 1 && languages.first?["language"]?.value == .null)
-        #expect(Self.number(languages.first?["decisions"]) == 30)
-        #expect(Self.number(json["funnel"]?["endReasons"]?["unknown"]) == 10)
+        #expect(ReportRuns.number(languages.first?["decisions"]) == 30)
+        #expect(ReportRuns.number(json["funnel"]?["endReasons"]?["unknown"]) == 10)
         #expect(json["funnel"]?["attractShown"]?.value == .null)
         // The report only reads: the old file keeps its schema.
         let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir), readOnly: true, create: false)

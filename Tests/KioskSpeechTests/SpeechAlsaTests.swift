@@ -3,7 +3,6 @@ import KioskSystem
 import Testing
 
 @testable import CardModel
-@testable import KioskCards
 @testable import KioskSpeech
 
 /// Speech played through real ALSA (Debian's libasound2): the `file` PCM plugin over the

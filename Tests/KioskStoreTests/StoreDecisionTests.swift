@@ -1,9 +1,9 @@
 import CSQLite
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskDeckFiles
 @testable import KioskStore
 @testable import KioskSystem
@@ -280,17 +280,5 @@ import Testing
         let stored = Set(try StoreTestSupport.rows(dir).map(\.record.cardID))
         let expected = Set((0..<4).flatMap { t in (0..<500).map { StoreTestSupport.record(t * 1000 + $0).cardID } })
         #expect(stored == expected)
-    }
-
-    @Test func wallTimeIsDerivedFromTheDecisionInstant() throws {
-        let deck = try DeckLoader.load(path: DeckFixtures.good("minimal-stack.json")).get()
-        let decision = Decision(cardID: "one", action: .swipedRight, time: .seconds(100), dwellSeconds: 2.5)
-        let r = DecisionRecord(
-            decision, kioskID: "k", sessionID: "s", deck: deck, wallNow: 1_000_000, monotonicNow: .seconds(103))
-        #expect(r.wallTimeMs == 997_000)
-        #expect(r.monotonicNs == 100_000_000_000)
-        #expect(r.dwellMs == 2500)
-        #expect(r.deckID == "minimal")
-        #expect(r.deckVersion == 1)
     }
 }

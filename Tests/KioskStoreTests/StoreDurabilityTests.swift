@@ -1,8 +1,8 @@
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskSystem
 
 /// Decisions reported stored survive SIGKILL of a real process at random moments.

@@ -1,9 +1,9 @@
 import CSQLite
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskDeckFiles
 @testable import KioskStore
 

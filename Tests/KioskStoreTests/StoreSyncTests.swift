@@ -1,6 +1,7 @@
 import CLinux
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
 @testable import KioskStore

@@ -1,7 +1,6 @@
 import CardModel
 import Testing
 
-@testable import KioskCards
 @testable import KioskSystem
 
 @Suite struct DeckJSONReaderTests {

@@ -2,7 +2,6 @@ import CardModel
 import Glibc
 import Testing
 
-@testable import KioskCards
 @testable import KioskSystem
 
 /// `KioskSystem/LocalTime` under TZ=Europe/Berlin (glibc's localtime_r/mktime with the real

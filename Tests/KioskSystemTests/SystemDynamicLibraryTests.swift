@@ -1,4 +1,5 @@
 import Glibc
+import KioskTestSupport
 import Testing
 
 @testable import KioskSystem
@@ -13,7 +14,7 @@ import Testing
     /// but none of those three. Its stdin is then closed: no PIN, exit 2, nothing written.
     @Test func aProcessWithoutFleetOrSpeechMapsNeitherLibrary() throws {
         try #require(StoreTestSupport.executableExists, "build KioskCards first (swift build --build-tests)")
-        let dir = try #require(mkdtemp(strdup("/tmp/kiosk-dynlib-XXXXXX")).map { String(cString: $0) })
+        let dir = DeckFixtures.temporaryDirectory("dynlib")
         defer { _ = rmdir(dir) }
         var input: [Int32] = [0, 0]
         try #require(pipe(&input) == 0)

@@ -1,17 +1,10 @@
 import Glibc
+import KioskTestSupport
 import Testing
 
 @testable import KioskSystem
 
 @Suite struct SystemFloorTests {
-    func temporaryDirectory() throws -> String {
-        var template = Array("/tmp/kiosk-floor-XXXXXX".utf8CString)
-        try #require(mkdtemp(&template) != nil)
-        // the name from the template itself: mkdtemp's result points into it, valid only
-        // during the call
-        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    }
-
     func names(in dir: String) throws -> [String] {
         let entries = try #require(opendir(dir))
         defer { closedir(entries) }
@@ -59,7 +52,7 @@ import Testing
     }
 
     @Test func replaceAtomicallyKeepsThePermissionsAndLeavesNothingBeside() throws {
-        let dir = try temporaryDirectory()
+        let dir = DeckFixtures.temporaryDirectory("floor")
         let path = dir + "/kiosk.conf"
         try FileIO.replaceAtomically(path: path, contents: Array("one\n".utf8), permissions: 0o640)
         var st = stat()
@@ -76,7 +69,7 @@ import Testing
     }
 
     @Test func replaceAtomicallyFailsWithoutTouchingTheOldFile() throws {
-        let dir = try temporaryDirectory()
+        let dir = DeckFixtures.temporaryDirectory("floor")
         let path = dir + "/x"
         #expect(throws: SystemCallError.self) {
             try FileIO.replaceAtomically(path: dir + "/missing/x", contents: [1])

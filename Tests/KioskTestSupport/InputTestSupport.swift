@@ -1,17 +1,17 @@
+import CEvdev
 import CardModel
 import Glibc
 import Testing
 
-@testable import KioskCards
 @testable import KioskInput
 
-/// The real touchscreen recordings the tests replay: `Fixtures/touch` in the checkout (their
+/// The real touchscreen recordings the tests replay: `Tests/Fixtures/touch` in the checkout (their
 /// sources and licences in its PROVENANCE.md).
-enum TouchTestData {
-    static let directory = RenderFixtures.directory + "/touch"
+package enum TouchTestData {
+    package static let directory = DeckFixtures.fixtures + "/touch"
 
     /// The directory, or a test failure that says where it was looked for.
-    static func requireDirectory(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    package static func requireDirectory(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         try #require(
             access(directory + "/PROVENANCE.md", R_OK) == 0, "touch recordings not found in \(directory)",
             sourceLocation: sourceLocation)
@@ -19,7 +19,7 @@ enum TouchTestData {
     }
 
     /// Every `.evemu` file name in the directory, sorted.
-    static var allFiles: [String] {
+    package static var allFiles: [String] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
@@ -32,12 +32,13 @@ enum TouchTestData {
         return names.sorted()
     }
 
-    static func load(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> EvemuRecording {
+    package static func load(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> EvemuRecording
+    {
         let dir = try requireDirectory(sourceLocation: sourceLocation)
         return try EvemuRecording(contentsOf: dir + "/" + name)
     }
 
-    static func replay(
+    package static func replay(
         _ name: String, options: TouchReplayOptions = TouchReplayOptions(),
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> TouchReplay {
@@ -46,22 +47,22 @@ enum TouchTestData {
 }
 
 /// One contact's life as frames reported it.
-struct ContactHistory {
-    var id: Int
-    var phases: [TouchPhase] = []
-    var positions: [Point] = []
-    var times: [Instant] = []
+package struct ContactHistory {
+    package var id: Int
+    package var phases: [TouchPhase] = []
+    package var positions: [Point] = []
+    package var times: [Instant] = []
 
-    var start: Point { positions.first! }
-    var end: Point { positions.last! }
-    var duration: Double { times.last!.seconds(since: times.first!) }
-    var maxDistanceFromStart: Double { positions.map { ($0 - start).length }.max() ?? 0 }
-    var translation: Point { end - start }
+    package var start: Point { positions.first! }
+    package var end: Point { positions.last! }
+    package var duration: Double { times.last!.seconds(since: times.first!) }
+    package var maxDistanceFromStart: Double { positions.map { ($0 - start).length }.max() ?? 0 }
+    package var translation: Point { end - start }
 
     /// A short touch that barely moves.
-    var isTap: Bool { duration < 0.5 && maxDistanceFromStart < 16 }
+    package var isTap: Bool { duration < 0.5 && maxDistanceFromStart < 16 }
 
-    static func collect(_ frames: [TouchFrame]) -> [ContactHistory] {
+    package static func collect(_ frames: [TouchFrame]) -> [ContactHistory] {
         var byID: [Int: ContactHistory] = [:]
         var order: [Int] = []
         for frame in frames {
@@ -77,14 +78,14 @@ struct ContactHistory {
 }
 
 /// The most contacts down in one frame.
-func maxConcurrentContacts(_ frames: [TouchFrame]) -> Int {
+package func maxConcurrentContacts(_ frames: [TouchFrame]) -> Int {
     frames.map { f in f.contacts.filter { $0.phase == .began || $0.phase == .moved }.count }.max() ?? 0
 }
 
 /// Checks the `TouchFrame` contract on a whole sequence: each contact begins once, then moves,
 /// then ends or is cancelled once and never reappears; a frame lists a contact at most once;
 /// times never go backwards; every position is on the logical screen.
-func expectWellFormed(
+package func expectWellFormed(
     _ frames: [TouchFrame], screen: Size, sourceLocation: SourceLocation = #_sourceLocation
 ) {
     var state: [Int: TouchPhase] = [:]
@@ -117,5 +118,49 @@ func expectWellFormed(
             #expect(Bool(false), "contact \(id) is down but missing from a frame", sourceLocation: sourceLocation)
             state[id] = .ended
         }
+    }
+}
+
+/// The hand-written evemu files in `Tests/Fixtures` (no public recording contains SYN_DROPPED,
+/// palms or keyboards), and the decoder's two test devices.
+package enum InputFixtures {
+    package static let directory = DeckFixtures.fixtures
+
+    /// 0…1000 on both axes.
+    package static let axis = AbsInfo(minimum: 0, maximum: 1000)
+    package static let slotted = TouchProfile(
+        touchProtocol: .slotted(slots: 5), xCode: EvdevCode.absMTPositionX, yCode: EvdevCode.absMTPositionY, x: axis,
+        y: axis, hasTouchButton: true)
+    package static let anonymous = TouchProfile(
+        touchProtocol: .anonymous, xCode: EvdevCode.absMTPositionX, yCode: EvdevCode.absMTPositionY, x: axis,
+        y: axis, hasTouchButton: true)
+
+    package static func replay(_ name: String) throws -> TouchReplay {
+        try TouchReplay(try EvemuRecording(contentsOf: directory + "/" + name))
+    }
+}
+
+/// Builds event streams for the decoder, one frame at a time.
+package struct EventScript {
+    package var events: [InputEvent] = []
+    package var time = Instant.seconds(1)
+
+    package init() {}
+
+    package mutating func abs(_ code: Int32, _ value: Int32) {
+        events.append(InputEvent(time: time, EV_ABS, code, value))
+    }
+    package mutating func key(_ code: Int32, _ value: Int32) {
+        events.append(InputEvent(time: time, EV_KEY, code, value))
+    }
+    package mutating func mtReport() { events.append(InputEvent(time: time, EV_SYN, SYN_MT_REPORT, 0)) }
+    package mutating func dropped() { events.append(InputEvent(time: time, EV_SYN, SYN_DROPPED, 0)) }
+    package mutating func report() {
+        events.append(InputEvent(time: time, EV_SYN, SYN_REPORT, 0))
+        time = time.advanced(bySeconds: 0.01)
+    }
+
+    package func decode(_ decoder: inout TouchDecoder) -> [DeviceTouchFrame] {
+        events.compactMap { decoder.process($0) }
     }
 }

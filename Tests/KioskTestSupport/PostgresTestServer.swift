@@ -9,10 +9,10 @@ import Glibc
 /// tests run as root the server runs as `nobody` (setpriv), owning its directory.
 /// Any suite can use it: `let pg = try PostgresTestServer()`; `stop()` and `start()` for fault
 /// tests; the server and its files go when the value is released.
-final class PostgresTestServer: @unchecked Sendable {
+package final class PostgresTestServer: @unchecked Sendable {
     /// The directory holding initdb, pg_ctl and postgres, nil when PostgreSQL is not installed
     /// (`apt-get install postgresql`, as scripts/setup.sh does).
-    static let binDirectory: String? = {
+    package static let binDirectory: String? = {
         var candidates = ["/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin"]
         if let env = getenv("KIOSK_TEST_PG_BIN") { candidates.insert(String(cString: env), at: 0) }
         return candidates.first { dir in
@@ -20,26 +20,26 @@ final class PostgresTestServer: @unchecked Sendable {
         }
     }()
 
-    static var available: Bool { binDirectory != nil }
-    static let unavailableMessage =
+    package static var available: Bool { binDirectory != nil }
+    package static let unavailableMessage =
         "PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin): apt-get install postgresql"
 
-    let root: String
-    let port: Int
-    let superuser = "fleetadmin"
+    package let root: String
+    package let port: Int
+    package let superuser = "fleetadmin"
     private var running = false
     /// With openssl installed the server also speaks TLS, with a certificate for "localhost"
     /// (only: not 127.0.0.1) signed by a throw-away CA: `caCertificate`. `otherCA` signed
     /// nothing the server has (for a chain that must not verify).
-    private(set) var tls = false
-    var caCertificate: String { root + "/ca.crt" }
-    var otherCA: String { root + "/other/ca.crt" }
+    package private(set) var tls = false
+    package var caCertificate: String { root + "/ca.crt" }
+    package var otherCA: String { root + "/other/ca.crt" }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    init() throws {
+    package init() throws {
         guard let bin = Self.binDirectory else { throw Failure(description: Self.unavailableMessage) }
         root = DeckFixtures.temporaryDirectory("pg")
         port = Self.freePort()
@@ -89,17 +89,19 @@ final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// The admin's connection: the Unix socket in `root`, trusted.
-    var adminURL: String { "postgresql://\(superuser)@/postgres?host=\(root)&port=\(port)" }
+    package var adminURL: String { "postgresql://\(superuser)@/postgres?host=\(root)&port=\(port)" }
 
-    func adminURL(database: String) -> String { "postgresql://\(superuser)@/\(database)?host=\(root)&port=\(port)" }
+    package func adminURL(database: String) -> String {
+        "postgresql://\(superuser)@/\(database)?host=\(root)&port=\(port)"
+    }
 
     /// A password login over TCP, the way a kiosk connects.
-    func tcpURL(user: String, database: String) -> String {
+    package func tcpURL(user: String, database: String) -> String {
         "postgresql://\(FleetAdmin.percentEncoded(user))@127.0.0.1:\(port)/\(database)"
     }
 
     /// Starts the server (again) and waits until it accepts connections.
-    func start() throws {
+    package func start() throws {
         guard let bin = Self.binDirectory else { return }
         var options = "-k \(root) -p \(port) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60"
         if tls { options += " -c ssl=on -c ssl_cert_file=\(root)/server.crt -c ssl_key_file=\(root)/server.key" }
@@ -114,7 +116,7 @@ final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// Stops the server; `immediate` is a crash as far as clients can tell (no goodbye).
-    func stop(immediate: Bool = false) {
+    package func stop(immediate: Bool = false) {
         guard running, let bin = Self.binDirectory else { return }
         _ = Self.runAsServerUser(
             [bin + "/pg_ctl", "-D", root + "/data", "-m", immediate ? "immediate" : "fast", "-w", "stop"],
@@ -123,18 +125,18 @@ final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// A new empty database on this server.
-    func createDatabase(_ name: String) throws {
+    package func createDatabase(_ name: String) throws {
         let db = try PostgresConnection(conninfo: adminURL)
         try db.execute("CREATE DATABASE \(try db.quoteIdentifier(name))")
     }
 
     /// A connection as the superuser to `database`.
-    func admin(_ database: String) throws -> PostgresConnection {
+    package func admin(_ database: String) throws -> PostgresConnection {
         try PostgresConnection(conninfo: adminURL(database: database))
     }
 
     /// A TCP port nothing listens on right now (bind to port 0, read it, close).
-    static func freePort() -> Int {
+    package static func freePort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -171,7 +173,7 @@ final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// Runs `argv` to completion (as `nobody` when we are root), output appended to `log`.
-    static func runAsServerUser(_ argv: [String], log: String, directory: String? = nil) -> Int32 {
+    package static func runAsServerUser(_ argv: [String], log: String, directory: String? = nil) -> Int32 {
         var full =
             geteuid() == 0
             ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"] + argv : argv

@@ -1,16 +1,15 @@
 import CardModel
 import Glibc
 
-@testable import KioskCards
 @testable import KioskStore
 @testable import KioskSystem
 
 /// Real processes, real mounts and real SQLite files for the store tests.
-enum StoreTestSupport {
+package enum StoreTestSupport {
     /// The KioskCards executable built beside the tests (`swift build --build-tests` builds it):
     /// `$KIOSK_TEST_EXECUTABLE` if set, else `KioskCards` in the test binary's own directory
     /// (so `--scratch-path`, release and cross builds find theirs), else `.build/debug`.
-    static let executable: String = {
+    package static let executable: String = {
         if let path = getenv("KIOSK_TEST_EXECUTABLE") { return String(cString: path) }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
@@ -24,15 +23,15 @@ enum StoreTestSupport {
         return DeckFixtures.packageRoot + "/.build/debug/KioskCards"
     }()
 
-    static var executableExists: Bool { access(executable, X_OK) == 0 }
+    package static var executableExists: Bool { access(executable, X_OK) == 0 }
 
     /// A child process with its stdout on a pipe (stderr goes to `stderrPath`).
-    struct Child {
-        var pid: pid_t
-        var stdout: Int32
+    package struct Child {
+        package var pid: pid_t
+        package var stdout: Int32
     }
 
-    static func spawn(_ arguments: [String], stderrPath: String = "/dev/null") -> Child? {
+    package static func spawn(_ arguments: [String], stderrPath: String = "/dev/null") -> Child? {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { return nil }
         // Close-on-exec so children spawned by parallel tests do not hold our write end open.
@@ -57,7 +56,9 @@ enum StoreTestSupport {
 
     /// Runs the executable to completion; returns its exit status and stdout (stderr goes to
     /// `stderrPath`).
-    static func run(_ arguments: [String], stderrPath: String = "/dev/null") -> (status: Int32, stdout: [UInt8])? {
+    package static func run(_ arguments: [String], stderrPath: String = "/dev/null") -> (
+        status: Int32, stdout: [UInt8]
+    )? {
         guard let child = spawn(arguments, stderrPath: stderrPath) else { return nil }
         var out: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 65536)
@@ -74,7 +75,7 @@ enum StoreTestSupport {
     }
 
     /// A record with awkward text in every string field.
-    static func record(_ n: Int, session: String = "s-1") -> DecisionRecord {
+    package static func record(_ n: Int, session: String = "s-1") -> DecisionRecord {
         let awkward = ["plain", "comma,inside", "quote\"inside", "line\nbreak", "crlf\r\nx", "Grüße 😀", "", "  "]
         return DecisionRecord(
             kioskID: "kiosk \(awkward[n % awkward.count])", sessionID: session, deckID: "deck-\(n % 3)",
@@ -85,19 +86,19 @@ enum StoreTestSupport {
     }
 
     /// All rows of the decisions database in `directory`.
-    static func rows(_ directory: String, since: Int64? = nil) throws -> [DecisionDatabase.Row] {
+    package static func rows(_ directory: String, since: Int64? = nil) throws -> [DecisionDatabase.Row] {
         var rows: [DecisionDatabase.Row] = []
         try DecisionDatabase.forEachRow(dataDirectory: directory, sinceMs: since) { rows.append($0) }
         return rows
     }
 
-    static func integrityCheck(_ directory: String) throws -> String? {
+    package static func integrityCheck(_ directory: String) throws -> String? {
         let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: directory), create: false)
         return try db.scalarText("PRAGMA integrity_check")
     }
 
     /// Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN, as in CI containers here).
-    static let canMount: Bool = {
+    package static let canMount: Bool = {
         let dir = DeckFixtures.temporaryDirectory("mountprobe")
         defer { DeckFixtures.removeTree(dir) }
         guard mount("tmpfs", dir, "tmpfs", 0, "size=64k") == 0 else { return false }
@@ -105,21 +106,21 @@ enum StoreTestSupport {
         return true
     }()
 
-    static func mountTmpfs(_ dir: String, kilobytes: Int) -> Bool {
+    package static func mountTmpfs(_ dir: String, kilobytes: Int) -> Bool {
         mount("tmpfs", dir, "tmpfs", 0, "size=\(kilobytes)k,mode=0755") == 0
     }
 
-    static func remount(_ dir: String, readOnly: Bool, kilobytes: Int) -> Bool {
+    package static func remount(_ dir: String, readOnly: Bool, kilobytes: Int) -> Bool {
         let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
         return mount("tmpfs", dir, "tmpfs", flags, "size=\(kilobytes)k") == 0
     }
 
-    static func unmount(_ dir: String) {
+    package static func unmount(_ dir: String) {
         umount2(dir, Int32(MNT_DETACH))
     }
 
     /// Writes zeros to `path` until the file system is full; returns the bytes written.
-    static func fillDisk(_ path: String) -> Int {
+    package static func fillDisk(_ path: String) -> Int {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return 0 }
         defer { close(fd) }
@@ -134,7 +135,7 @@ enum StoreTestSupport {
     }
 
     /// Polls `condition` every 10 ms for up to `seconds`.
-    static func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
+    package static func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
         let deadline = MonotonicClock.now().advanced(bySeconds: seconds)
         while MonotonicClock.now() < deadline {
             if condition() { return true }

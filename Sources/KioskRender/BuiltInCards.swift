@@ -1,11 +1,11 @@
 import CardModel
 
-/// The cards `render` draws when no `--deck` is given: five German cards for the stack and
-/// one row per theme for the list, in the spirit of the SwiftUI designs. Only cards: where
-/// they sit is the model's business (`StackDeck`, `ListDeck`).
-enum BuiltInCards {
+/// The cards `render` draws when no `--deck` is given, and the render tests' sample cards: five
+/// German cards for the stack and one row per theme for the list, in the spirit of the SwiftUI
+/// designs. Only cards: where they sit is the model's business (`StackDeck`, `ListDeck`).
+package enum BuiltInCards {
     /// Five German cards for the stack.
-    static let stack: [Card] = [
+    package static let stack: [Card] = [
         Card(
             id: "willkommen", title: "Willkommen!",
             subtitle: "Wische nach rechts für Ja und nach links für Nein. Los geht’s!",
@@ -25,7 +25,7 @@ enum BuiltInCards {
     ]
 
     /// Eight list rows, one per theme, as in "Color Cards".
-    static let list: [Card] = [
+    package static let list: [Card] = [
         ("Design", Theme.yellow), ("App Dev", .orange), ("Web Dev", .poppy), ("Marketing", .bubblegum),
         ("Engineering", .indigo), ("Support", .sky), ("Vertrieb", .teal), ("Buchhaltung", .navy),
     ].enumerated().map { i, pair in
