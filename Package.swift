@@ -62,14 +62,58 @@ let package = Package(
             ]
         ),
 
+        // Tests mirror the targets (docs/TESTING.md): one test target per target, each using its
+        // target, the floors below it and KioskTestSupport (temp directories, fixtures, test
+        // servers, the built binary's path); only KioskCardsTests imports the executable.
+        .target(
+            name: "KioskTestSupport",
+            dependencies: [
+                "CardModel", "KioskSystem", "KioskInput", "KioskRender", "KioskStore", "KioskFleet", "CEvdev",
+                "CPangoCairo",
+            ],
+            path: "Tests/KioskTestSupport"
+        ),
         .testTarget(name: "CardModelTests", dependencies: ["CardModel"]),
+        .testTarget(
+            name: "KioskSystemTests", dependencies: ["KioskSystem", "CardModel", "CLinux", "KioskTestSupport"]),
+        .testTarget(
+            name: "KioskInputTests",
+            dependencies: ["KioskInput", "KioskSystem", "CardModel", "CEvdev", "KioskTestSupport"]
+        ),
+        // The image check's PNGs are written by cairo (KioskRender), a writer outside the code under test.
+        .testTarget(
+            name: "KioskDeckFilesTests",
+            dependencies: ["KioskDeckFiles", "KioskSystem", "CardModel", "KioskRender", "KioskTestSupport"]
+        ),
+        .testTarget(
+            name: "KioskRenderTests",
+            dependencies: ["KioskRender", "KioskSystem", "CardModel", "CPangoCairo", "KioskTestSupport"]
+        ),
+        .testTarget(
+            name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskSystem", "CardModel", "KioskTestSupport"]),
+        .testTarget(
+            name: "KioskStoreTests",
+            dependencies: [
+                "KioskStore", "KioskDeckFiles", "KioskSystem", "CardModel", "CSQLite", "CLinux", "KioskTestSupport",
+            ]
+        ),
+        // The report's tests run the built `simulate` and `report` and recompute every figure from raw rows.
+        .testTarget(
+            name: "KioskReportTests",
+            dependencies: ["KioskReport", "KioskStore", "KioskSystem", "CardModel", "KioskTestSupport"]
+        ),
+        .testTarget(
+            name: "KioskFleetTests", dependencies: ["KioskFleet", "KioskSystem", "CardModel", "KioskTestSupport"]),
+        .testTarget(
+            name: "KioskSpeechTests", dependencies: ["KioskSpeech", "KioskSystem", "CardModel", "KioskTestSupport"]),
+        // The executable's own code: App/ and Tools/.
         .testTarget(
             name: "KioskCardsTests",
             dependencies: [
                 "KioskCards", "CardModel", "KioskSystem", "KioskInput", "KioskDeckFiles", "KioskRender",
-                "KioskDisplay", "KioskStore", "KioskFleet", "KioskSpeech", "KioskReport",
+                "KioskDisplay", "KioskStore", "KioskFleet", "KioskSpeech", "KioskReport", "KioskTestSupport",
             ],
-            exclude: ["Fixtures"]  // evemu/text fixtures read by path, not bundled
+            exclude: ["Fixtures"]  // the goldens, read by path, not bundled
         ),
     ]
 )

@@ -147,9 +147,9 @@ corpus=$out/corpus/$target
 crashes=$out/crashes/$target
 mkdir -p "$corpus" "$crashes"
 case $target in
-  json | deck) seeds=(examples/*.json examples/*/*.json Tests/KioskCardsTests/Fixtures/decks/*.json) ;;
+  json | deck) seeds=(examples/*.json examples/*/*.json Tests/Fixtures/decks/*.json) ;;
   config) seeds=(deploy/kiosk.conf.example) ;;
-  evemu | decoder) seeds=(Tests/KioskCardsTests/Fixtures/touch/*.evemu Tests/KioskCardsTests/Fixtures/*.evemu) ;;
+  evemu | decoder) seeds=(Tests/Fixtures/touch/*.evemu Tests/Fixtures/*.evemu) ;;
 esac
 for s in "${seeds[@]}"; do
   [ -f "$s" ] || continue

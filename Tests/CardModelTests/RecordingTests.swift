@@ -3,14 +3,14 @@ import Testing
 
 @testable import CardModel
 
-/// Real touchscreen recordings (`Tests/KioskCardsTests/Fixtures/touch`, see its PROVENANCE.md)
+/// Real touchscreen recordings (`Tests/Fixtures/touch`, see its PROVENANCE.md)
 /// replayed through the gesture model. A minimal reader: single-slot protocol-B files only
 /// (these two never send ABS_MT_SLOT); the app's evdev layer has the full one.
 @Suite struct RecordingTests {
     static func recording(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        // …/Tests/CardModelTests/RecordingTests.swift → …/Tests/KioskCardsTests/Fixtures/touch
+        // …/Tests/CardModelTests/RecordingTests.swift → …/Tests/Fixtures/touch
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("KioskCardsTests/Fixtures/touch/" + name)
+            .appendingPathComponent("Fixtures/touch/" + name)
         let text = try? String(contentsOf: url, encoding: .utf8)
         return try #require(text, "recording \(url.path) not found", sourceLocation: sourceLocation)
     }

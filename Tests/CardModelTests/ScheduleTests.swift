@@ -3,7 +3,7 @@ import Testing
 @testable import CardModel
 
 /// Opening hours on local civil times (the app converts the system clock; see
-/// KioskCardsTests/ScheduleLocalTimeTests for the Europe/Berlin conversion).
+/// KioskSystemTests/ScheduleLocalTimeTests for the Europe/Berlin conversion).
 @Suite struct ScheduleTests {
     func t(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int) -> CivilTime {
         CivilTime(year: y, month: mo, day: d, hour: h, minute: mi)

@@ -1,5 +1,6 @@
 import CardModel
 import KioskDeckFiles
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards

@@ -1,4 +1,5 @@
 import Glibc
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards

@@ -1,3 +1,4 @@
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards

@@ -1,4 +1,5 @@
 import CardModel
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards

@@ -1,5 +1,6 @@
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards
@@ -116,20 +117,12 @@ import Testing
 
     // MARK: Writing
 
-    func temporaryDirectory() throws -> String {
-        var template = Array("/tmp/kiosk-config-edit-XXXXXX".utf8CString)
-        try #require(mkdtemp(&template) != nil)
-        // the name from the template itself: mkdtemp's result points into it, valid only
-        // during the call
-        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    }
-
     func read(_ path: String) throws -> String {
         try KioskCards.readTextFile(path)
     }
 
     @Test func writesAtomicallyKeepingThePermissions() throws {
-        let dir = try temporaryDirectory()
+        let dir = DeckFixtures.temporaryDirectory("config-edit")
         let path = dir + "/kiosk.conf"
         try ConfigEdit.writeAtomically("rotation = 0\n", to: path)
         chmod(path, 0o600)
@@ -160,7 +153,7 @@ import Testing
     }
 
     @Test func calibrateSavesOnlyAFileThatReadsBack() throws {
-        let dir = try temporaryDirectory()
+        let dir = DeckFixtures.temporaryDirectory("config-edit")
         let path = dir + "/kiosk.conf"
         let original = "# mine\ndeck = /srv/deck.json\n# touch-matrix = 1 0 0 0 1 0\nbuttons = off\n"
         let result = ConfigEdit.saveTouchMatrix(Self.matrix, original: original, path: path)

@@ -1,5 +1,6 @@
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards
@@ -57,7 +58,7 @@ extension FleetTests {
             let settings = try addKiosk(kiosk, database: name)
             let dir = scratch + "/" + kiosk
             // The second kiosk's deck has six languages: the decisions' languages travel too.
-            try ReportTests.simulate(
+            try ReportRuns.simulate(
                 dir, seed: 21 + i, visitors: i == 0 ? 160 : 320, kiosk: kiosk,
                 deck: i == 0 ? "seed-stack.json" : "multilingual.json")
             let worker = FleetSyncWorker(settings: settings, dataDirectory: dir) { FleetHealth.standalone() }
@@ -73,7 +74,7 @@ extension FleetTests {
                 #expect(local.status == 0 && fleet.status == 0)
                 let l = try #require(local.json)
                 let f = try #require(fleet.json)
-                #expect(ReportTests.number(l["totals"]?["decisionRows"]) ?? 0 > 500)
+                #expect(ReportRuns.number(l["totals"]?["decisionRows"]) ?? 0 > 500)
                 #expect(Self.comparable(l) == Self.comparable(f), "\(kiosk) \(extra)")
                 let languages = f["quality"]?["languages"]?.elements ?? []
                 #expect(languages.count >= (kiosk == kiosks[1] ? 3 : 1), "\(kiosk): \(languages.count) languages")
@@ -126,7 +127,7 @@ extension FleetTests {
         for (i, kiosk) in kiosks.enumerated() where i < 2 {
             let settings = try addKiosk(kiosk, database: name)
             let dir = scratch + "/" + kiosk
-            try ReportTests.simulate(dir, seed: 31 + i, visitors: 120 + 80 * i, kiosk: kiosk)
+            try ReportRuns.simulate(dir, seed: 31 + i, visitors: 120 + 80 * i, kiosk: kiosk)
             #expect(
                 FleetSyncWorker(settings: settings, dataDirectory: dir) { FleetHealth.standalone() }.syncOnce() == nil)
         }
@@ -218,8 +219,8 @@ extension FleetTests {
         )
         for (rank, row) in rows.enumerated() {
             let kiosk = try #require(row["kiosk"]?.stringValue)
-            #expect(ReportTests.number(row["rank"]) == Double(rank + 1))
-            let share = try #require(ReportTests.number(row["uptimeShare"]))
+            #expect(ReportRuns.number(row["rank"]) == Double(rank + 1))
+            let share = try #require(ReportRuns.number(row["uptimeShare"]))
             #expect(abs(share - expectedShare[kiosk]!) < 1e-4, "\(kiosk): \(share) vs \(expectedShare[kiosk]!)")
             #expect(row["lastHeartbeat"]?.stringValue == WallClock.iso8601(milliseconds: beats[kiosk]!.max()!))
             let mine = visits.values.filter { $0[0] == kiosk }
@@ -228,13 +229,13 @@ extension FleetTests {
                 #expect(row["visits"]?.value == .null)
                 continue
             }
-            #expect(ReportTests.number(row["visits"]) == Double(mine.count))
+            #expect(ReportRuns.number(row["visits"]) == Double(mine.count))
             let completed = mine.filter { $0[3] == "completed" }.count
-            #expect(abs((ReportTests.number(row["completion"]) ?? -1) - Double(completed) / Double(mine.count)) < 1e-3)
+            #expect(abs((ReportRuns.number(row["completion"]) ?? -1) - Double(completed) / Double(mine.count)) < 1e-3)
             let days = Set(mine.map { WallClock.iso8601(milliseconds: Int64($0[2]!)!).prefix(10) })
-            #expect(ReportTests.number(row["activeDays"]) == Double(days.count))
+            #expect(ReportRuns.number(row["activeDays"]) == Double(days.count))
             #expect(
-                abs((ReportTests.number(row["visitsPerDay"]) ?? -1) - Double(mine.count) / Double(days.count)) < 1e-3)
+                abs((ReportRuns.number(row["visitsPerDay"]) ?? -1) - Double(mine.count) / Double(days.count)) < 1e-3)
             var bySession: [String: [[String?]]] = [:]
             for d in ds { bySession[d[1]!, default: []].append(d) }
             var n = 0
@@ -252,14 +253,14 @@ extension FleetTests {
                     if action == "swipedRight" { right += 1 }
                 }
             }
-            #expect(ReportTests.number(row["n"]) == Double(n))
-            #expect(ReportTests.number(row["right"]) == Double(right))
+            #expect(ReportRuns.number(row["n"]) == Double(n))
+            #expect(ReportRuns.number(row["right"]) == Double(right))
             let lastSeen = max(
                 mine.map { Int64($0[2]!)! }.max() ?? 0, ds.map { Int64($0[5]!)! }.max() ?? 0)
             #expect(row["lastSeen"]?.stringValue == WallClock.iso8601(milliseconds: lastSeen))
         }
         // Ranked by visits per active day, the unused kiosk last.
-        let perDay = rows.map { ReportTests.number($0["visitsPerDay"]) ?? 0 }
+        let perDay = rows.map { ReportRuns.number($0["visitsPerDay"]) ?? 0 }
         #expect(perDay == perDay.sorted(by: >))
         #expect(rows.last?["kiosk"]?.stringValue == kiosks[2])
     }
@@ -394,23 +395,5 @@ extension FleetTests {
                 """, [b])
         }
         #expect(try pg.admin(name).execute("SELECT count(*) FROM fleet.visits").scalar == "2")
-    }
-}
-
-/// The report's source label goes into the page: the database's name, no secret and nothing
-/// that says where the server is or who logs in.
-@Suite struct PostgresReportLabelTests {
-    @Test func theLabelNamesTheDatabaseOnly() {
-        for conninfo in [
-            "postgresql://op:s3cret@db.example.org:6432/fleet?sslmode=verify-full&sslrootcert=/etc/ssl/fleet-ca.pem",
-            "host=db.example.org port=6432 user=op password=s3cret dbname=fleet sslrootcert=/etc/ssl/fleet-ca.pem",
-            "postgresql://op@db.example.org/fleet?password=s3cret&sslmode=require",
-        ] {
-            let label = PostgresReportReader.label(conninfo: conninfo)
-            #expect(label == "PostgreSQL database 'fleet'", "\(label)")
-            for secret in ["s3cret", "db.example.org", "6432", "op@", "fleet-ca"] {
-                #expect(!label.contains(secret), "\(label)")
-            }
-        }
     }
 }

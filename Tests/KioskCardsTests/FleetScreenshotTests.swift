@@ -1,6 +1,7 @@
 import CardModel
 import Glibc
 import KioskDeckFiles
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards

@@ -1,4 +1,5 @@
 import CardModel
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards
@@ -309,15 +310,12 @@ import Testing
         RenderFixtures.expectMatchesGolden(image, name)
     }
 
-    /// Japanese, Chinese and colour emoji on one card: boxes here mean a
-    /// font is missing (fonts-noto-cjk, fonts-noto-color-emoji).
-    static let cjkEmoji = (title: "東京の展示会へようこそ 🎉", subtitle: "右にスワイプ👍、左は👎。中文也可以显示：欢迎光临！😀🍣")
-
     @Test func textCJKAndEmoji() throws {
         var file = try Self.example("onboarding.json")
         file.cards = [
             Card(
-                id: "cjk", title: Self.cjkEmoji.title, subtitle: Self.cjkEmoji.subtitle, color: Color(rgb: 0xF4EFE6),
+                id: "cjk", title: RenderFixtures.cjkEmoji.title, subtitle: RenderFixtures.cjkEmoji.subtitle,
+                color: Color(rgb: 0xF4EFE6),
                 accent: Color(rgb: 0x1C1C1E))
         ]
         check(try scene(file, "tap 500 300", atMs: 1000), "text-cjk-emoji")
@@ -342,7 +340,7 @@ import Testing
     /// rgb565` shows it): upright, and on the portrait panel. Besides its own golden, each
     /// picture must be RGB565 through and through (every channel's low bits repeat its top
     /// bits), and its golden must be the reviewed XRGB8888 golden of the same scene dithered by
-    /// the test's own formula (`DisplayRGB565Tests.expected565`), so it is a dithered picture of
+    /// the test's own formula (`RGB565Oracle.expected565`), so it is a dithered picture of
     /// a reviewed one rather than whatever the code did when it was written.
     @Test func stackDragRGB565() throws {
         let image = RenderFixtures.render(
@@ -386,7 +384,7 @@ import Testing
             for x in 0..<logicalWidth {
                 let p = rotation.toPhysical(Point(x: Double(x) + 0.5, y: Double(y) + 0.5), physical: physicalSize)
                 let (px, py) = (Int(p.x), Int(p.y))
-                let q = DisplayRGB565Tests.expected565(reviewed.pixel(x: px, y: py), x: x, y: y)
+                let q = RGB565Oracle.expected565(reviewed.pixel(x: px, y: py), x: x, y: y)
                 dithered.setPixel(x: px, y: py, Self.widened(q) | 0xff00_0000)
             }
         }

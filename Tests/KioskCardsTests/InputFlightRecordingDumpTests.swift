@@ -1,5 +1,6 @@
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards
@@ -12,14 +13,6 @@ import Testing
 /// `FlightRecordingDump` (what SIGUSR2 does), read back, and replayed with the command lines
 /// its header gives — and must show what the app saw.
 @Suite struct InputFlightRecordingDumpTests {
-    func temporaryDirectory() throws -> String {
-        var template = Array("/tmp/kiosk-flight-XXXXXX".utf8CString)
-        try #require(mkdtemp(&template) != nil)
-        // the name from the template itself: mkdtemp's result points into it, valid only
-        // during the call
-        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    }
-
     /// Raw events of the injector's touchscreen for `commands` (the same stream `KioskCards
     /// inject` writes), timed as it sleeps, in whole microseconds like evdev timestamps.
     func injected(_ commands: [InjectStep], startingAt start: Double = 100) -> [InputEvent] {
@@ -146,7 +139,7 @@ import Testing
             TouchMapping(profile: profile, panel: panel, rotation: rotation, calibration: matrix)
         }
         live.feed(injected(Self.swipes))
-        let dir = try temporaryDirectory()
+        let dir = DeckFixtures.temporaryDirectory("flight")
         let (path, text) = try dump(live, device: description, panel: (800, 480), scale: 1.25, in: dir)
         #expect(text.contains("# KioskCards flight recorder: SIGUSR2 at 2025-11-30T10:53:20.000Z, kiosk 'lobby-1'"))
 
@@ -193,7 +186,7 @@ import Testing
         let decisions = deck.takeDecisions()
         #expect(decisions.map(\.action) == [.swipedRight, .swipedLeft, .swipedRight])
 
-        let dir = try temporaryDirectory()
+        let dir = DeckFixtures.temporaryDirectory("flight")
         let (path, text) = try dump(live, device: description, panel: (800, 480), scale: scale, in: dir)
         let flags = try headerArguments(text, after: "KioskCards render ")
         let i = try #require(flags.firstIndex(of: "--scale"))
@@ -215,7 +208,7 @@ import Testing
     @Test func theFatalSignalDumpIsAnEvemuFileOfTheSameEvents() throws {
         // The handler's writer, called directly (a real crash is scenario 83 in the VM):
         // installs the handlers in this test process too, chaining to the previous ones.
-        let dir = try temporaryDirectory()
+        let dir = DeckFixtures.temporaryDirectory("flight")
         FatalSignalRecorder.install(directory: dir)
         let description = UInputDevice.touchscreenDescription
         let slot = try #require(FatalSignalRecorder.register(path: "/dev/input/event9", device: description))
@@ -244,7 +237,7 @@ import Testing
     /// thread (the copy) and off it (format + write): figures, never a timed assertion.
     @Test func recordingCostFigure() throws {
         let events = injected(Self.swipes)
-        let dir = try temporaryDirectory()
+        let dir = DeckFixtures.temporaryDirectory("flight")
         // A window longer than the run: the ring fills to its capacity (the worst case to dump).
         var recorder = FlightRecorder(window: 1e9)
         let rounds = max(1, 300_000 / events.count)
@@ -275,7 +268,7 @@ import Testing
     }
 
     @Test func nothingRecordedWritesNothing() throws {
-        let dir = try temporaryDirectory()
+        let dir = DeckFixtures.temporaryDirectory("flight")
         let empty = InputManager.FlightRecording(
             path: "/dev/input/event3", device: UInputDevice.touchscreenDescription, events: [],
             mapping: TouchMapping(

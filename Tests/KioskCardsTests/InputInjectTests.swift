@@ -1,6 +1,7 @@
 import CEvdev
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards

@@ -1,9 +1,11 @@
 import CEvdev
 import CardModel
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards
 @testable import KioskInput
+@testable import KioskRender
 
 /// Palms, cloths and resting fingers, replayed from recordings written for them
 /// (`Fixtures/palm-fixtures.py`) through the real decoder and the real decks: each is rejected
@@ -122,7 +124,7 @@ import Testing
         s.abs(ABS_MT_TRACKING_ID, -1)
         s.key(BTN_TOUCH, 0)
         s.report()
-        var decoder = TouchDecoder(profile: InputDecoderTests.slotted)
+        var decoder = TouchDecoder(profile: InputFixtures.slotted)
         #expect(s.decode(&decoder).isEmpty)
         #expect(decoder.cancelAll(at: s.time) == nil)
     }
@@ -203,7 +205,7 @@ import Testing
     /// Protocol A restates every contact each frame; a report that turns into a palm cancels
     /// the contact it continues, and the palm stays silent until it lifts.
     @Test func protocolAPalmCancelsTheContactItContinues() {
-        var profile = InputDecoderTests.anonymous
+        var profile = InputFixtures.anonymous
         profile.palm = PalmRule(major: AbsInfo(minimum: 0, maximum: 255, resolution: 5))  // > 150: palm
         var s = EventScript()
         for (x, major): (Int32, Int32) in [(100, 40), (200, 40), (300, 200), (400, 40)] {

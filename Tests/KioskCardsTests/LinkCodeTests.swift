@@ -1,6 +1,7 @@
 import CardModel
 import Glibc
 import KioskSystem
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards
@@ -37,7 +38,7 @@ import Testing
         let path = dir + "/\(panel)-\(s.name).png"
         let status = runRenderCommand(["--deck", Self.deck, "--panel", panel, "--out", path] + s.args)
         try #require(status == 0)
-        let (zbar, out) = try DisplayErrorTests.run("/usr/bin/zbarimg", ["--raw", "-q", path])
+        let (zbar, out) = try TestProcess.run("/usr/bin/zbarimg", ["--raw", "-q", path])
         #expect(zbar == 0, "\(panel) \(s.name): zbarimg: \(out)")
         // zbarimg may add a line about D-Bus on stderr (merged here); the decoded text is a line.
         #expect(out.split(separator: "\n").contains { $0 == s.link }, "\(panel) \(s.name): \(out)")
@@ -59,7 +60,7 @@ import Testing
             runRenderCommand([
                 "--deck", dir + "/d.json", "--panel", "pi-7inch", "--lang", "ar", "--out", dir + "/ar.png",
             ]) == 0)
-        let (zbar, out) = try DisplayErrorTests.run("/usr/bin/zbarimg", ["--raw", "-q", dir + "/ar.png"])
+        let (zbar, out) = try TestProcess.run("/usr/bin/zbarimg", ["--raw", "-q", dir + "/ar.png"])
         #expect(zbar == 0 && out.split(separator: "\n").contains { $0 == link }, "\(out)")
     }
 

@@ -1,8 +1,8 @@
 import CardModel
 import KioskDeckFiles
+import KioskTestSupport
 import Testing
 
-@testable import KioskCards
 @testable import KioskRender
 
 /// The list as `run` lays it out, on every supported panel: the "Aa" control sits in a band

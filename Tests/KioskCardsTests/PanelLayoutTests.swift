@@ -1,6 +1,7 @@
 import CardModel
 import KioskDeckFiles
 import KioskSystem
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards

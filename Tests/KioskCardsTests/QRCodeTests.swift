@@ -1,5 +1,6 @@
 import Glibc
 import KioskSystem
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards
@@ -28,7 +29,7 @@ import Testing
         defer { DeckFixtures.removeTree(dir) }
         let path = dir + "/\(panelName).png"
         try buffer.writePNG(to: path)
-        let (status, out) = try DisplayErrorTests.run("/usr/bin/zbarimg", ["--raw", "-q", path])
+        let (status, out) = try TestProcess.run("/usr/bin/zbarimg", ["--raw", "-q", path])
         #expect(status == 0, "\(panelName): zbarimg: \(out)")
         // zbarimg may add a line about D-Bus on stderr (merged here); the decoded text is a line.
         #expect(out.split(separator: "\n").contains { $0 == Self.link }, "\(panelName): \(out)")

@@ -1,5 +1,6 @@
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards
@@ -56,7 +57,7 @@ import Testing
             try Self.card(photoCard, images: images, scale: 1),
         ]
         let (w, h) = (200, 220)
-        var random = RenderSIMDTests.Random(state: 41)
+        var random = RenderFixtures.Random(state: 41)
         let base = PixelBuffer(width: w, height: h)
         let start = PixelBuffer(width: w, height: h)
         for y in 0..<h {

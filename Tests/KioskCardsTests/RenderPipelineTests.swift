@@ -1,5 +1,6 @@
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards
@@ -13,29 +14,12 @@ import Testing
     static let scale = 0.8
     static var size: Size { Size(width: Double(width) / scale, height: Double(height) / scale) }
 
-    /// A drag sweep to the right and back to the left through the real stack, one finger at
-    /// 60 Hz, lifted at the end: the scene before the touch and after each frame.
-    static func sweep(steps: Int = 24) -> [Scene] {
-        var deck = StackDeck(cards: BuiltInCards.stack, metrics: DeckScenes.metrics(size))
-        let rest = deck.scene(at: DeckScenes.start)
-        let origin = RenderInputs.origin(of: rest, size: size)
-        return [rest]
-            + (1...steps).map { i in
-                let t = DeckScenes.start.advanced(bySeconds: Double(i) / 60)
-                let dx = sin(Double(i - 1) / Double(steps - 1) * 2 * Double.pi) * 260
-                let phase: TouchPhase = i == 1 ? .began : i == steps ? .ended : .moved
-                let p = origin + Point(x: dx, y: dx * 0.4)
-                deck.handle(TouchFrame(time: t, contacts: [TouchContact(id: 1, position: p, phase: phase)]))
-                return deck.scene(at: t)
-            }
-    }
-
     @Test func damageLimitedFramesEqualFullRedraws() {
         let incremental = SceneRenderer(pixelWidth: Self.width, pixelHeight: Self.height, scale: Self.scale)
         let buffer = PixelBuffer(width: Self.width, height: Self.height)
         // Each frame is also drawn whole by a fresh renderer: 12 steps of the drag under
         // qemu-user (24 here), the same path.
-        for (i, scene) in Self.sweep(steps: DeckFixtures.underEmulation ? 12 : 24).enumerated() {
+        for (i, scene) in DeckScenes.sweep(size: Self.size, steps: DeckFixtures.underEmulation ? 12 : 24).enumerated() {
             incremental.render(scene, into: buffer)
             let full = RenderFixtures.render(scene, width: Self.width, height: Self.height, scale: Self.scale)
             let d = RenderFixtures.difference(buffer, full, threshold: 1)
@@ -63,7 +47,7 @@ import Testing
     @Test func cachedPipelineLooksLikeNaiveRedraw() {
         let naive = NaiveRenderer(scale: Self.scale)
         let buffer = PixelBuffer(width: Self.width, height: Self.height)
-        for scene in Self.sweep(steps: 6) {
+        for scene in DeckScenes.sweep(size: Self.size, steps: 6) {
             naive.render(scene, into: buffer)
             let cached = RenderFixtures.render(scene, width: Self.width, height: Self.height, scale: Self.scale)
             let d = RenderFixtures.difference(buffer, cached, threshold: 40)
@@ -94,7 +78,7 @@ import Testing
         let buffer = PixelBuffer(width: Self.width, height: Self.height)
         let copy = PixelBuffer(width: Self.width, height: Self.height)
         var previous: PixelRect?
-        for scene in Self.sweep(steps: 12) {
+        for scene in DeckScenes.sweep(size: Self.size, steps: 12) {
             Compositor.copy(buffer.bounds, from: buffer, to: copy)
             let damage = renderer.render(scene, into: buffer)
             for y in 0..<buffer.height {

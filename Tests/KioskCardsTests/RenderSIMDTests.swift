@@ -1,5 +1,6 @@
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards
@@ -11,43 +12,6 @@ import Testing
 /// cards, photo cards and noise images, turned by every quarter and by odd angles, scaled,
 /// faded, drawn over a base layer or blended onto the target.
 @Suite struct RenderSIMDTests {
-    /// A small deterministic generator (SplitMix64), so a failure can be replayed.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    }
-
-    /// Random premultiplied pixels (alpha 0…255, colour ≤ alpha) inside a one-pixel
-    /// transparent border, as element images have: the worst case for the sampler (no two
-    /// neighbours alike, so none of its runs or shortcuts apply).
-    static func noiseImage(width: Int, height: Int, seed: UInt64) throws -> ElementImage {
-        let image = try #require(CairoImage(width: width, height: height))
-        var random = Random(state: seed)
-        let data = image.data
-        for y in 1..<(height - 1) {
-            for x in 1..<(width - 1) {
-                let r = random.next()
-                // A third opaque, a third translucent, a third shadow-like (black, some alpha).
-                let a: UInt64 = r % 3 == 0 ? 255 : (r >> 8) & 0xFF
-                let black = r % 3 == 2
-                var p = UInt32(a) << 24
-                for c in 0..<3 where !black {
-                    p |= UInt32(((r >> (16 + 8 * UInt64(c))) & 0xFF) * a / 255) << (8 * UInt32(c))
-                }
-                data.storeBytes(of: p, toByteOffset: y * image.stride + x * 4, as: UInt32.self)
-            }
-        }
-        image.markDirty()
-        return ElementImage(image: image, anchorX: Double(width) / 2, anchorY: Double(height) / 2)
-    }
-
     /// The buffer's pixels, row after row (a row copy each: a debug build's pixel-by-pixel
     /// closure is slow, under qemu-user far more so).
     static func pixels(of buffer: PixelBuffer) -> [UInt32] {
@@ -76,7 +40,7 @@ import Testing
     /// one image row or several.
     static func outlineImage(width: Int, height: Int, seed: UInt64) throws -> ElementImage {
         let image = try #require(CairoImage(width: width, height: height))
-        var random = Random(state: seed)
+        var random = RenderFixtures.Random(state: seed)
         let data = image.data
         for y in 1..<(height - 1) {
             for x in 1..<(width - 1) {
@@ -98,7 +62,7 @@ import Testing
     }
 
     static func flatCard() throws -> ElementImage {
-        try RenderCompositorTests.cardImage()
+        try RenderFixtures.cardImage()
     }
 
     /// Draws `source` with both kernels at the same placements and returns the first
@@ -107,7 +71,7 @@ import Testing
         _ source: ElementImage, seed: UInt64, randomAngles: Int = 8, scales: [Double] = [1.0, 0.93, 1.11],
         opacities: [Double] = [1.0, 0.62, 0.05]
     ) -> String? {
-        var random = Random(state: seed)
+        var random = RenderFixtures.Random(state: seed)
         let w = 300
         let h = 280
         let base = PixelBuffer(width: w, height: h)
@@ -166,7 +130,7 @@ import Testing
     @Test func noiseImagesAreIdentical() throws {
         for seed: UInt64 in DeckFixtures.underEmulation ? [2] : [1, 2, 3] {
             // Odd widths leave one to three pixels for the tail loops.
-            let source = try Self.noiseImage(width: 141 + Int(seed), height: 97 + 2 * Int(seed), seed: seed)
+            let source = try RenderFixtures.noiseImage(width: 141 + Int(seed), height: 97 + 2 * Int(seed), seed: seed)
             let difference = Self.compare(source, seed: seed &* 77)
             #expect(difference == nil, "noise image \(seed): \(difference ?? "")")
         }
@@ -195,7 +159,7 @@ import Testing
     /// pixels as the scalar kernel's two passes.
     @Test func turnedRowsOverAWindowedLayerAreIdentical() throws {
         let (w, h) = (300, 280)
-        let noise = try Self.noiseImage(width: 120, height: 100, seed: 5)
+        let noise = try RenderFixtures.noiseImage(width: 120, height: 100, seed: 5)
         // The noise inside a 25-pixel transparent margin.
         let framed = try #require(CairoImage(width: 170, height: 150))
         for y in 0..<noise.image.height {
@@ -204,7 +168,7 @@ import Testing
         }
         framed.markDirty()
         let source = ElementImage(image: framed, anchorX: 85, anchorY: 75)
-        var random = Random(state: 23)
+        var random = RenderFixtures.Random(state: 23)
         let box = PixelRect(x: 70, y: 50, width: 140, height: 170)
         let window = UnsafeMutablePointer<UInt32>.allocate(capacity: box.width * box.height)
         defer { window.deallocate() }

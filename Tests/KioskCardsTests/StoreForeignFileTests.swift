@@ -1,5 +1,6 @@
 import CSQLite
 import Glibc
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards

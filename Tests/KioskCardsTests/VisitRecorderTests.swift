@@ -1,5 +1,6 @@
 import CardModel
 import Glibc
+import KioskTestSupport
 import Testing
 
 @testable import KioskCards

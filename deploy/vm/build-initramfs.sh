@@ -8,7 +8,7 @@
 #     prebuilt fontconfig cache;
 #   app (rebuilt every time, a second or so): /init, the guest helpers, the KioskCards binary
 #     and its ldd closure, extra binaries, examples/ at /opt/kioskcards/examples, and the
-#     evemu fixtures of Tests/KioskCardsTests/Fixtures at /opt/kioskcards/fixtures.
+#     evemu fixtures of Tests/Fixtures at /opt/kioskcards/fixtures.
 #
 # Usage: deploy/vm/build-initramfs.sh [--binary PATH] [--extra-bin PATH]... [--vkms KO] [--out FILE]
 #   --binary PATH     the app (default .build/release/KioskCards; skipped with a warning if absent)
@@ -292,7 +292,7 @@ if [ -n "$vkms" ]; then
 fi
 # The test fixtures (e.g. the keyboard the VM scenarios make with evemu-device).
 mkdir -p "$app/opt/kioskcards/fixtures"
-cp "$REPO_ROOT"/Tests/KioskCardsTests/Fixtures/*.evemu "$app/opt/kioskcards/fixtures/"
+cp "$REPO_ROOT"/Tests/Fixtures/*.evemu "$app/opt/kioskcards/fixtures/"
 pack "$app" "$out.app"
 cat "$base" "$out.app" >"$out.tmp"
 mv "$out.tmp" "$out"

@@ -99,5 +99,5 @@ vm_kernel_release() {
 # The test data mounted at /testdata: the checkout's own fixtures, whose touch/ holds the real
 # touchscreen recordings (with their PROVENANCE.md).
 vm_testdata_dir() {
-  (cd "$REPO_ROOT/Tests/KioskCardsTests/Fixtures" && pwd)
+  (cd "$REPO_ROOT/Tests/Fixtures" && pwd)
 }

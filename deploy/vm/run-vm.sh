@@ -16,7 +16,7 @@
 #   --share DIR      host folder mounted read-write at /share (virtio-9p); default: a temp dir.
 #                    The guest writes DIR/status, and KIOSK_OUT=/share/out is DIR/out.
 #   --testdata DIR   host folder mounted read-only at /testdata (default: the checkout's
-#                    Tests/KioskCardsTests/Fixtures, with the touch recordings in touch/)
+#                    Tests/Fixtures, with the touch recordings in touch/)
 #   --tablet         add a usb-tablet (xhci) — an absolute pointer QMP input-send-event drives
 #   --vnc ADDR       VNC display, e.g. 127.0.0.1:0 (= port 5900); implied by --display preview
 #   --qmp SOCK       QMP unix socket (default DIR/qmp.sock)

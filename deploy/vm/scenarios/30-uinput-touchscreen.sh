@@ -7,7 +7,7 @@ VM_DISPLAY=virtio
 guest() {
   recording=/testdata/touch/atmel-mxt-800x480-one-finger-drag-up-down.evemu
   if [ ! -r "$recording" ]; then
-    echo "skip: $recording is missing (the checkout's Tests/KioskCardsTests/Fixtures/touch is not mounted)"
+    echo "skip: $recording is missing (the checkout's Tests/Fixtures/touch is not mounted)"
     exit 77
   fi
   kiosk_wait_for /dev/uinput 5

@@ -12,7 +12,7 @@ VM_TIMEOUT=120
 guest() {
   td=/testdata/touch
   if [ ! -r "$td/PROVENANCE.md" ]; then
-    echo "skip: $td is missing (the checkout's Tests/KioskCardsTests/Fixtures/touch is not mounted)"
+    echo "skip: $td is missing (the checkout's Tests/Fixtures/touch is not mounted)"
     exit 77
   fi
   KioskCards run --deck examples/onboarding.json 2>/tmp/app.log &

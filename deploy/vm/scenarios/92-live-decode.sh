@@ -15,7 +15,7 @@ VM_TIMEOUT=150
 guest() {
   td=/testdata/touch
   if [ ! -r "$td/PROVENANCE.md" ]; then
-    echo "skip: $td is missing (the checkout's Tests/KioskCardsTests/Fixtures/touch is not mounted)"
+    echo "skip: $td is missing (the checkout's Tests/Fixtures/touch is not mounted)"
     exit 77
   fi
   # Three lanes play at once (the playback is mostly waiting): the 14 s Dell Canvas recording

@@ -14,7 +14,7 @@ VM_TIMEOUT=60
 guest() {
   td=/testdata/touch
   if [ ! -r "$td/PROVENANCE.md" ]; then
-    echo "skip: $td is missing (the checkout's Tests/KioskCardsTests/Fixtures/touch is not mounted)"
+    echo "skip: $td is missing (the checkout's Tests/Fixtures/touch is not mounted)"
     exit 77
   fi
 

@@ -14,7 +14,7 @@ VM_TIMEOUT=60
 guest() {
   recording=/testdata/touch/atmel-mxt-800x480-one-finger-fast-taps.evemu
   if [ ! -r "$recording" ]; then
-    echo "skip: $recording is missing (the checkout's Tests/KioskCardsTests/Fixtures/touch is not mounted)"
+    echo "skip: $recording is missing (the checkout's Tests/Fixtures/touch is not mounted)"
     exit 77
   fi
   # The kernel gives a new evdev node the lowest free number.
