@@ -366,7 +366,7 @@ package final class SceneRenderer {
     /// the fill writes the pixels a placed image would. nil for anything else, or when an
     /// image (the page's own, or another stand-in) is cached.
     private func flatStandIn(_ element: SceneElement) -> (colour: UInt32, rect: PixelRect)? {
-        guard case .detailPage(let card, _) = element.kind.unmirrored, let preparer, element.opacity >= 1,
+        guard case .detailPage(let card, _, _, _) = element.kind.unmirrored, let preparer, element.opacity >= 1,
             element.transform.rotation == 0, element.transform.scale == 1
         else { return nil }
         let (key, k) = cacheKey(element)
@@ -547,9 +547,9 @@ package final class SceneRenderer {
         case .card(var card):
             (card.title, card.subtitle, card.imagePath) = ("", "", nil)
             plain.kind = .card(card)
-        case .detailPage(var card, _):
+        case .detailPage(var card, _, let bar, let back):
             (card.title, card.subtitle, card.imagePath) = ("", "", nil)
-            plain.kind = .detailPage(card, backTitle: "")
+            plain.kind = .detailPage(card, backTitle: "", barHeight: bar, back: back)
         default: return nil
         }
         if isMirrored { plain.kind = plain.kind.mirrored }
