@@ -153,7 +153,7 @@ stack_host() {
   host_like flicked --within 10
   touch "$VM_SHARE/checked-flicked"
   qmp wait-serial stack-all-swiped --timeout 60
-  host_like empty --within 10
+  host_like empty --within 10 ${STACK_EMPTY_TOLERANCE:+--tolerance "$STACK_EMPTY_TOLERANCE"}
   touch "$VM_SHARE/checked-empty"
   qmp wait-serial stack-app-exited --timeout 60
   # The console again (fbcon, in the blue the guest painted it): physical coordinates.
