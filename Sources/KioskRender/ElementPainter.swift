@@ -104,19 +104,18 @@ package struct ElementPainter {
             paintLinkCode(
                 link, side: side, centreX: w / 2, bottom: h, captionWidth: w,
                 captionColor: Draw.foreground(on: background), cr: cr)
-        case .detailPage(let card, let backTitle):
+        case .detailPage(let card, let backTitle, let bar, let back):
             // The seed's detail view: the colour alone, under a navigation bar whose back
             // control reads "‹ <list title>" in the system tint.
             Draw.setColor(cr, card.color)
             cairo_rectangle(cr, 0, 0, w, h)
             cairo_fill(cr)
             Draw.setColor(cr, .white, alpha: 0.82)
-            cairo_rectangle(cr, 0, 0, w, ListLayout.titleBarHeight)
+            cairo_rectangle(cr, 0, 0, w, bar)
             cairo_fill(cr)
             Draw.setColor(cr, .black, alpha: 0.12)
-            cairo_rectangle(cr, 0, ListLayout.titleBarHeight - 0.5, w, 0.5)
+            cairo_rectangle(cr, 0, bar - 0.5, w, 0.5)
             cairo_fill(cr)
-            let back = ListLayout(screen: Size(width: w, height: h)).backButton
             Icon.draw(.chevronLeft, cr: cr, cx: back.minX + 10, cy: back.center.y, size: 22, color: Self.tint)
             let style = Text.Style(size: Text.bodySize, color: Self.tint, maxLines: 1)
             let th = Text.show(backTitle, cr: cr, x: 0, y: 0, width: back.width - 28, style: style, draw: false)

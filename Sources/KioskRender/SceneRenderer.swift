@@ -379,7 +379,7 @@ package final class SceneRenderer {
     /// the fill writes the pixels a placed image would. nil for anything else, or when an
     /// image (the page's own, or another stand-in) is cached.
     private func flatStandIn(_ element: SceneElement) -> (colour: UInt32, rect: PixelRect)? {
-        guard case .detailPage(let card, _) = element.kind.unmirrored, let preparer, element.opacity >= 1,
+        guard case .detailPage(let card, _, _, _) = element.kind.unmirrored, let preparer, element.opacity >= 1,
             element.transform.rotation == 0, element.transform.scale == 1
         else { return nil }
         let (key, k) = cacheKey(element)
@@ -582,9 +582,9 @@ package final class SceneRenderer {
         case .card(var card):
             (card.title, card.subtitle, card.imagePath) = ("", "", nil)
             plain.kind = .card(card)
-        case .detailPage(var card, _):
+        case .detailPage(var card, _, let bar, let back):
             (card.title, card.subtitle, card.imagePath) = ("", "", nil)
-            plain.kind = .detailPage(card, backTitle: "")
+            plain.kind = .detailPage(card, backTitle: "", barHeight: bar, back: back)
         case .linkCode(_, let side):
             // Nothing until the code is drawn: its encoding and caption stay off the loop.
             plain.kind = .linkCode(link: "", side: side)

@@ -13,7 +13,9 @@ import Testing
     func rowCentre(_ k: Int) -> Point { Point(x: 400, y: 56 + 76 * Double(k) + 38) }
 
     func list(_ n: Int = 20, seed: UInt64 = 7) -> ListDeck {
-        ListDeck(cards: sampleCards(n), metrics: panel7, randomSeed: seed)
+        // The seed's geometry (44 pt controls in a 56 pt bar) whatever 9 mm is on `panel7`: these
+        // tests are about the list's behaviour; PanelLayoutTests checks its sizes on the glass.
+        ListDeck(cards: sampleCards(n), metrics: panel7, randomSeed: seed, layout: ListLayout(screen: panel7.size))
     }
 
     @Test func layoutOfRowsTitleAndAdd() throws {
@@ -349,7 +351,9 @@ import Testing
 
     /// The deck's empty text shows when the list has no rows.
     @Test func emptyListShowsTheEmptyText() throws {
-        var deck = ListDeck(cards: [], metrics: panel7, emptyText: "Keine Karten", randomSeed: 1)
+        var deck = ListDeck(
+            cards: [], metrics: panel7, emptyText: "Keine Karten", randomSeed: 1,
+            layout: ListLayout(screen: panel7.size))
         let scene = deck.scene(at: .seconds(1))
         let empty = try #require(scene.element("empty"))
         #expect(empty.kind == .label(text: "Keine Karten", color: Color(rgb: 0x8E8E93)))
@@ -367,7 +371,11 @@ import Testing
         s.tap(at: rowCentre(1))
         deck.play(&s)
         let page = try #require(deck.scene(at: s.now.advanced(bySeconds: 2)).element("detail:c1"))
-        #expect(page.kind == .detailPage(sampleCards(3)[1], backTitle: "Color Cards"))
+        #expect(
+            page.kind
+                == .detailPage(
+                    sampleCards(3)[1], backTitle: "Color Cards", barHeight: deck.layout.titleBarHeight,
+                    back: deck.layout.backButton))
         #expect(deck.layout.backButton.width >= 150, "room for \"‹ Color Cards\"")
     }
 

@@ -140,14 +140,16 @@ import Testing
     // MARK: The list
 
     /// Rows inset 10 pt left and right and 2 pt top and bottom in a 76 pt slot under the 56 pt
-    /// title bar: 72 pt high, 4 pt between rows, corners of radius 5.
+    /// title bar: 72 pt high, 4 pt between rows, corners of radius 5. (Where the bar's 44 pt
+    /// controls would be under 9 mm on the glass, they and the bar grow: 9 mm + 12 pt.)
     @Test(arguments: panels) func listRowsInsetsGapsAndRadius(_ panel: PanelGeometry) throws {
         var deck = ListDeck(cards: Self.cards, metrics: panel.metrics, randomSeed: 1)
         let frame = Self.render(deck.scene(at: DeckScenes.start), panel)
         let screen = panel.metrics.size
+        let bar = max(56, (9 * panel.metrics.pointsPerMillimetre).rounded(.up) + 12)
         var previousBottom: Double?
         for row in 0..<3 {
-            let top = 56 + 76 * Double(row) + 2
+            let top = bar + 76 * Double(row) + 2
             let box = try frame.box(around: Point(x: screen.width / 2, y: top + 36))
             frame.expect(box.minX, 10, "row \(row) left inset")
             frame.expect(box.maxX, screen.width - 10, "row \(row) right inset")

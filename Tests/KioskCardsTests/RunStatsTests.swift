@@ -41,7 +41,8 @@ import Testing
         }
         let json = s.json(peakRSSKilobytes: 1)
         for field in [
-            "\"input_to_flip_p90_ms\":30", "\"input_to_read_p50_ms\":2", "\"read_to_draw_p50_ms\":8",
+            "\"input_to_flip_p90_ms\":30", "\"input_to_flip_p95_ms\":30",
+            "\"input_to_read_p50_ms\":2", "\"read_to_draw_p50_ms\":8",
             "\"draw_to_issue_p50_ms\":4", "\"issue_to_flip_p99_ms\":16", "\"first_frame_time_ms\":400",
             "\"frame_time_p99_ms\":4", "\"frame_cpu_max_ms\":3",
         ] {

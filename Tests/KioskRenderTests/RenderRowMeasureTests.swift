@@ -39,7 +39,10 @@ import Testing
         let card = try #require(BuiltInCards.stack.first)
         elements.append(
             SceneElement(
-                id: "detail", kind: .detailPage(card, backTitle: "Back"), frame: Rect(origin: .zero, size: size),
+                id: "detail",
+                kind: .detailPage(
+                    card, backTitle: "Back", barHeight: 56, back: Rect(x: 8, y: 6, width: 220, height: 44)),
+                frame: Rect(origin: .zero, size: size),
                 zIndex: 0))
         #expect(elements.count >= 8)
         let densities = DeckFixtures.underEmulation ? [0.5] : [0.8]

@@ -21,7 +21,7 @@ import Testing
 
     @Test(arguments: ["أهلاً وسهلاً", "Color Cards", "Grüße aus Köln", "欢迎光临"])
     func theTitlesWholeLineIsInsideTheBar(title: String) throws {
-        let bar = Rect(x: 0, y: 0, width: 800, height: ListLayout.titleBarHeight)
+        let bar = Rect(x: 0, y: 0, width: 800, height: ListLayout.minimumTitleBarHeight)
         let scene = Scene(
             size: Size(width: 800, height: 120), background: Color(rgb: 0xF2F2F7),
             elements: [SceneElement(id: "titlebar", kind: .titleBar(title: title), frame: bar, zIndex: 300)],
@@ -33,7 +33,7 @@ import Testing
         // Ink starts below the bar's top edge (a cut glyph has ink in the very first row) and
         // ends inside the bar.
         #expect(first >= 2, "\(title): ink from row \(first), cut at the top")
-        #expect(last < Int(ListLayout.titleBarHeight), "\(title): ink down to row \(last)")
+        #expect(last < Int(ListLayout.minimumTitleBarHeight), "\(title): ink down to row \(last)")
         // Legible: at least 20 pt tall lines, so the glyphs span well over 14 rows.
         #expect(last - first >= 14, "\(title): only \(last - first + 1) rows of ink")
     }

@@ -138,7 +138,7 @@ extension Kiosk {
     // MARK: Languages
 
     /// Beside a landscape stack's card (its ✓ between them and the card), in lines above a
-    /// portrait one's; in the list's title bar, left of its "+". Without `metrics`: a column.
+    /// portrait one's. Without `metrics`: a column. (The list's: `ListLayout.languagePlacement`.)
     public static func languagePlacement(_ layout: KioskDeck.Layout, metrics: ScreenMetrics? = nil)
         -> LanguageChoice.Placement
     {
@@ -147,11 +147,51 @@ extension Kiosk {
         return metrics.safeSize.height > metrics.safeSize.width ? .lines : .column
     }
 
-    /// The language keys' least side on this panel beside the stack: 9 mm. In the list's title
-    /// bar they keep the bar's height.
-    var languageKeySide: Double {
-        onScreen.layout == .list ? 0 : StackLayout.targetSide(pointsPerMillimetre: metrics.pointsPerMillimetre)
+    /// Where the keys are now: the list's own place for them, else `languagePlacement`.
+    var currentLanguagePlacement: LanguageChoice.Placement {
+        (deck as? ListDeck)?.layout.languagePlacement ?? Self.languagePlacement(onScreen.layout, metrics: metrics)
     }
+
+    /// The list's title bar height (where its row of keys is centred); the seed's elsewhere.
+    var currentTitleBarHeight: Double {
+        (deck as? ListDeck)?.layout.titleBarHeight ?? ListLayout.minimumTitleBarHeight
+    }
+
+    /// The list on `metrics` for `file` in `language`: its bar's controls at least 9 mm, clear
+    /// of the staff entry's top corner (`staffCorner`), and its language keys in the bar when
+    /// they fit beside the title, else in a band under it.
+    static func listLayout(
+        _ file: KioskDeck, language: String, metrics: ScreenMetrics, staffCorner: StaffEntry.Rule?
+    ) -> ListLayout {
+        let rtl = LayoutDirection(language: language) == .rightToLeft
+        var left = 0.0
+        var right = 0.0
+        if let rule = staffCorner {
+            // The corner as the visitor sees it; the scene is laid out left to right, then mirrored.
+            switch (rule.corner, rtl) {
+            case (.topLeft, false), (.topRight, true): left = rule.cornerSize
+            case (.topRight, false), (.topLeft, true): right = rule.cornerSize
+            default: break
+            }
+        }
+        let side = StackLayout.targetSide(pointsPerMillimetre: metrics.pointsPerMillimetre)
+        let layout = ListLayout(
+            screen: metrics.safeSize,
+            bottomInset: AccessibilityControl.bottomBand(pointsPerMillimetre: metrics.pointsPerMillimetre),
+            pointsPerMillimetre: metrics.pointsPerMillimetre, reservedLeft: left, reservedRight: right)
+        let choice = LanguageChoice(offered: file.languages, deckLanguage: file.language, configured: nil)
+        if choice.fitsInRow(
+            screen: metrics.safeSize, trailingInset: layout.languageRowInset, leadingRoom: layout.languageRowLead,
+            minimumSide: side)
+        {
+            return layout
+        }
+        return layout.withLanguageBand(
+            choice.bandHeight(screen: metrics.safeSize, top: layout.titleBarHeight, minimumSide: side))
+    }
+
+    /// The language keys' least side on this panel: 9 mm.
+    var languageKeySide: Double { StackLayout.targetSide(pointsPerMillimetre: metrics.pointsPerMillimetre) }
 
     /// The language keys are large on the attract screen, except in the list's title bar.
     var languageProminent: Bool { session.phase == .attract && onScreen.layout == .stack }
@@ -160,8 +200,7 @@ extension Kiosk {
     func language(at p: Point, prominent: Bool) -> String? {
         languages.language(
             at: visitorPoint(p), screen: metrics.size, prominent: prominent,
-            placement: Self.languagePlacement(onScreen.layout, metrics: metrics), minimumSide: languageKeySide,
-            titleBarHeight: ListLayout.titleBarHeight)
+            placement: currentLanguagePlacement, minimumSide: languageKeySide, titleBarHeight: currentTitleBarHeight)
     }
 
     /// The visitor picked `language`: the deck's texts, the kiosk's words and the layout change

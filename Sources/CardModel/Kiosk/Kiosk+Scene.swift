@@ -37,8 +37,7 @@ extension Kiosk {
     public var languageKeys: [SceneElement] {
         languages.elements(
             screen: metrics.size, prominent: languageProminent,
-            placement: Self.languagePlacement(onScreen.layout, metrics: metrics), minimumSide: languageKeySide,
-            titleBarHeight: ListLayout.titleBarHeight)
+            placement: currentLanguagePlacement, minimumSide: languageKeySide, titleBarHeight: currentTitleBarHeight)
     }
 
     /// The scan's focus ring on the highlighted choice, with the control in front of the deck's.

@@ -411,16 +411,21 @@ public struct Kiosk {
     /// A deck of `cards` (the visit's order by default) in the visitor's language, for this screen.
     private mutating func makeDeck(cards: [Card]? = nil, at time: Instant) -> any CardDeck {
         let language = languages.current
-        return Self.makeDeck(
+        let made = Self.makeDeck(
             onScreen, language: language, cards: (cards ?? visitOrder).map { $0.localized(to: language) },
-            metrics: metrics, buttons: settings.showsButtons, seed: random.next())
+            metrics: metrics, buttons: settings.showsButtons, seed: random.next(),
+            staffCorner: settings.staffEnabled ? settings.staffGesture : nil)
+        // In the list the staff corner stays inside the title bar, beside its controls.
+        staffEntry.cornerLimit = (made as? ListDeck)?.layout.titleBarHeight
+        return made
     }
 
     /// The deck model for `file` as a visitor reading `language` sees it: `cards` (already in
     /// that language; default: the file's), laid out for `metrics`. `seed` seeds the list's "+".
+    /// `staffCorner`: the staff entry's rule, whose top corner the list's bar controls keep clear of.
     public static func makeDeck(
         _ file: KioskDeck, language: String? = nil, cards: [Card]? = nil, metrics: ScreenMetrics, buttons: Bool,
-        seed: UInt64 = 0
+        seed: UInt64 = 0, staffCorner: StaffEntry.Rule? = nil
     ) -> any CardDeck {
         let language = language ?? file.language
         let texts = file.texts(in: language)
@@ -438,7 +443,7 @@ public struct Kiosk {
             return ListDeck(
                 cards: cards, metrics: metrics, title: texts.title, attractText: texts.attractText,
                 emptyText: texts.emptyText, randomSeed: seed,
-                bottomInset: AccessibilityControl.bottomBand(pointsPerMillimetre: metrics.pointsPerMillimetre),
+                layout: listLayout(file, language: language, metrics: metrics, staffCorner: staffCorner),
                 deleteLabel: UIStrings.text(.delete, in: language))
         }
     }

@@ -46,7 +46,12 @@ public struct LanguageChoice: Hashable, Sendable {
     public enum Placement: Hashable, Sendable {
         case column
         case lines
-        case row(trailingInset: Double)
+        /// `leadingRoom`: what the keys leave free at the bar's leading end (the title, and on a
+        /// detail page its back control), at least `titleRoom`.
+        case row(trailingInset: Double, leadingRoom: Double = 220)
+        /// Lines from the trailing corner of a band whose top is `top` (the list's band under
+        /// its title bar, where the keys do not fit in the bar).
+        case band(top: Double)
     }
 
     /// The language control: one key per offered language, by its own name, in the top-right
@@ -64,8 +69,9 @@ public struct LanguageChoice: Hashable, Sendable {
         let margin = 12.0
         var labels = offered.map { UIStrings.name(of: $0) }
         var widths = labels.map { max(Self.keyWidth(for: $0, prominent: prominent), minimumSide) }
-        if case .row(let inset) = placement,
-            widths.reduce(0, +) + gap * Double(widths.count) > screen.width - inset - 2 * margin - Self.titleRoom
+        if case .row(let inset, let lead) = placement,
+            widths.reduce(0, +) + gap * Double(widths.count)
+                > screen.width - inset - 2 * margin - max(lead, Self.titleRoom)
         {
             // A narrow screen: the tags ("DE", "AR") instead of the names, so the title keeps room.
             labels = offered.map { $0.uppercased() }
@@ -80,10 +86,15 @@ public struct LanguageChoice: Hashable, Sendable {
                     Rect(x: screen.width - margin - w, y: margin + Double(i) * (height + gap), width: w, height: height)
                 )
             }
-        case .lines:
+        case .lines, .band:
             // Filled from the trailing corner leftwards, a new line when the next key would pass
-            // the leading corner's 80 pt (the staff entry's square).
-            let limit = max(0, screen.width - 2 * margin - Self.leadingRoom)
+            // the leading corner's 80 pt (the staff entry's square; a band is below it).
+            var top = margin
+            var limit = max(0, screen.width - 2 * margin - Self.leadingRoom)
+            if case .band(let bandTop) = placement {
+                top = bandTop + margin
+                limit = max(0, screen.width - 2 * margin)
+            }
             var lines: [[Int]] = [[]]
             var used = 0.0
             for i in widths.indices {
@@ -99,11 +110,11 @@ public struct LanguageChoice: Hashable, Sendable {
             for (n, line) in lines.enumerated() {
                 var x = screen.width - margin - line.map { widths[$0] }.reduce(0, +) - gap * Double(line.count - 1)
                 for i in line {
-                    frames[i] = Rect(x: x, y: margin + Double(n) * (height + gap), width: widths[i], height: height)
+                    frames[i] = Rect(x: x, y: top + Double(n) * (height + gap), width: widths[i], height: height)
                     x += widths[i] + gap
                 }
             }
-        case .row(let inset):
+        case .row(let inset, _):
             var x = screen.width - inset - margin - widths.reduce(0, +) - gap * Double(widths.count - 1)
             for w in widths {
                 frames.append(Rect(x: x, y: (titleBarHeight - height) / 2, width: w, height: height))
@@ -131,6 +142,25 @@ public struct LanguageChoice: Hashable, Sendable {
         return nil
     }
 
+    /// Whether the keys fit in a row in the list's title bar, left of `trailingInset` points,
+    /// leaving `leadingRoom` (at least `titleRoom`) free at its leading end (by their tags when
+    /// their names do not fit).
+    public func fitsInRow(screen: Size, trailingInset: Double, leadingRoom: Double, minimumSide: Double) -> Bool {
+        guard isChoice else { return true }
+        let gap = 8.0
+        let w = max(56.0, minimumSide)
+        return Double(offered.count) * (w + gap)
+            <= screen.width - trailingInset - 24 - max(leadingRoom, Self.titleRoom)
+    }
+
+    /// The height of the list's language band at `top` on `screen`: the keys' lines and a
+    /// 12 pt margin above and below them (0 without a choice).
+    public func bandHeight(screen: Size, top: Double, minimumSide: Double) -> Double {
+        guard let block = block(screen: screen, placement: .band(top: top), minimumSide: minimumSide, prominent: false)
+        else { return 0 }
+        return block.maxY - top + 12
+    }
+
     /// What a row of keys leaves the list's title, at least (points).
     static let titleRoom = 220.0
     /// What lines of keys leave free in the leading top corner (the staff entry's square).
@@ -138,8 +168,8 @@ public struct LanguageChoice: Hashable, Sendable {
 
     /// The block the keys take at their largest (the attract screen's), nil without a choice:
     /// what a stack keeps its card and buttons clear of.
-    public func block(screen: Size, placement: Placement, minimumSide: Double) -> Rect? {
-        let frames = elements(screen: screen, prominent: true, placement: placement, minimumSide: minimumSide)
+    public func block(screen: Size, placement: Placement, minimumSide: Double, prominent: Bool = true) -> Rect? {
+        let frames = elements(screen: screen, prominent: prominent, placement: placement, minimumSide: minimumSide)
             .map(\.frame)
         guard var r = frames.first else { return nil }
         for f in frames.dropFirst() { r = r.union(f) }

@@ -88,7 +88,7 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
     /// (or a replay) sees the same themes again.
     public init(
         cards: [Card], metrics: ScreenMetrics, title: String = "Color Cards", attractText: String = "",
-        emptyText: String = "", randomSeed: UInt64, bottomInset: Double = 0,
+        emptyText: String = "", randomSeed: UInt64, bottomInset: Double = 0, layout: ListLayout? = nil,
         deleteLabel: String = UIStrings.text(.delete, in: "de")
     ) {
         self.metrics = metrics
@@ -96,7 +96,10 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         self.title = title
         self.attractText = attractText
         self.emptyText = emptyText
-        layout = ListLayout(screen: metrics.safeSize, bottomInset: bottomInset)
+        self.layout =
+            layout
+            ?? ListLayout(
+                screen: metrics.safeSize, bottomInset: bottomInset, pointsPerMillimetre: metrics.pointsPerMillimetre)
         intake = GestureIntake(slop: metrics.touchSlop)
         random = SplitMix64(seed: randomSeed)
         rows = uniquingIDs(cards).map { Row(card: $0) }
@@ -564,6 +567,10 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         if let band = layout.bottomBar {
             out.append(SceneElement(id: "bottombar", kind: .bottomBar, frame: band, zIndex: 300))
         }
+        if let band = layout.languageBar {
+            // Under the title bar where the language keys do not fit in it; rows scroll under it.
+            out.append(SceneElement(id: "languagebar", kind: .bottomBar, frame: band, zIndex: 300))
+        }
         let viewport = layout.viewport
         if rows.isEmpty && departing.isEmpty && !emptyText.isEmpty {
             out.append(
@@ -607,7 +614,8 @@ public struct ListDeck: CardDeck, IntakeDrivenDeck {
         let slid = Transform(translation: Point(x: x, y: 0))
         return [
             SceneElement(
-                id: "detail:" + card.id, kind: .detailPage(card, backTitle: title),
+                id: "detail:" + card.id,
+                kind: .detailPage(card, backTitle: title, barHeight: layout.titleBarHeight, back: layout.backButton),
                 frame: Rect(origin: .zero, size: layout.screen), transform: slid, shadowRadius: Self.detailShadow,
                 zIndex: 400),
             SceneElement(

@@ -70,9 +70,10 @@ public indirect enum ElementKind: Hashable, Sendable {
     /// A link as a QR code at least `side` points wide with its quiet zone, dark on a white
     /// plate, its text beneath (`LinkCode`): the end state's link.
     case linkCode(link: String, side: Double)
-    /// A row's detail page as in the seed: the card's colour and a "‹ `backTitle`" back
-    /// control in the top-left corner (the list's title).
-    case detailPage(Card, backTitle: String)
+    /// A row's detail page as in the seed: the card's colour under a navigation bar
+    /// `barHeight` points high, whose "‹ `backTitle`" back control (the list's title) is at
+    /// `back` (page coordinates).
+    case detailPage(Card, backTitle: String, barHeight: Double, back: Rect)
     /// A line of text, e.g. "Tippen zum Starten".
     case label(text: String, color: Color)
     /// The swipe hint while dragging, drawn over the card it belongs to (same frame and

@@ -40,6 +40,11 @@ public struct StaffEntry: Sendable {
     }
 
     public let rule: Rule
+    /// The corner square's side at most (points; nil: the rule's): the list keeps it inside
+    /// its title bar, so it lies over no row.
+    public var cornerLimit: Double?
+    /// The corner square's side in effect.
+    var cornerSide: Double { min(rule.cornerSize, cornerLimit ?? rule.cornerSize) }
     /// The screen's size in points (where the right and bottom corners are).
     public var screen: Size
     private var tapTimes: [Instant] = []
@@ -53,7 +58,7 @@ public struct StaffEntry: Sendable {
 
     /// The corner square the taps go in (screen points, as the visitor sees the screen).
     public var cornerRect: Rect {
-        let s = rule.cornerSize
+        let s = cornerSide
         let x: Double
         let y: Double
         switch rule.corner {
@@ -68,7 +73,7 @@ public struct StaffEntry: Sendable {
     }
 
     func inCorner(_ p: Point) -> Bool {
-        let s = rule.cornerSize
+        let s = cornerSide
         let xOK: Bool
         let yOK: Bool
         switch rule.corner {

@@ -127,6 +127,7 @@ struct RunStats {
             ("first_frame_time_ms", ms(firstFrameMilliseconds)),
             ("input_to_flip_p50_ms", ms(latencies.percentile(50))),
             ("input_to_flip_p90_ms", ms(latencies.percentile(90))),
+            ("input_to_flip_p95_ms", ms(latencies.percentile(95))),
             ("input_to_flip_p99_ms", ms(latencies.percentile(99))),
             ("input_to_flip_max_ms", ms(latencies.maximum)),
             ("input_to_flip_samples", String(latencies.count)),

@@ -15,6 +15,8 @@ struct InjectOptions {
     var linger = 300.0
     var items: [Item] = []
     var replayPath: String?
+    /// `--times`: where to write when each touch frame was written (CLOCK_MONOTONIC nanoseconds).
+    var timesPath: String?
 
     static func milliseconds(_ v: String) -> Double? {
         guard let ms = Double(v), ms >= 0, ms <= InjectPlanner.maxMilliseconds else { return nil }
@@ -58,6 +60,11 @@ struct InjectOptions {
                 name: "replay", value: "RECORDING", help: "clone the recorded device, play the recording",
                 expected: "an evemu recording"
             ) { $0.replayPath = $1 },
+            CommandOption.text(
+                name: "times", value: "FILE",
+                help: "write when each touch frame's SYN_REPORT was written, CLOCK_MONOTONIC nanoseconds, one a line",
+                expected: "a file to write"
+            ) { $0.timesPath = $1 },
         ],
         positional: CommandPositional(name: "COMMAND", help: "a touch command, see below", count: .zeroOrMore) {
             o, v in
@@ -119,6 +126,7 @@ func runInject(_ options: InjectOptions) -> Int32 {
     let screen = options.screen
     var planner = InjectPlanner(screen: screen)
     var device: UInputDevice?
+    var times: [Instant] = []
     do {
         device = try makeInjectedTouchscreen(settle: settle)
         for command in commands {
@@ -128,6 +136,9 @@ func runInject(_ options: InjectOptions) -> Int32 {
                     switch device {
                     case .some(let d):
                         for e in events { try d.write(type: e.type, code: e.code, value: e.value) }
+                        // Read once the frame's last write returned: no earlier than the kernel's
+                        // own timestamp of the frame, the clock a flip event's time is on.
+                        if options.timesPath != nil { times.append(MonotonicClock.now()) }
                     case .none:
                         Log.warning("inject: touches after 'unplug' are dropped (use 'replug')")
                     }
@@ -142,6 +153,10 @@ func runInject(_ options: InjectOptions) -> Int32 {
             }
         }
         sleepMilliseconds(linger)
+        if let path = options.timesPath {
+            let lines = times.map { "\($0.nanoseconds)\n" }.joined()
+            try FileIO.replaceAtomically(path: path, contents: Array(lines.utf8))
+        }
     } catch {
         Log.error("inject: \(error)")
         return 1

@@ -50,7 +50,8 @@ _stack_quiet_second() {
 stack_guest() {
   # The console in VGA blue, so that the CRTC given back at exit is visible.
   printf '\033[44m\033[2J\033[HKioskCards e2e: the console before the app\n' >/dev/tty1
-  app_start --deck "$STACK_DECK" --idle-timeout 10m
+  # STACK_PANEL: run as that panel preset (`--panel`, after --rotation, so it wins).
+  app_start --deck "$STACK_DECK" --idle-timeout 10m ${STACK_PANEL:+--panel "$STACK_PANEL"}
   app_wait_log 'first frame on screen' 1 60
   app_geometry
   kiosk_mark "stack-first-frame $APP_GEOMETRY"
@@ -128,6 +129,13 @@ stack_host() {
   host_differ flicked empty
   host_differ held back
   host_like first --within 10
+  if [ -n "${STACK_PANEL:-}" ]; then
+    # What the docs show for the preset (`render --panel`) is what the panel shows.
+    FONTCONFIG_FILE="$VM_DIR/guest/fonts.conf" QEMU_LD_PREFIX="${VM_SYSROOT:-}" \
+      "${VM_APP:-$REPO_ROOT/.build/release/KioskCards}" render --deck "$deck" --panel "$STACK_PANEL" \
+      --out "$VM_OUT/expected-preset.png"
+    host_like preset --within 10
+  fi
   touch "$VM_SHARE/checked-first"
   qmp wait-serial stack-visitor-here --timeout 60
   host_like first --within 10 --save "$VM_OUT/visitor-here.png"
@@ -145,7 +153,7 @@ stack_host() {
   host_like flicked --within 10
   touch "$VM_SHARE/checked-flicked"
   qmp wait-serial stack-all-swiped --timeout 60
-  host_like empty --within 10
+  host_like empty --within 10 ${STACK_EMPTY_TOLERANCE:+--tolerance "$STACK_EMPTY_TOLERANCE"}
   touch "$VM_SHARE/checked-empty"
   qmp wait-serial stack-app-exited --timeout 60
   # The console again (fbcon, in the blue the guest painted it): physical coordinates.
