@@ -33,7 +33,7 @@ extension FleetTests {
         let display = try Display(
             scanout: AppLanguageTests.MemoryScanout(), rotation: nil, loop: loop, takeTerminal: false)
         let app = KioskApp(config: config, deck: file, display: display, loop: loop, processStart: .seconds(0))
-        app.attachFleetScreenshots()
+        PanelScreenshots.attach(app)
         let now = MonotonicClock.now()
         app.feed(.tick, at: now)
         // The card is drawn on the preparation thread; the app redraws when it is ready (here
@@ -275,7 +275,7 @@ struct ScreenshotPolicyTests {
                 app.drawFrame(at: now)
                 return !app.surface.renderer.isShowingStandIns
             })
-        guard case .frame(let box, let rotation, let format, _) = app.frameForFleet() else {
+        guard case .frame(let box, let rotation, let format, _) = PanelScreenshots.answer(for: app) else {
             Issue.record("the app refused a screenshot with no staff menu open")
             return
         }
@@ -296,7 +296,7 @@ struct ScreenshotPolicyTests {
         #expect(same == 0, "the screenshot differs from render --rotation 90: \(text)")
 
         app.feed(.staffKeys)
-        guard case .refused(let reason) = app.frameForFleet() else {
+        guard case .refused(let reason) = PanelScreenshots.answer(for: app) else {
             Issue.record("a screenshot was made with the staff menu open")
             return
         }

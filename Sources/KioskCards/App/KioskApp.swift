@@ -102,7 +102,7 @@ final class KioskApp {
             pins: LoopDelivery(loop: loop, what: "staff PIN") { [unowned self] correct in
                 self.feed(.pinChecked(correct: correct))
             })
-        attachFleetScreenshots()
+        PanelScreenshots.attach(self)
         fleet?.start()
         let inputConfig = config.inputConfiguration(
             panel: panelPoints(), rotation: display.rotation, recorderWindow: KioskApp.flightRecorderWindow)
@@ -194,7 +194,7 @@ final class KioskApp {
                     Log.info("schedule: reading the window's deck \(window) again")
                     readDeck(window)
                 }
-            case .screenshot: saveScreenshot()
+            case .screenshot: Diagnostics.saveScreenshot(surface.frame, directory: config.dataDirectory)
             case .calibration(true): startCalibration()
             case .calibration(false): calibration?.stop()
             }
@@ -259,11 +259,6 @@ final class KioskApp {
         stats.flipCompleted(at: t, input: inFlightInput)
         if fleet != nil { health.noteFlip(at: t, input: inFlightInput?.input) { Double(stats.framesPerSecond(at: t)) } }
         inFlightInput = nil
-        if stats.flips == 1 {
-            Log.info(
-                "kiosk: first frame on screen \(jsonNumber(t.seconds(since: stats.processStart) * 1000, decimals: 1)) ms after start"
-            )
-        }
     }
 
     /// While idle, draws what the deck says its next gesture will show into the renderer's
@@ -328,7 +323,7 @@ final class KioskApp {
 
     private func handleSignal(_ signal: Int32) {
         switch signal {
-        case SIGUSR1: saveScreenshot()
+        case SIGUSR1: Diagnostics.saveScreenshot(surface.frame, directory: config.dataDirectory)
         case SIGUSR2:
             reportStats()
             saveFlightRecordings(reason: "SIGUSR2")

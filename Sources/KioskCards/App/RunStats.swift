@@ -78,7 +78,11 @@ struct RunStats {
     mutating func flipCompleted(at time: Instant, input: InputTrace?) {
         flips += 1
         recentFlips[flips % recentFlips.count] = time
-        if firstFlip == nil { firstFlip = time }
+        if firstFlip == nil {
+            firstFlip = time
+            let ms = jsonNumber(time.seconds(since: processStart) * 1000, decimals: 1)
+            Log.info("kiosk: first frame on screen \(ms) ms after start")
+        }
         guard let input else { return }
         func ms(_ a: Instant, _ b: Instant) -> Double { a.seconds(since: b) * 1000 }
         latencies.append(ms(time, input.input))
