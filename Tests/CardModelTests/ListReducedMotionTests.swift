@@ -9,7 +9,9 @@ import Testing
     func rowCentre(_ k: Int) -> Point { Point(x: 400, y: 56 + 76 * Double(k) + 38) }
 
     func list(_ n: Int, reduced: Bool) -> ListDeck {
-        var deck = ListDeck(cards: sampleCards(n), metrics: panel7, randomSeed: 7)
+        // The seed's geometry (a 56 pt bar) whatever 9 mm is on `panel7`, as in ListDeckTests.
+        var deck = ListDeck(
+            cards: sampleCards(n), metrics: panel7, randomSeed: 7, layout: ListLayout(screen: panel7.size))
         deck.setAccessibility(VisitAccessibility(reducedMotion: reduced), at: .seconds(0.5))
         return deck
     }

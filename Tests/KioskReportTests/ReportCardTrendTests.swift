@@ -178,7 +178,8 @@ import Testing
 
         let perKiosk = try #require(json["kioskCards"])
         let kiosks = try #require(perKiosk["kiosks"]?.elements).compactMap(\.stringValue)
-        #expect(kiosks == (try #require(json["kiosks"]?.elements)).compactMap { $0["kiosk"]?.stringValue })
+        let ranked = try #require(json["kiosks"]?.elements)
+        #expect(kiosks == ranked.compactMap { $0["kiosk"]?.stringValue })
         #expect(Set(kiosks) == ["hall", "shop"])
         for card in try #require(perKiosk["cards"]?.elements) {
             let id = try #require(card["card"]?.stringValue)
