@@ -55,7 +55,7 @@ extension FleetTests {
         let kiosks = ["rep-a-\(getpid())", "rep-b-\(getpid())"]
         var dirs: [String] = []
         for (i, kiosk) in kiosks.enumerated() {
-            let settings = try addKiosk(kiosk, database: name)
+            let settings = try addKiosk(kiosk, database: name, group: "report-titles")
             let dir = scratch + "/" + kiosk
             // The second kiosk's deck has six languages: the decisions' languages travel too.
             try ReportRuns.simulate(
@@ -65,17 +65,30 @@ extension FleetTests {
             #expect(worker.syncOnce() == nil)
             dirs.append(dir)
         }
+        // The decks as the fleet publishes them: the PostgreSQL report's titles come from
+        // fleet.decks, the local one's from the same files (--deck-file).
+        let deckFiles = ["seed-stack.json", "multilingual.json"].map { DeckFixtures.packageRoot + "/examples/" + $0 }
+        for file in deckFiles {
+            let published = try #require(
+                StoreTestSupport.run([
+                    "fleet", "publish", file, "--group", "report-titles", "--postgres", pg.adminURL(database: name),
+                ]))
+            #expect(published.status == 0, "fleet publish \(file)")
+        }
+        let withDecks = deckFiles.flatMap { ["--deck-file", $0] }
         let url = try operatorURL(name)
         let until = WallClock.iso8601(milliseconds: WallClock.nowMilliseconds() - 60_000)
         for (kiosk, dir) in zip(kiosks, dirs) {
             for extra in [[String](), ["--include-mashing", "yes"], ["--since", "2026-11-03", "--k", "1"]] {
-                let local = try reportJSON(["--data", dir, "--kiosk", kiosk, "--until", until] + extra)
+                let local = try reportJSON(["--data", dir, "--kiosk", kiosk, "--until", until] + withDecks + extra)
                 let fleet = try reportJSON(["--postgres", url, "--kiosk", kiosk, "--until", until] + extra)
                 #expect(local.status == 0 && fleet.status == 0)
                 let l = try #require(local.json)
                 let f = try #require(fleet.json)
                 #expect(ReportRuns.number(l["totals"]?["decisionRows"]) ?? 0 > 500)
                 #expect(Self.comparable(l) == Self.comparable(f), "\(kiosk) \(extra)")
+                let titles = (f["cards"]?.elements ?? []).compactMap { $0["title"]?.stringValue }
+                #expect(!titles.isEmpty && titles.count == f["cards"]?.elements?.count, "titles from fleet.decks")
                 let languages = f["quality"]?["languages"]?.elements ?? []
                 #expect(languages.count >= (kiosk == kiosks[1] ? 3 : 1), "\(kiosk): \(languages.count) languages")
             }
@@ -125,7 +138,7 @@ extension FleetTests {
         let name = try freshFleet()
         let kiosks = ["rk-a-\(getpid())", "rk-b-\(getpid())", "rk-c-\(getpid())"]
         for (i, kiosk) in kiosks.enumerated() where i < 2 {
-            let settings = try addKiosk(kiosk, database: name)
+            let settings = try addKiosk(kiosk, database: name, group: "report-titles")
             let dir = scratch + "/" + kiosk
             try ReportRuns.simulate(dir, seed: 31 + i, visitors: 120 + 80 * i, kiosk: kiosk)
             #expect(
