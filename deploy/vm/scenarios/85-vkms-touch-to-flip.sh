@@ -110,16 +110,23 @@ guest() {
   sort -n "$KIOSK_OUT/input-times.txt" >/tmp/inputs.txt
   kiosk_check "the trace holds flips (is: $(wc -l </tmp/flips.txt))" test -s /tmp/flips.txt
   kiosk_check "the injector noted its frames (is: $(wc -l </tmp/inputs.txt))" test -s /tmp/inputs.txt
-  # For each input, the first flip after it and before the next input: one sample. An input
-  # less than 50 ms after a flip came while the screen may still have been moving ("busy").
+  # For each input, the first flip after it that can show it, before the next input: one
+  # sample. An input less than 50 ms after a flip came while the screen was moving ("busy",
+  # e.g. the first touch into the attract screen's nudge): a flip within one refresh period
+  # after it was committed before the input could be read, so the next flip is the first
+  # that can show it.
   awk 'NR == FNR { f[++nf] = $1; next } { t[++nt] = $1 }
     END {
       j = 1; busy = 0
       for (i = 1; i <= nt; i++) {
         while (j <= nf && f[j] <= t[i]) j++
-        if (j > 1 && t[i] - f[j - 1] < 50e6) busy++
+        k = j
+        if (j > 1 && t[i] - f[j - 1] < 50e6) {
+          busy++
+          if (j <= nf && f[j] - t[i] < 1e9 / 60) k = j + 1
+        }
         limit = (i < nt) ? t[i + 1] : t[i] + 1e9
-        if (j <= nf && f[j] < limit) printf "%.3f\n", (f[j] - t[i]) / 1e6
+        if (k <= nf && f[k] < limit) printf "%.3f\n", (f[k] - t[i]) / 1e6
       }
       print busy > "/tmp/busy.txt"
     }' /tmp/flips.txt /tmp/inputs.txt >/tmp/outside-ms.txt
