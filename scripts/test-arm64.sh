@@ -98,14 +98,16 @@ QEMU_FLEET='\.FleetTests/(syncSendsEverythingOnceWithRetractionsAndClockFields|v
 
 unit_arm64() {
   ensure_binfmt
-  local all native
-  all=$(build_chroot_run swift test --skip-build "${sdk[@]}" --list-tests 2>/dev/null | grep -c . || true)
-  native=$(build_chroot_run swift test --skip-build "${sdk[@]}" --list-tests 2>/dev/null |
-    grep -E "$QEMU_NATIVE_ONLY" | grep -vcE "$QEMU_FLEET" || true)
-  echo "not run under qemu-user: $native of $all tests, the fleet's and the report's SQL suites and the soak"
-  echo "   (architecture-neutral; they run natively in scripts/test.sh's unit tests)"
+  local listed
+  listed=$(mktemp)
   # QEMU_LD_PREFIX: the loader, libraries, fonts and fontconfig's files come from the sysroot
   # (trixie's arm64 packages), also for the KioskCards processes the tests spawn.
+  build_chroot_run env "QEMU_LD_PREFIX=$ARM64_MOUNT/sysroot" swift test --skip-build "${sdk[@]}" \
+    --list-tests >"$listed" 2>/dev/null || true
+  echo "not run under qemu-user: $(grep -E "$QEMU_NATIVE_ONLY" "$listed" | grep -vcE "$QEMU_FLEET" || true)" \
+    "of $(grep -c . "$listed" || true) tests, the fleet's and the report's SQL suites and the soak"
+  echo "   (architecture-neutral; they run natively in scripts/test.sh's unit tests)"
+  rm -f "$listed"
   UNIT_DROP="$QEMU_NATIVE_ONLY" unit_tests env "QEMU_LD_PREFIX=$ARM64_MOUNT/sysroot" \
     swift test --skip-build "${sdk[@]}" --skip "$QEMU_NATIVE_ONLY" &&
     UNIT_KEEP="$QEMU_FLEET" unit_tests env "QEMU_LD_PREFIX=$ARM64_MOUNT/sysroot" \
