@@ -95,6 +95,28 @@ kiosk_matches() {
   return 1
 }
 
+# Returns when vkms is loaded. Skips the scenario (exit 77) when the initramfs has no vkms.ko;
+# fails when it has one that did not load.
+kiosk_need_vkms() {
+  [ ! -d /sys/module/vkms ] || return 0
+  if [ -r /etc/kiosk/vkms-modules ]; then
+    echo "FAIL: vkms.ko is in the initramfs but did not load:"
+    dmesg | grep -i vkms || true
+    return 1
+  fi
+  echo "skip: no vkms.ko in the initramfs (deploy/vm/build-vkms.sh did not build one)"
+  exit 77
+}
+
+# Prints vkms's DRM card (card0, ...). vkms binds no driver to its platform device; the card's
+# parent device is named vkms.
+kiosk_vkms_card() {
+  for _c in /sys/class/drm/card[0-9]; do
+    _dev=$(readlink -f "$_c/device")
+    [ "${_dev##*/}" != vkms ] || echo "${_c##*/}"
+  done
+}
+
 # Prints the first (preferred) mode, e.g. 800x480, of the first connected connector of CARD
 # (default card0); fails when none is connected.
 kiosk_connected_mode() {

@@ -52,6 +52,9 @@ guest() {
     >"$log" 2>&1 &
   app=$!
   kiosk_wait_until 60 grep -q 'first frame on screen' "$log"
+  # The attract screen nudges the card for 1.4 s from its start, then every 6 s: the first
+  # touch waits for the first nudge to end, so that it too lands on a still screen.
+  sleep 2
   # A finger in the empty corner (a visitor is here: the attract nudges stop), then one held
   # on the card and moved 15 px at a time, right and back, and lifted (the card springs home).
   {

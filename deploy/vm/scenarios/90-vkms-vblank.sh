@@ -91,21 +91,8 @@ vk_check_intervals() {
 }
 
 guest() {
-  if [ ! -d /sys/module/vkms ]; then
-    if [ -r /etc/kiosk/vkms-modules ]; then
-      echo "FAIL: vkms.ko is in the initramfs but did not load:"
-      dmesg | grep -i vkms || true
-      return 1
-    fi
-    echo "skip: no vkms.ko in the initramfs (deploy/vm/build-vkms.sh did not build one)"
-    exit 77
-  fi
-  card=""
-  # vkms binds no driver to its platform device; the card's parent device is named vkms.
-  for c in /sys/class/drm/card[0-9]; do
-    dev=$(readlink -f "$c/device")
-    [ "${dev##*/}" = vkms ] && card=${c##*/}
-  done
+  kiosk_need_vkms || return 1
+  card=$(kiosk_vkms_card)
   kiosk_check "vkms is a DRM card (is: ${card:-none})" test -n "$card"
   kiosk_wait_for "/dev/dri/$card" 10
   kiosk_check "its Virtual-1 connector is connected" grep -qx connected "/sys/class/drm/$card-Virtual-1/status"
