@@ -29,43 +29,9 @@ import Testing
     static let swipesPerVisit = 4
 
     @Test(.enabled(if: !SoakTests.isChild)) func aSimulatedDayStaysFlatAndLosesNoDecision() throws {
-        var fds: [Int32] = [0, 0]
-        try #require(pipe(&fds) == 0)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        let exe = "/proc/self/exe"
-        let args = [exe, "--filter", "SoakTests/childDay", "--testing-library", "swift-testing"]
-        let argv = args.map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var env: [UnsafeMutablePointer<CChar>?] = []
-        var e = environ
-        while let p = e.pointee {
-            env.append(strdup(p))
-            e += 1
-        }
-        env.append(strdup("\(Self.childVariable)=1"))
-        env.append(nil)
-        defer { for p in env { free(p) } }
-        var pid = pid_t()
-        let rc = posix_spawn(&pid, exe, &actions, nil, argv, env)
-        close(fds[1])
-        try #require(rc == 0, "posix_spawn failed: \(rc)")
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buf.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            out += buf[0..<n]
-        }
-        close(fds[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let text = String(decoding: out, as: UTF8.self)
+        let (status, text) = try TestProcess.run(
+            "/proc/self/exe", ["--filter", "SoakTests/childDay", "--testing-library", "swift-testing"],
+            environment: ["\(Self.childVariable)=1"])
         let report = text.split(separator: "\n").filter { $0.hasPrefix("soak:") }
         for line in report { print(line) }
         #expect(status == 0, "the simulated day failed:\n\(text.suffix(4000))")
