@@ -12,9 +12,15 @@ extension SceneRenderer {
     /// `kind` without what a covering card hides: the same card with no title, subtitle or
     /// photo (its fills, watermark and shadow stay). nil for anything but a card.
     static func withoutContents(_ kind: ElementKind) -> ElementKind? {
-        guard case .card(var card) = kind.unmirrored else { return nil }
+        guard case .card(let card) = kind.unmirrored else { return nil }
+        return kind != kind.unmirrored ? ElementKind.card(bare(card)).mirrored : .card(bare(card))
+    }
+
+    /// `card` with no title, subtitle or photo: its fills and watermark only.
+    static func bare(_ card: Card) -> Card {
+        var card = card
         (card.title, card.subtitle, card.imagePath) = ("", "", nil)
-        return kind != kind.unmirrored ? ElementKind.card(card).mirrored : .card(card)
+        return card
     }
 
     /// The key of `key`'s bare image; nil when it has none or is bare already.

@@ -579,12 +579,10 @@ package final class SceneRenderer {
         plain.shadowRadius = 0
         let isMirrored = key.kind != key.kind.unmirrored
         switch key.kind.unmirrored {
-        case .card(var card):
-            (card.title, card.subtitle, card.imagePath) = ("", "", nil)
-            plain.kind = .card(card)
-        case .detailPage(var card, _, let bar, let back):
-            (card.title, card.subtitle, card.imagePath) = ("", "", nil)
-            plain.kind = .detailPage(card, backTitle: "", barHeight: bar, back: back)
+        case .card(let card):
+            plain.kind = .card(Self.bare(card))
+        case .detailPage(let card, _, let bar, let back):
+            plain.kind = .detailPage(Self.bare(card), backTitle: "", barHeight: bar, back: back)
         case .linkCode(_, let side):
             // Nothing until the code is drawn: its encoding and caption stay off the loop.
             plain.kind = .linkCode(link: "", side: side)
