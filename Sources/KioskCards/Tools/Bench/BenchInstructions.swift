@@ -9,7 +9,8 @@ import KioskSystem
 ///
 /// A child process of this executable draws one scene under callgrind with collection off
 /// except inside `kioskBenchMeasuredFrame`, which wraps each timed frame; the count is the
-/// collected total divided by the frames drawn.
+/// collected total divided by the frames drawn. Every counted frame starts with the card
+/// preparation thread idle, so the count does not depend on how far that thread got.
 enum BenchInstructions {
     static func valgrindAvailable() -> Bool {
         Bench.spawn("valgrind", ["valgrind", "--version"], quietErrors: true)?.status == 0
@@ -96,6 +97,11 @@ enum BenchInstructions {
         let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s, images: images, preparer: preparer)
         let buffer = PixelBuffer(width: w, height: h)
         renderer.render(first, into: buffer)
+        // Each counted frame starts with the preparation thread idle: what it has finished
+        // decides what a frame draws (a stand-in or the whole card, a still layer rebuilt or
+        // not), and under valgrind, which runs one thread at a time, how far it got would
+        // otherwise follow the machine's load.
+        preparer.waitUntilIdle()
         var drawn = 0
         for step in steps {
             switch step {
@@ -105,6 +111,7 @@ enum BenchInstructions {
                 preparer.waitUntilIdle()
             case .frame(let scene):
                 kioskBenchMeasuredFrame { renderer.render(scene, into: buffer) }
+                preparer.waitUntilIdle()
                 print("work \(drawn) \(renderer.lastFrame.rawValue)")
                 drawn += 1
             }
