@@ -7,8 +7,9 @@ Talks to Chromium over the DevTools protocol on a pipe (--remote-debugging-pipe:
 messages separated by NUL on fds 3 and 4), so no websocket library is needed. Checks:
 no console errors or exceptions, no network request (anything but file: and data:), every
 <canvas> drew something, every chart's labels and datasets (read back from Chart.js in the
-page) are the JSON's values, every figure cell (data-k) shows the JSON's value, and no
-horizontal scroll at 390x844. Saves screenshots at 1280x800 and 390x844. Exit 0 when all hold.
+page) are the JSON's values, every figure cell (data-k) shows the JSON's value, no unit
+("%", "ms") wrapped onto a line apart from its number and no header cell ending in a line of
+only a unit, and no horizontal scroll at 390x844. Saves screenshots at 1280x800 and 390x844. Exit 0 when all hold.
 """
 import base64, json, os, shutil, subprocess, sys, tempfile, time
 
@@ -108,8 +109,39 @@ PROBE = r"""(() => {
     if (ch) charts[c.id] = {labels: ch.data.labels, data: ch.data.datasets.map(d => d.data)};
   }
   const csvButtons = document.querySelectorAll('.chart button.csv').length;
-  return {canvases, cells, charts, csvButtons, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
-          chartVersion: (window.Chart && Chart.version) || null};
+  // Where the browser broke each text block into lines (each character's box, grouped by its
+  // top): a unit must not start a line when the line before ends in its number, and a header
+  // cell's last line must not be a unit alone.
+  const unit = /^(%|‰|ms|s|h|pts|mm|°C|KiB|MB)(?![A-Za-z0-9])/;
+  const unitBreaks = [];
+  for (const el of document.querySelectorAll('th, td, p, li, h1, h2, h3')) {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    const lines = [];
+    let top = null, line = '', node;
+    while ((node = walker.nextNode())) {
+      for (let i = 0; i < node.length; i++) {
+        const r = document.createRange();
+        r.setStart(node, i);
+        r.setEnd(node, i + 1);
+        const box = r.getClientRects()[0];
+        if (!box) continue;
+        if (top !== null && Math.abs(box.top - top) > 2) { lines.push(line); line = ''; }
+        top = box.top;
+        line += node.data[i];
+      }
+    }
+    lines.push(line);
+    const last = lines[lines.length - 1].trim();
+    if (el.tagName === 'TH' && lines.length > 1 && unit.test(last) && last.replace(unit, '').trim() === '')
+      unitBreaks.push(`header "${el.textContent.trim()}" ends in a line of only "${last}"`);
+    for (let i = 1; i < lines.length; i++) {
+      const before = lines[i - 1].replace(/\s+/g, " ").trimEnd(), now = lines[i].replace(/\s+/g, " ").trim();
+      if (/[0-9]$/.test(before) && unit.test(now))
+        unitBreaks.push(`<${el.tagName.toLowerCase()}> "${el.textContent.replace(/\s+/g, " ").trim().slice(0, 60)}…": "${before.slice(-12)}" ⏎ "${now.slice(0, 12)}"`);
+    }
+  }
+  return {canvases, cells, charts, csvButtons, unitBreaks, scrollWidth: document.documentElement.scrollWidth,
+          innerWidth: window.innerWidth, chartVersion: (window.Chart && Chart.version) || null};
 })()"""
 
 def expected_charts(doc):
@@ -262,6 +294,7 @@ def main():
                 issue = check_cell(cell, doc)
                 if issue:
                     problems.append(f"{name}: {issue}")
+            problems += [f"{name}: a unit stands apart from its number: {b}" for b in probe["unitBreaks"]]
             if mobile and probe["scrollWidth"] > probe["innerWidth"]:
                 problems.append(f"{name}: scrolls horizontally ({probe['scrollWidth']} px wide in {probe['innerWidth']} px)")
             shot = browser.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False}, session=session)

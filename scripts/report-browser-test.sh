@@ -2,8 +2,8 @@
 # The report in real headless Chromium: simulate seeded demo data, write the report as HTML and
 # JSON, and check the page (scripts/report-browser-check.py: no console errors, no network
 # requests, every chart drew and plots the JSON's data as Chart.js holds it, the page's figures
-# equal the JSON's, no horizontal scroll on a phone), with titles from the deck files and the
-# comparison with the previous period. Screenshots go to ${1:-.build/report-browser}.
+# equal the JSON's, no unit wrapped apart from its number, no horizontal scroll on a phone), with
+# titles from the deck files and the comparison with the previous period. Screenshots go to ${1:-.build/report-browser}.
 # Needs chromium and libjs-chart.js (scripts/setup.sh installs both). Usage: scripts/report-browser-test.sh [OUT_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -181,6 +181,85 @@ extension FleetTests {
         let err = String(decoding: try FileIO.readAll(scratch + "/ro.err", limit: 1 << 16), as: UTF8.self)
         #expect(err.contains("leaves none of the group's 3 kiosks to follow"), "\(err)")
     }
+
+    /// `fleet status --json` carries each group's latest rollout with the figures of its text
+    /// line: a group stopped by a refusing canary and one holding with its canary showing the
+    /// deck. The oracle is what the test stored: its kiosks, its heartbeats and the server's own
+    /// rollout and deck rows.
+    @Test func statusJSONCarriesEachGroupsRollout() throws {
+        try #require(StoreTestSupport.executableExists)
+        let (name, ids, dbs) = try rolloutGroup("json")
+        let hall = (0..<2).map { "ro-json-hall-\(["a", "b"][$0])-\(getpid())" }
+        let hallDBs = try hall.map { try connect(try addKiosk($0, database: name, group: "hall")) }
+        try publish([try writeDeck("hall", version: 1, title: "Eins"), "--group", "hall"], database: name)
+        try publish(
+            [try writeDeck("lobby", version: 2, title: "Zwei"), "--group", "lobby", "--canary", "2", "--hold", "30m"],
+            database: name)
+        try publish(
+            [try writeDeck("hall", version: 5, title: "Fünf"), "--group", "hall", "--canary", "1", "--hold", "2h"],
+            database: name)
+        try canaryBeat(dbs[0], applied: "lobby@2")
+        try canaryBeat(dbs[1], applied: "lobby@1", error: "image 'map.png' not found")
+        try canaryBeat(hallDBs[0], applied: "hall@5")
+
+        let result = try fleet(["status", "--json"], database: name)
+        // The lobby rollout was stopped by its canary: attention, exit 1.
+        #expect(result.status == 1)
+        let root = try JSONReader.parse(Array(result.out.utf8))
+        #expect(root["kiosks"]?.elements?.count == 5, "\(result.out)")
+        let rollouts = try #require(root["rollouts"]?.elements, "\(result.out)")
+        #expect(rollouts.map { $0["group"]?.stringValue } == ["hall", "lobby"])
+
+        let rows = try pg.admin(name).execute(
+            """
+            SELECT r.group_name, r.deck_sha256, d.deck_id || '@' || d.version, r.state,
+                   \(FleetRollouts.iso("r.started_at")), \(FleetRollouts.iso("r.hold_until")),
+                   \(FleetRollouts.iso("r.changed_at"))
+            FROM fleet.rollouts r JOIN fleet.decks d USING (deck_sha256) ORDER BY r.group_name
+            """)
+        #expect(rows.values.map { $0[0] } == ["hall", "lobby"])
+        for (r, row) in zip(rollouts, rows.values) {
+            #expect(r["deck_sha256"]?.stringValue == row[1])
+            #expect(r["deck"]?.stringValue == row[2])
+            #expect(r["state"]?.stringValue == row[3])
+            #expect(r["started_at"]?.stringValue == row[4])
+            #expect(r["hold_until"]?.stringValue == row[5])
+            #expect(r["changed_at"]?.stringValue == row[6])
+            #expect(r["hold_passed"]?.value == .bool(false))
+            #expect(r["changed_by"]?.value == .null)
+        }
+        let (hallRollout, lobby) = (rollouts[0], rollouts[1])
+        #expect(lobby["state"]?.stringValue == "stopped")
+        #expect(lobby["needs_attention"]?.value == .bool(true))
+        #expect(lobby["reason"]?.stringValue == "canary \(ids[1]) refused lobby@2: image 'map.png' not found")
+        #expect(lobby["canary_count"]?.value == .number(2))
+        #expect(lobby["shown"]?.value == .number(1) && lobby["refused"]?.value == .number(1))
+        let lobbyCanaries = try #require(lobby["canaries"]?.elements)
+        #expect(lobbyCanaries.map { $0["kiosk_id"]?.stringValue } == [ids[0], ids[1]])
+        #expect(lobbyCanaries.map { $0["shown"]?.value } == [.bool(true), .bool(false)])
+        #expect(lobbyCanaries.map { $0["refusal"]?.value } == [.null, .string("image 'map.png' not found")])
+        #expect(lobbyCanaries.map { $0["state"]?.stringValue } == ["online", "online"])
+
+        #expect(hallRollout["state"]?.stringValue == "holding")
+        #expect(hallRollout["needs_attention"]?.value == .bool(false))
+        #expect(hallRollout["reason"]?.stringValue == "1 of 1 canaries show it")
+        #expect(hallRollout["canary_count"]?.value == .number(1))
+        #expect(hallRollout["shown"]?.value == .number(1) && hallRollout["refused"]?.value == .number(0))
+        #expect(hallRollout["canaries"]?.elements?.map { $0["kiosk_id"]?.stringValue } == [hall[0]])
+
+        // The table's rollout lines say the same, figure for figure.
+        let text = try fleet(["status"], database: name)
+        #expect(text.status == 1)
+        #expect(
+            text.out.contains(
+                "rollout lobby: lobby@2 to 2 canaries (\(ids[0]), \(ids[1])), 1 shown, 1 refused;"
+                    + " stopped at \(rows.values[1][6] ?? ""): canary \(ids[1]) refused lobby@2:"
+                    + " image 'map.png' not found"), "\(text.out)")
+        #expect(
+            text.out.contains(
+                "rollout hall: hall@5 to 1 canary (\(hall[0])), 1 shown, 0 refused;"
+                    + " holding until \(rows.values[0][5] ?? ""): 1 of 1 canaries show it"), "\(text.out)")
+    }
 }
 
 /// The rollout options without a server: what is refused, and with which words.

@@ -18,7 +18,8 @@ extension FleetTests {
     /// A kiosk app on an 800×480 panel in memory with `deck`, its fleet worker running (not
     /// `start()`: no signals, no input devices here), and its frame drawn.
     func screenshotApp(
-        _ settings: FleetSettings, kiosk: String, deck: String, configure: (inout KioskConfig) -> Void = { _ in }
+        _ settings: FleetSettings, kiosk: String, deck: String, frameTimeout: Double = 5,
+        configure: (inout KioskConfig) -> Void = { _ in }
     ) throws -> KioskApp {
         var config = KioskConfig()
         config.dataDirectory = scratch + "/app-\(kiosk)"
@@ -43,6 +44,7 @@ extension FleetTests {
                 app.drawFrame(at: now)
                 return !app.surface.renderer.isShowingStandIns
             })
+        app.fleet?.screenshots?.frameTimeout = frameTimeout
         app.fleet?.start()
         #expect(StoreTestSupport.waitFor(seconds: 30) { app.fleet?.currentState == .online })
         return app
@@ -217,6 +219,54 @@ extension FleetTests {
         let unknown = try shoot("nobody-\(getpid())", database: name, out: scratch + "/n.png", app: nil)
         #expect(unknown.status == 1 && unknown.stderr.contains("is registered"), "\(unknown.stderr)")
     }
+
+    /// A request waiting for the frame when the loop has ended (SIGTERM): the app's teardown
+    /// refuses it with the reason and stops its worker without waiting for the frame. The
+    /// worker's own wait is made long here, so only the teardown can have ended it: the row's
+    /// reason tells which did.
+    @Test func screenshotWaitingAtShutdownIsRefusedNotWaitedFor() throws {
+        try #require(StoreTestSupport.executableExists)
+        let name = try freshFleet()
+        let kiosk = "shot-exit-\(getpid())"
+        let settings = try addKiosk(kiosk, database: name)
+        let deck = DeckFixtures.packageRoot + "/examples/seed-stack.json"
+        let app = try screenshotApp(settings, kiosk: kiosk, deck: deck, frameTimeout: 600)
+        defer {
+            app.fleet?.stop()
+            app.store.close()
+        }
+        let shots = try #require(app.fleet?.screenshots)
+        // The operator asks (and waits); this thread does not run the loop (as once it has
+        // ended), so the worker waits for a frame.
+        let err = scratch + "/exit-shot.err"
+        let child = try #require(
+            StoreTestSupport.spawn(
+                [
+                    "fleet", "screenshot", kiosk, "--postgres", pg.adminURL(database: name), "--out",
+                    scratch + "/exit.png", "--timeout", "120",
+                ], stderrPath: err))
+        #expect(StoreTestSupport.waitFor(seconds: 60) { shots.desk.unanswered == 1 })
+        let id = try #require(
+            try pg.admin(name).execute(
+                "SELECT id FROM fleet.screenshots WHERE kiosk_id = $1 AND state = 'requested'", [kiosk]
+            ).scalar)
+
+        // What `KioskApp.run()` does once its loop has ended: the desk closes, later the worker stops.
+        PanelScreenshots.detach(app)
+        app.fleet?.stop()
+        let row = try pg.admin(name).execute(
+            "SELECT state, reason, png IS NULL FROM fleet.screenshots WHERE id = $1::bigint", [id])
+        #expect(row.values == [["refused", RemoteScreenshots.shutdownReason, "t"]])
+        #expect(shots.taken == 0 && shots.desk.unanswered == 1, "the loop never answered, and nothing waited for it")
+        // The operator's command, still waiting, reads the refusal and its reason.
+        var status: Int32 = 0
+        _ = waitpid(child.pid, &status, 0)
+        close(child.stdout)
+        let log = String(decoding: try FileIO.readAll(err, limit: 1 << 20), as: UTF8.self)
+        #expect((status >> 8) & 0xFF == 1)
+        #expect(log.contains("refused: \(RemoteScreenshots.shutdownReason)"), "\(log)")
+        #expect(access(scratch + "/exit.png", F_OK) != 0)
+    }
 }
 
 /// The kiosk's own rules for screenshots from afar, time passed in.
@@ -243,6 +293,45 @@ struct ScreenshotPolicyTests {
         var bad = KioskConfig()
         let problem = KioskConfig.apply(file: "fleet-screenshot-interval = 0s\n", name: "kiosk.conf", to: &bad)
         #expect(problem != nil)
+    }
+}
+
+/// The worker's desk at the app's exit, without a server: an asker waiting for a loop that
+/// has ended is refused when the desk closes, and so is every later one.
+struct FrameDeskShutdownTests {
+    final class Slot: @unchecked Sendable {
+        let sync = Condition()
+        var answer: FrameDesk.Answer?
+        var done = false
+    }
+
+    @Test func aClosedDeskRefusesTheAskerWaitingAndEveryLaterOne() throws {
+        let loop = EventLoop()  // never run again: the app's loop has ended
+        let desk = FrameDesk()
+        desk.attach(to: loop) { .refused("the loop answered") }
+        let slot = Slot()
+        let asker = BackgroundWork.run("frame-desk-test") {
+            let answer = desk.capture(timeout: 600)
+            slot.sync.withLock {
+                slot.answer = answer
+                slot.done = true
+            }
+        }
+        #expect(StoreTestSupport.waitFor(seconds: 60) { desk.unanswered == 1 })
+        #expect(slot.sync.withLock { !slot.done }, "the asker waits for the loop")
+        desk.close(reason: "shutting down")
+        asker.wait()
+        guard case .refused(let reason)? = slot.sync.withLock({ slot.answer }) else {
+            Issue.record("the waiting asker got no refusal")
+            return
+        }
+        #expect(reason == "shutting down")
+        guard case .refused(let later)? = desk.capture(timeout: 600) else {
+            Issue.record("an asker after the close got no refusal")
+            return
+        }
+        #expect(later == "shutting down")
+        #expect(desk.unanswered == 1, "the later asker did not ask the loop at all")
     }
 }
 

@@ -479,7 +479,7 @@ final class FleetTests {
             StoreTestSupport.run(["fleet", "status", "--postgres", pg.adminURL(database: name), "--json"]))
         #expect(status.status == 1)
         let json = String(decoding: status.stdout, as: UTF8.self)
-        let row = try #require(try JSONReader.parse(Array(status.stdout)).elements?.first)
+        let row = try #require(try JSONReader.parse(Array(status.stdout))["kiosks"]?.elements?.first)
         #expect(row["kiosk_id"]?.stringValue == kiosk, "\(json)")
         #expect(row["state"]?.stringValue == "silent")
         #expect(row["heartbeat_source"]?.stringValue == "sync")

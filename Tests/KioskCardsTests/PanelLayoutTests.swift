@@ -33,7 +33,11 @@ import Testing
     static func targets(_ scene: Scene, staffCorner: Rect?, rowArea: Rect?) -> [(String, Rect)] {
         var out: [(String, Rect)] = []
         // A detail page covers the list under it: only what is in front of it can be touched.
-        let page = scene.elements.first { if case .detailPage = $0.kind { true } else { false } }
+        let page = scene.elements.first {
+            var kind = $0.kind
+            if case .mirrored(let inner) = kind { kind = inner }  // right to left
+            if case .detailPage = kind { return true } else { return false }
+        }
         for e in scene.elements {
             if let page, e.zIndex <= page.zIndex { continue }
             var kind = e.kind
@@ -85,14 +89,21 @@ import Testing
         return "\(tenths / 10).\(tenths % 10)"
     }
 
-    /// The scene of `screen` for `file` on `metrics`, as `run` draws it.
-    static func scene(_ screen: Screen, file: DeckFile, metrics: ScreenMetrics) -> (Scene, Kiosk) {
+    /// The scene of `screen` for `file` on `metrics`, as `run` draws it, with the staff entry
+    /// in `corner`.
+    static func scene(
+        _ screen: Screen, file: DeckFile, metrics: ScreenMetrics, corner: StaffEntry.Corner = .topLeft,
+        language: String? = nil
+    ) -> (Scene, Kiosk) {
         var deckFile = file
         deckFile.layout = screen == .list || screen == .detail ? .list : .stack
         let start = Instant.seconds(1)
         var kiosk = Kiosk(
             deck: deckFile.kioskDeck(), metrics: metrics,
-            settings: Kiosk.Settings(showsButtons: true, staffEnabled: true), seed: 0, at: start,
+            settings: Kiosk.Settings(
+                showsButtons: true, staffEnabled: true, staffGesture: StaffEntry.Rule(corner: corner),
+                configuredLanguage: language),
+            seed: 0, at: start,
             newSessionID: { "layout" })
         var t = start
         func feed(_ input: KioskInput) {
@@ -128,8 +139,11 @@ import Testing
         ]
     }
 
-    /// The problems on `screens` of both decks on `mounting`.
-    static func problems(_ mounting: Mounting, screens: [Screen]) throws -> [String] {
+    /// The problems on `screens` of both decks on `mounting`, the staff entry in `corner`
+    /// (`language`: the visits' language where the deck offers it).
+    static func problems(
+        _ mounting: Mounting, screens: [Screen], corner: StaffEntry.Corner = .topLeft, language: String? = nil
+    ) throws -> [String] {
         let p = mounting.preset
         let pixels = p.logicalPixels
         let g = PanelGeometry(pixelWidth: pixels.width, pixelHeight: pixels.height, millimetres: p.logicalMillimetres)
@@ -137,7 +151,8 @@ import Testing
         var all: [String] = []
         for (deckName, file) in try Self.decks() {
             for screen in screens {
-                let (scene, kiosk) = Self.scene(screen, file: file, metrics: g.metrics)
+                let (scene, kiosk) = Self.scene(
+                    screen, file: file, metrics: g.metrics, corner: corner, language: language)
                 let corner = kiosk.staffEntry.cornerRect
                 let rowArea = (kiosk.deck as? ListDeck)?.layout.viewport
                 let found = Self.problems(
@@ -185,5 +200,21 @@ import Testing
     func theListAndItsDetailPage(mounting: Mounting) throws {
         let all = try Self.problems(mounting, screens: [.list, .detail])
         #expect(all.isEmpty, "\(mounting.testDescription): \(all.count) problems:\n\(all.joined(separator: "\n"))")
+    }
+
+    /// The list, its "+" bar and its detail page keep clear of the staff corner wherever it is
+    /// configured, on every preset mounted both ways, in both decks, and with the six-language
+    /// deck read in Arabic (the scene mirrored): no row, control or key under the corner square.
+    @Test(arguments: StaffEntry.Corner.allCases)
+    func theListKeepsClearOfTheStaffCorner(corner: StaffEntry.Corner) throws {
+        var all: [String] = []
+        for mounting in Self.mountings {
+            for language in [nil, "ar"] {
+                all += try Self.problems(mounting, screens: [.list, .detail], corner: corner, language: language).map {
+                    "\(mounting.testDescription)\(language.map { ", in \($0)" } ?? ""): \($0)"
+                }
+            }
+        }
+        #expect(all.isEmpty, "\(corner.rawValue): \(all.count) problems:\n\(all.joined(separator: "\n"))")
     }
 }

@@ -62,8 +62,17 @@ public struct AccessibilityControl: Hashable, Sendable {
     static let panelWidth = 260.0
 
     /// In the bottom-right corner instead (the list: its rows' titles start on the left,
-    /// only their chevrons are on the right).
-    public let trailing: Bool
+    /// only their chevrons are on the right). Before a right-to-left scene is mirrored.
+    public internal(set) var trailing: Bool
+
+    /// Whether "Aa" takes the trailing bottom corner: over the list it does (its rows' titles
+    /// start at the leading side), unless the staff entry's corner is there as the visitor sees
+    /// it (`staffCorner`; the trailing corner is the bottom-left one right to left): then the
+    /// leading one, so the two never overlap. Over the stack never.
+    static func isTrailing(list: Bool, staffCorner: StaffEntry.Corner?, direction: LayoutDirection) -> Bool {
+        guard list else { return false }
+        return staffCorner != (direction == .rightToLeft ? .bottomLeft : .bottomRight)
+    }
 
     public init(screen: Size, pointsPerMillimetre: Double, trailing: Bool = false) {
         self.screen = screen

@@ -415,8 +415,12 @@ public struct Kiosk {
             onScreen, language: language, cards: (cards ?? visitOrder).map { $0.localized(to: language) },
             metrics: metrics, buttons: settings.showsButtons, seed: random.next(),
             staffCorner: settings.staffEnabled ? settings.staffGesture : nil)
-        // In the list the staff corner stays inside the title bar, beside its controls.
+        // In the list the staff corner stays inside the title bar, beside its controls (or in
+        // the bottom band, where "Aa" takes the other corner).
         staffEntry.cornerLimit = (made as? ListDeck)?.layout.titleBarHeight
+        accessControl.trailing = AccessibilityControl.isTrailing(
+            list: made is ListDeck, staffCorner: settings.staffEnabled ? settings.staffGesture.corner : nil,
+            direction: languages.direction)
         return made
     }
 

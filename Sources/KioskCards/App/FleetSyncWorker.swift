@@ -184,6 +184,8 @@ final class FleetSyncWorker: @unchecked Sendable {
     /// connect timeout and TCP keepalives bound that).
     func stop() {
         guard let job else { return }
+        // A screenshot waiting for the app's loop would hold the worker up to its timeout.
+        screenshots?.desk.close(reason: RemoteScreenshots.shutdownReason)
         locked { stopping = true }
         wake.notify()
         job.wait()

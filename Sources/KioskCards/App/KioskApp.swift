@@ -302,6 +302,7 @@ final class KioskApp {
     /// display (drain the flip, restore the CRTC and the console), then waits for the store.
     func run() {
         loop.run()
+        PanelScreenshots.detach(self)  // a screenshot from afar waiting for the loop is refused now
         perform(kiosk.handle(.shutdown, at: MonotonicClock.now()))
         input?.stop()
         held.watcher?.stop()

@@ -10,6 +10,12 @@ enum PanelScreenshots {
         app.fleet?.screenshots?.desk.attach(to: app.loop) { [unowned app] in answer(for: app) }
     }
 
+    /// The loop has ended: a request waiting for its frame, and any after it, is refused now
+    /// (the operator reads why), so the exit never waits out the worker's 5 s for a frame.
+    static func detach(_ app: KioskApp) {
+        app.fleet?.screenshots?.desk.close(reason: RemoteScreenshots.shutdownReason)
+    }
+
     /// A copy of the frame composed last (a memcpy on the loop; turning and encoding happen on
     /// the fleet worker's thread). Refused while the staff menu is open: a screenshot never
     /// shows its PIN pad or its facts, and a frame drawn without the menu would not be what the

@@ -47,8 +47,14 @@ final class RemoteScreenshots: @unchecked Sendable {
     let desk = FrameDesk()
     /// Taken since start, for the log and tests (worker thread).
     private(set) var taken = 0
+    /// How long the worker waits for the loop's frame (seconds; set before the worker starts).
+    var frameTimeout = 5.0
 
     init(policy: ScreenshotPolicy) { self.policy = policy }
+
+    /// The refusal of a request the loop can no longer answer: the app is exiting.
+    static let shutdownReason =
+        "the kiosk's app is shutting down; ask again once 'fleet status' shows it online"
 
     /// Answers every open request of this kiosk (the worker thread, connected).
     func answerPending(on db: PostgresConnection) throws(FleetError) {
@@ -58,9 +64,10 @@ final class RemoteScreenshots: @unchecked Sendable {
                 try refuse(request, reason, on: db)
                 continue
             }
-            switch desk.capture(timeout: 5) {
+            switch desk.capture(timeout: frameTimeout) {
             case nil:
-                try refuse(request, "the kiosk's frame loop did not answer within 5 s", on: db)
+                let waited = jsonNumber(frameTimeout, decimals: 0)
+                try refuse(request, "the kiosk's frame loop did not answer within \(waited) s", on: db)
             case .refused(let reason)?:
                 try refuse(request, reason, on: db)
             case .frame(let box, let rotation, let format, let wallMs)?:
@@ -125,6 +132,8 @@ final class FrameDesk: @unchecked Sendable {
     private var answered = 0
     private var answer: Answer?
     private var token: Int?
+    /// Why the loop no longer answers (it has ended), nil: it does.
+    private var closedReason: String?
 
     /// The loop answers with `answer` from now on.
     func attach(to loop: EventLoop, answer: @escaping () -> Answer) {
@@ -142,19 +151,36 @@ final class FrameDesk: @unchecked Sendable {
     }
 
     /// Asks the loop for its frame and waits up to `timeout` seconds; nil: no answer in time.
+    /// Once the desk is closed, a refusal with its reason at once (also to an asker waiting).
     func capture(timeout: Double) -> Answer? {
         let deadline = Condition.deadline(afterSeconds: timeout)
         sync.lock()
         defer { sync.unlock() }
+        if let closedReason { return .refused(closedReason) }
         asked += 1
         let mine = asked
         answer = nil
         ready.notify()
-        while answered < mine {
+        while answered < mine && closedReason == nil {
             if !sync.wait(untilNanoseconds: deadline) { break }
         }
+        if answered < mine, let closedReason { return .refused(closedReason) }
         guard answered >= mine else { return nil }
         defer { answer = nil }
         return answer
     }
+
+    /// The loop has ended (the app is shutting down): an asker waiting, and every later one,
+    /// gets a refusal with `reason` now instead of waiting out its timeout for a loop that will
+    /// never answer, so exit does not wait for a screenshot.
+    func close(reason: String) {
+        sync.withLock {
+            guard closedReason == nil else { return }
+            closedReason = reason
+            sync.broadcast()
+        }
+    }
+
+    /// Asks the loop has not answered (yet): one while an asker waits for a loop that does not run.
+    var unanswered: Int { sync.withLock { asked - answered } }
 }

@@ -265,26 +265,29 @@ package enum FleetRollouts {
                 case .hold(let why):
                     rollouts[i].reason = why
                 case .stop(let why):
-                    try db.execute(
+                    // The time it changed as stored, so the line printed now says when it stopped.
+                    let changed = try db.execute(
                         """
                         UPDATE fleet.rollouts SET state = 'stopped', reason = $2, changed_by = NULL,
-                            changed_at = clock_timestamp() WHERE id = $1::bigint
+                            changed_at = clock_timestamp() WHERE id = $1::bigint RETURNING \(iso("changed_at"))
                         """, [String(r.id), why])
                     rollouts[i].state = .stopped
                     rollouts[i].reason = why
                     rollouts[i].changedBy = nil
+                    rollouts[i].changedAt = changed.scalar ?? r.changedAt
                 case .promote:
                     let canaries = Set(r.canaries.map(\.kioskID))
                     let rest = try FleetDecks.kiosks(.group(r.group), on: db).filter { !canaries.contains($0) }
                     _ = try FleetDecks.assign(r.deckSHA256, to: rest, rollback: false, on: db)
                     let why = "to the other \(rest.count) kiosk\(rest.count == 1 ? "" : "s") of the group"
-                    try db.execute(
+                    let changed = try db.execute(
                         """
                         UPDATE fleet.rollouts SET state = 'promoted', reason = $2, changed_by = NULL,
-                            changed_at = clock_timestamp() WHERE id = $1::bigint
+                            changed_at = clock_timestamp() WHERE id = $1::bigint RETURNING \(iso("changed_at"))
                         """, [String(r.id), why])
                     rollouts[i].state = .promoted
                     rollouts[i].reason = why
+                    rollouts[i].changedAt = changed.scalar ?? r.changedAt
                 }
             }
             return rollouts

@@ -33,7 +33,9 @@ enum FleetStatusCommand {
         options: [
             FleetCommand.postgresOption(\.url),
             FleetCommand.credentialsOption(\.credentials),
-            .flag("json", help: "print a JSON array instead of a table") { $0.json = true },
+            .flag(
+                "json", help: "print one JSON object instead of the table: {\"kiosks\": [...], \"rollouts\": [...]}"
+            ) { $0.json = true },
             .flag(
                 "attention",
                 help: "print one line per kiosk needing attention and nothing else (for a timer or cron)"
@@ -64,7 +66,9 @@ enum FleetStatusCommand {
             Log.error("fleet status: \(FleetCommand.operatorAdvice(error))")
             return 1
         }
-        var text = options.json ? json(kiosks) : options.attention ? attentionText(kiosks) : tableText(kiosks)
+        var text =
+            options.json
+            ? json(kiosks, rollouts: rollouts) : options.attention ? attentionText(kiosks) : tableText(kiosks)
         if options.attention {
             text += rollouts.filter(\.needsAttention).map { Escape.terminal($0.summary) + "\n" }.joined()
         } else if !options.json {
@@ -129,45 +133,87 @@ enum FleetStatusCommand {
         return out
     }
 
-    static func json(_ kiosks: [KioskStatus]) -> String {
-        func s(_ v: String?) -> String { v.map { JSONWriter.quoted($0) } ?? "null" }
-        func n(_ v: Double?) -> String { v.map { jsonNumber($0, decimals: 2) } ?? "null" }
-        let items = kiosks.map { k -> String in
-            var members: [(String, String)] = []
-            members.append(("kiosk_id", JSONWriter.quoted(k.kioskID)))
-            members.append(("state", JSONWriter.quoted(k.state.rawValue)))
-            members.append(("group", s(k.group)))
-            members.append(("registered_at", s(k.registeredAt)))
-            members.append(("seconds_since_heartbeat", k.secondsSinceHeartbeat.map { String($0) } ?? "null"))
-            members.append(("last_heartbeat", s(k.lastHeartbeat)))
-            members.append(("heartbeat_source", s(k.heartbeatSource)))
-            members.append(("seconds_since_app_heartbeat", k.secondsSinceAppHeartbeat.map { String($0) } ?? "null"))
-            members.append(("last_app_heartbeat", s(k.lastAppHeartbeat)))
-            members.append(("silent_since", s(k.silentSince)))
-            members.append(("opens_at", s(k.opensAt)))
-            members.append(("app_version", s(k.appVersion)))
-            members.append(("deck_applied", s(k.deckApplied)))
-            members.append(("deck_assigned", s(k.deckAssigned)))
-            members.append(("deck_assigned_name", s(k.deckAssignedName)))
-            members.append(("unsent", k.unsent.map { String($0) } ?? "null"))
-            members.append(("last_touch", s(k.lastTouch)))
-            members.append(("last_flip", s(k.lastFlip)))
-            members.append(("cpu_temp_c", k.cpuTemperatureC.map { jsonNumber($0, decimals: 1) } ?? "null"))
-            members.append(("throttled", s(k.throttled)))
-            members.append(("storage_failing", k.storageFailing.map { $0 ? "true" : "false" } ?? "null"))
-            members.append(("decisions", String(k.decisions)))
-            members.append(("deck_error", s(k.deckError)))
-            members.append(("warning", s(k.warning)))
-            members.append(("uptime", n(k.uptime)))
-            members.append(("uptime_window_hours", String(KioskStatus.uptimeWindowHours)))
-            members.append(("input_to_flip_p50_ms", n(k.inputToFlip?.p50)))
-            members.append(("input_to_flip_p95_ms", n(k.inputToFlip?.p95)))
-            members.append(("input_to_flip_p99_ms", n(k.inputToFlip?.p99)))
-            members.append(("input_to_flip_max_ms", n(k.inputToFlip?.max)))
-            members.append(("input_to_flip_samples", k.inputToFlip.map { String($0.samples) } ?? "null"))
-            members.append(("problems", "[" + k.problems.map { JSONWriter.quoted($0) }.joined(separator: ", ") + "]"))
-            return "{" + members.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
+    /// `--json`: `{"kiosks": [...], "rollouts": [...]}`, each kiosk and each group's latest
+    /// rollout one object with the figures of the table and of the rollout lines
+    /// (docs/FLEET.md, "Kiosk health").
+    static func json(_ kiosks: [KioskStatus], rollouts: [FleetRollouts.Rollout] = []) -> String {
+        let k = kiosks.map(kioskJSON).joined(separator: ",\n  ")
+        let r = rollouts.map(rolloutJSON).joined(separator: ",\n  ")
+        return "{\"kiosks\": [" + k + "],\n \"rollouts\": [" + r + "]}\n"
+    }
+
+    static func object(_ members: [(String, String)]) -> String {
+        "{" + members.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
+    }
+
+    static func string(_ v: String?) -> String { v.map { JSONWriter.quoted($0) } ?? "null" }
+
+    /// One rollout: the figures of its `summary` line, and each canary's.
+    static func rolloutJSON(_ r: FleetRollouts.Rollout) -> String {
+        let canaries = r.canaries.map { c in
+            object([
+                ("kiosk_id", JSONWriter.quoted(c.kioskID)),
+                ("state", JSONWriter.quoted(c.state.rawValue)),
+                ("silent_since", string(c.silentSince)),
+                ("shown", c.shown ? "true" : "false"),
+                ("refusal", string(c.refusal)),
+            ])
         }
-        return "[" + items.joined(separator: ",\n ") + "]\n"
+        return object([
+            ("group", JSONWriter.quoted(r.group)),
+            ("deck", JSONWriter.quoted(r.deck)),
+            ("deck_sha256", JSONWriter.quoted(r.deckSHA256)),
+            ("state", JSONWriter.quoted(r.state.rawValue)),
+            ("reason", string(r.reason)),
+            ("changed_by", string(r.changedBy)),
+            ("started_at", JSONWriter.quoted(r.startedAt)),
+            ("hold_until", JSONWriter.quoted(r.holdUntil)),
+            ("changed_at", JSONWriter.quoted(r.changedAt)),
+            ("hold_passed", r.holdPassed ? "true" : "false"),
+            ("canary_count", String(r.canaries.count)),
+            ("shown", String(r.canaries.filter(\.shown).count)),
+            ("refused", String(r.canaries.filter { $0.refusal != nil }.count)),
+            ("needs_attention", r.needsAttention ? "true" : "false"),
+            ("canaries", "[" + canaries.joined(separator: ", ") + "]"),
+        ])
+    }
+
+    static func kioskJSON(_ k: KioskStatus) -> String {
+        let s = string
+        func n(_ v: Double?) -> String { v.map { jsonNumber($0, decimals: 2) } ?? "null" }
+        var members: [(String, String)] = []
+        members.append(("kiosk_id", JSONWriter.quoted(k.kioskID)))
+        members.append(("state", JSONWriter.quoted(k.state.rawValue)))
+        members.append(("group", s(k.group)))
+        members.append(("registered_at", s(k.registeredAt)))
+        members.append(("seconds_since_heartbeat", k.secondsSinceHeartbeat.map { String($0) } ?? "null"))
+        members.append(("last_heartbeat", s(k.lastHeartbeat)))
+        members.append(("heartbeat_source", s(k.heartbeatSource)))
+        members.append(("seconds_since_app_heartbeat", k.secondsSinceAppHeartbeat.map { String($0) } ?? "null"))
+        members.append(("last_app_heartbeat", s(k.lastAppHeartbeat)))
+        members.append(("silent_since", s(k.silentSince)))
+        members.append(("opens_at", s(k.opensAt)))
+        members.append(("app_version", s(k.appVersion)))
+        members.append(("deck_applied", s(k.deckApplied)))
+        members.append(("deck_assigned", s(k.deckAssigned)))
+        members.append(("deck_assigned_name", s(k.deckAssignedName)))
+        members.append(("unsent", k.unsent.map { String($0) } ?? "null"))
+        members.append(("last_touch", s(k.lastTouch)))
+        members.append(("last_flip", s(k.lastFlip)))
+        members.append(("cpu_temp_c", k.cpuTemperatureC.map { jsonNumber($0, decimals: 1) } ?? "null"))
+        members.append(("throttled", s(k.throttled)))
+        members.append(("storage_failing", k.storageFailing.map { $0 ? "true" : "false" } ?? "null"))
+        members.append(("decisions", String(k.decisions)))
+        members.append(("deck_error", s(k.deckError)))
+        members.append(("warning", s(k.warning)))
+        members.append(("uptime", n(k.uptime)))
+        members.append(("uptime_window_hours", String(KioskStatus.uptimeWindowHours)))
+        members.append(("input_to_flip_p50_ms", n(k.inputToFlip?.p50)))
+        members.append(("input_to_flip_p95_ms", n(k.inputToFlip?.p95)))
+        members.append(("input_to_flip_p99_ms", n(k.inputToFlip?.p99)))
+        members.append(("input_to_flip_max_ms", n(k.inputToFlip?.max)))
+        members.append(("input_to_flip_samples", k.inputToFlip.map { String($0.samples) } ?? "null"))
+        members.append(("problems", "[" + k.problems.map { JSONWriter.quoted($0) }.joined(separator: ", ") + "]"))
+        return object(members)
     }
 }

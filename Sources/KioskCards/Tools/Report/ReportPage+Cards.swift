@@ -111,7 +111,7 @@ extension ReportPage {
 
     static var approvalLegend: String {
         "<p class=\"legend\"><span class=\"ramp\" style=\"background:linear-gradient(to right,"
-            + "\(approvalColour(0)),\(approvalColour(0.5)),\(approvalColour(1)))\"></span> approval 0 % → 50 % → 100 %"
+            + "\(approvalColour(0)),\(approvalColour(0.5)),\(approvalColour(1)))\"></span> approval 0&nbsp;% → 50&nbsp;% → 100&nbsp;%"
             + " (cells show %) · <span class=\"swatch\">·</span> fewer visits than the privacy floor · empty: no answers</p>"
     }
 

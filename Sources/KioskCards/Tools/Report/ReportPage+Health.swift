@@ -41,10 +41,10 @@ extension ReportPage {
             ("Deck applied", deck(s.deckApplied)), ("Deck assigned", s.deckAssignedName ?? deck(s.deckAssigned)),
             ("Refused deck", s.deckError ?? "–"), ("Unsent decisions", s.unsent.map { String($0) } ?? "–"),
             (
-                "Uptime, last \(KioskStatus.uptimeWindowHours) h",
-                s.uptime.map { decimalText($0 * 100, decimals: 1) + " %" } ?? "–"
+                "Uptime, last \(KioskStatus.uptimeWindowHours)\(unitSpace)h",
+                s.uptime.map { decimalText($0 * 100, decimals: 1) + unitSpace + "%" } ?? "–"
             ),
-            ("Touch to flip, p95", s.inputToFlip.map { decimalText($0.p95, decimals: 1) + " ms" } ?? "–"),
+            ("Touch to flip, p95", s.inputToFlip.map { decimalText($0.p95, decimals: 1) + unitSpace + "ms" } ?? "–"),
             ("Decisions on the server", String(s.decisions)), ("App", s.appVersion ?? "–"),
         ]
     }

@@ -70,15 +70,20 @@ struct ReportPage {
     /// Every registered kiosk's health (fleet only; nil from a kiosk's SQLite).
     let health: [KioskStatus]?
 
+    /// Between a figure and its unit: a no-break space, so that on a narrow screen a unit
+    /// ("%", "ms") never starts a line of its own (`&nbsp;` in the page's fixed text).
+    static let unitSpace = "\u{00A0}"
+
     /// One figure cell: the value at `path` formatted by `format` (pct, int, ms, num).
     func cell(_ path: String, _ format: String, tag: String = "td") -> String {
         let value = json[path]
         let text: String
+        let u = Self.unitSpace
         switch (value?.double, format) {
         case (nil, _): text = "–"
-        case (let x?, "pct"): text = jsonNumber(x * 100, decimals: 1) + " %"
-        case (let x?, "pts"): text = (x > 0 ? "+" : "") + jsonNumber(x * 100, decimals: 1) + " pts"
-        case (let x?, "ms"): text = jsonNumber(x, decimals: 0) + " ms"
+        case (let x?, "pct"): text = jsonNumber(x * 100, decimals: 1) + u + "%"
+        case (let x?, "pts"): text = (x > 0 ? "+" : "") + jsonNumber(x * 100, decimals: 1) + u + "pts"
+        case (let x?, "ms"): text = jsonNumber(x, decimals: 0) + u + "ms"
         case (let x?, "int"): text = jsonNumber(x, decimals: 0)
         case (let x?, _): text = jsonNumber(x, decimals: 2)
         }
@@ -148,12 +153,12 @@ struct ReportPage {
         body += """
             <section id="cards"><h2>Per card</h2>
             <p class="help">Approval = right ÷ (left + right) over each visit's final answer per card, with a
-            Wilson 95 % interval. Grey: fewer than \(figures.settings.minimumN) answers, or fewer than \(k) visits (hidden).</p>
+            Wilson 95&nbsp;% interval. Grey: fewer than \(figures.settings.minimumN) answers, or fewer than \(k) visits (hidden).</p>
             <div class="chart"><canvas id="chart-approval"></canvas></div>
             <div class="chart"><canvas id="chart-dwell"></canvas></div>
             <input id="card-search" type="search" placeholder="Search cards" aria-label="Search cards">
             <div class="scroll"><table id="card-table" class="sortable"><thead><tr><th>Card (id)</th><th>Approval</th>
-            \(figures.previous == nil ? "" : "<th>Previous period</th><th>Change</th>")<th>n</th><th>Deck</th><th>Version</th><th>Position</th><th>95 % low</th><th>95 % high</th><th>Visits</th><th>Median dwell</th><th>p90 dwell</th><th>Too fast</th></tr></thead>
+            \(figures.previous == nil ? "" : "<th>Previous period</th><th>Change</th>")<th>n</th><th>Deck</th><th>Version</th><th>Position</th><th>95&nbsp;% low</th><th>95&nbsp;% high</th><th>Visits</th><th>Median dwell</th><th>p90 dwell</th><th>Too fast</th></tr></thead>
             <tbody>\(rows)</tbody></table></div>\(unknownDecksNote)</section>
             """ + trendSection
         // 3. Funnel, per deck version (positions 1-based, as in the charts).
@@ -245,10 +250,10 @@ struct ReportPage {
         }
         body += """
             <section id="quality"><h2>Quality</h2>
-            <div class="scroll"><table><tr><th>Undo rate</th><th>Too fast (&lt; \(figures.filter.tooFastMs) ms)</th><th>Mashing visits</th><th>Their decisions</th></tr>
+            <div class="scroll"><table><tr><th>Undo rate</th><th>Too fast (&lt; \(figures.filter.tooFastMs)&nbsp;ms)</th><th>Mashing visits</th><th>Their decisions</th></tr>
             <tr>\(cell("quality.undoRate", "pct"))\(cell("quality.tooFastShare", "pct"))\(cell("quality.mashing.visits", "int"))\(cell("quality.mashing.decisions", "int"))</tr></table></div>
             <p class="help">Suspected button-mashing: a visit with at least \(figures.filter.mashMinimum) left/right decisions, all one
-            direction, each faster than \(figures.filter.cooldownMs) ms. \(isTrue("quality.mashing.excluded") ? "Excluded from the rates above and below (--include-mashing yes counts them)." : "Included in the rates.")</p>
+            direction, each faster than \(figures.filter.cooldownMs)&nbsp;ms. \(isTrue("quality.mashing.excluded") ? "Excluded from the rates above and below (--include-mashing yes counts them)." : "Included in the rates.")</p>
             <div class="two"><div class="chart"><canvas id="chart-methods"></canvas></div>
             <div class="chart"><canvas id="chart-position"></canvas></div></div>
             <div class="two"><div class="scroll"><table><tr><th>Input method</th><th>Decisions</th></tr>\(methods)</table></div>
