@@ -201,15 +201,15 @@ for arch in $archs; do
   case $arch in
     arm64)
       rm -f .build-arm64/release/KioskCards # SwiftPM does not relink when only -Xlinker flags change
-      chroot_swift "aarch64 release binary" "${arm64_env[@]}" swift build -c release --static-swift-stdlib \
-        --product KioskCards "${bindnow[@]}" "${arm64_sdk[@]}"
+      chroot_swift "aarch64 release binary" "${arm64_env[@]}" bash scripts/release-build.sh \
+        "${bindnow[@]}" "${arm64_sdk[@]}"
       [ "$tests" = 1 ] && chroot_swift "aarch64 test binaries" "${arm64_env[@]}" swift build --build-tests "${arm64_sdk[@]}"
       ls -l .build-arm64/release/KioskCards
       ;;
     amd64)
       rm -f .build-603/release/KioskCards
-      chroot_swift "amd64 release binary (swiftlang 6.0.3)" swift build -c release --static-swift-stdlib \
-        --product KioskCards "${bindnow[@]}" -Xswiftc -use-ld=lld --scratch-path .build-603
+      chroot_swift "amd64 release binary (swiftlang 6.0.3)" bash scripts/release-build.sh \
+        "${bindnow[@]}" --scratch-path .build-603
       [ "$tests" = 1 ] && [ "$amd64_tests" = 1 ] && chroot_swift "amd64 test binaries (swiftlang 6.0.3)" swift build --build-tests --scratch-path .build-603
       ;;
     *) echo "cross-arm64: unknown arch $arch" >&2; exit 2 ;;

@@ -188,7 +188,7 @@ RULES = {
         ("time", lambda b: b.goal("worst frame of a whole visit"), False),
     "start → first composed frame, 1080p, 50 cards (CPU: process, drawing thread)":
         ("time", lambda b: b.probe("1920x1080", "first") or [None], False),
-    "peak RSS of the probe at 1920×1080 / 800×480, the Swift runtime linked statically (the `.deb`'s build)":
+    "peak RSS of the probe at 1920×1080 / 800×480, the shipped build":
         ("time", lambda b: [b.probe("1920x1080", "peak"), b.probe("800x480", "peak")], False),
     "of which libraries' pages / card images / the frame / still layer / shadow masks / fonts / rest of the heap, 1920×1080":
         ("time", lambda b: b.memory_parts("1920x1080", PARTS), False),

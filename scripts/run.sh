@@ -24,7 +24,7 @@ done
 set -- "${args[@]}"
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-swift build -c release --static-swift-stdlib --product KioskCards
+scripts/release-build.sh
 bin=.build/release/KioskCards
 if [ -x deploy/vm/preview.sh ] && ! grep -qs '^connected' /sys/class/drm/card*-*/status; then
   exec deploy/vm/preview.sh "$@"

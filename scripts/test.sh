@@ -108,7 +108,7 @@ if [ -x deploy/vm/e2e.sh ]; then
 fi
 
 step figures "docs figures (scripts/docs-figures.py: docs/PERFORMANCE.md's figures printed by their commands)"
-[ -x .build/release/KioskCards ] || swift build -c release --static-swift-stdlib --product KioskCards
+[ -x .build/release/KioskCards ] || scripts/release-build.sh
 python3 scripts/docs-figures.py
 
 # The amd64 half's table now; the arm64 lane prints its own, then the grand total.

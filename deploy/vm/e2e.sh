@@ -95,7 +95,7 @@ step() {
 build_release() {
   local log
   log=$(mktemp)
-  local cmd=(swift build -c release --static-swift-stdlib --product KioskCards)
+  local cmd=(scripts/release-build.sh)
   [ "$VM_ARCH" = amd64 ] || cmd=(scripts/cross-arm64.sh --no-tests --arch "$VM_ARCH")
   if ! (cd "$REPO_ROOT" && "${cmd[@]}") >"$log" 2>&1; then
     cat "$log" >&2

@@ -121,7 +121,7 @@ fi
 
 if [ ! -x "$binary" ]; then
   vm_log "building the release binary"
-  (cd "$REPO_ROOT" && swift build -c release --static-swift-stdlib --product KioskCards)
+  (cd "$REPO_ROOT" && scripts/release-build.sh)
 fi
 "$VM_DIR/fetch-kernel.sh" >/dev/null
 if [ -z "$initrd" ]; then
