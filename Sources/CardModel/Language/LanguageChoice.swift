@@ -44,8 +44,13 @@ public struct LanguageChoice: Hashable, Sendable {
     /// stack's card), lines along the top from the trailing corner (above a portrait stack's
     /// card), or a row in the list's title bar, left of its "+".
     public enum Placement: Hashable, Sendable {
-        case column
-        case lines
+        /// `topCorner`, `bottomCorner`: the sides of squares in the top and bottom trailing
+        /// corners the column keeps clear of (the staff entry's; at the bottom also "Aa"'s; 0:
+        /// none): it runs between them, or beside them where it would not fit between them.
+        case column(topCorner: Double, bottomCorner: Double)
+        /// `leadingRoom` and `trailingRoom`: what the lines leave free in the top corners (the
+        /// staff entry's square where it is).
+        case lines(leadingRoom: Double, trailingRoom: Double)
         /// `leadingRoom`: what the keys leave free at the bar's leading end (the title, and on a
         /// detail page its back control), at least `titleRoom`.
         case row(trailingInset: Double, leadingRoom: Double = 220)
@@ -60,8 +65,8 @@ public struct LanguageChoice: Hashable, Sendable {
     /// (`prominent`), smaller during the visit; the current language is marked.
     /// `minimumSide`: no key is narrower or lower than this (the panel's 9 mm, in points).
     public func elements(
-        screen: Size, prominent: Bool, placement: Placement = .column, minimumSide: Double = 0,
-        titleBarHeight: Double = 56
+        screen: Size, prominent: Bool, placement: Placement = .column(topCorner: 0, bottomCorner: 0),
+        minimumSide: Double = 0, titleBarHeight: Double = 56
     ) -> [SceneElement] {
         guard isChoice else { return [] }
         let height = max(prominent ? 52.0 : 40.0, minimumSide)
@@ -79,22 +84,34 @@ public struct LanguageChoice: Hashable, Sendable {
         }
         var frames: [Rect] = []
         switch placement {
-        case .column:
+        case .column(let topCorner, let bottomCorner):
             let w = widths.max() ?? 0
+            var top = margin
+            var right = screen.width - margin
+            if topCorner > 0 || bottomCorner > 0 {
+                // Decided by the keys at their largest, so the attract screen's and the visit's agree.
+                let below = topCorner > 0 ? topCorner + margin : margin
+                let columnHeight = Double(widths.count) * (max(52, minimumSide) + gap) - gap
+                if below + columnHeight <= screen.height - bottomCorner - margin {
+                    top = below
+                } else {
+                    right -= max(topCorner, bottomCorner)
+                }
+            }
             for i in widths.indices {
-                frames.append(
-                    Rect(x: screen.width - margin - w, y: margin + Double(i) * (height + gap), width: w, height: height)
-                )
+                frames.append(Rect(x: right - w, y: top + Double(i) * (height + gap), width: w, height: height))
             }
         case .lines, .band:
             // Filled from the trailing corner leftwards, a new line when the next key would pass
-            // the leading corner's 80 pt (the staff entry's square; a band is below it).
+            // the room left in the leading corner (the staff entry's square; a band is below it).
             var top = margin
-            var limit = max(0, screen.width - 2 * margin - Self.leadingRoom)
-            if case .band(let bandTop) = placement {
-                top = bandTop + margin
-                limit = max(0, screen.width - 2 * margin)
+            var trailing = 0.0
+            var limit = max(0, screen.width - 2 * margin)
+            if case .lines(let leadingRoom, let trailingRoom) = placement {
+                trailing = trailingRoom
+                limit = max(0, screen.width - 2 * margin - leadingRoom - trailingRoom)
             }
+            if case .band(let bandTop) = placement { top = bandTop + margin }
             var lines: [[Int]] = [[]]
             var used = 0.0
             for i in widths.indices {
@@ -108,7 +125,8 @@ public struct LanguageChoice: Hashable, Sendable {
             }
             frames = Array(repeating: Rect(x: 0, y: 0, width: 0, height: 0), count: widths.count)
             for (n, line) in lines.enumerated() {
-                var x = screen.width - margin - line.map { widths[$0] }.reduce(0, +) - gap * Double(line.count - 1)
+                let lineWidth = line.map { widths[$0] }.reduce(0, +) + gap * Double(line.count - 1)
+                var x = screen.width - margin - trailing - lineWidth
                 for i in line {
                     frames[i] = Rect(x: x, y: top + Double(n) * (height + gap), width: widths[i], height: height)
                     x += widths[i] + gap
@@ -130,7 +148,8 @@ public struct LanguageChoice: Hashable, Sendable {
 
     /// The language whose key is at `point` (in screen points, as drawn), if any.
     public func language(
-        at point: Point, screen: Size, prominent: Bool, placement: Placement = .column, minimumSide: Double = 0,
+        at point: Point, screen: Size, prominent: Bool,
+        placement: Placement = .column(topCorner: 0, bottomCorner: 0), minimumSide: Double = 0,
         titleBarHeight: Double = 56
     ) -> String? {
         for e in elements(
@@ -163,7 +182,8 @@ public struct LanguageChoice: Hashable, Sendable {
 
     /// What a row of keys leaves the list's title, at least (points).
     static let titleRoom = 220.0
-    /// What lines of keys leave free in the leading top corner (the staff entry's square).
+    /// What lines of keys leave free in the leading top corner by default (the staff entry's
+    /// square where it is not configured elsewhere).
     static let leadingRoom = 80.0
 
     /// The block the keys take at their largest (the attract screen's), nil without a choice:
