@@ -175,6 +175,11 @@ extension Kiosk {
                 onScreen.layout, metrics: metrics, staffCorner: staffRule, direction: languages.direction)
     }
 
+    /// Warns when the config's language is not in `file` (visits start in the deck's language).
+    mutating func noteConfiguredLanguage(_ file: KioskDeck) {
+        if let message = languages.configuredNotOfferedMessage(deck: file.summary) { warn("language: " + message) }
+    }
+
     /// The staff entry's rule when it is on (its corner is kept clear), else nil.
     var staffRule: StaffEntry.Rule? { settings.staffEnabled ? settings.staffGesture : nil }
 

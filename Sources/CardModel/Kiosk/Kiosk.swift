@@ -120,6 +120,7 @@ public struct Kiosk {
         visitOrder = nextOrder(file)
         deck = makeDeck(cards: visitOrder, at: time)
         syncAttract(at: time)
+        noteConfiguredLanguage(file)
         // Its log lines and the session's first event come with the first `handle`.
     }
 
@@ -500,6 +501,7 @@ public struct Kiosk {
         cooldown = DecisionCooldown(seconds: file.cooldownSeconds)
         languages = LanguageChoice(
             offered: file.languages, deckLanguage: file.language, configured: settings.configuredLanguage)
+        noteConfiguredLanguage(file)
         accessControl = Self.control(for: file, metrics: metrics, language: languages.current)
         rebuildDeck(at: time)
         attractShownSince = nil

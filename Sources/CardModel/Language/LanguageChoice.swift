@@ -8,16 +8,36 @@ public struct LanguageChoice: Hashable, Sendable {
     public private(set) var startLanguage: String
     /// The current visitor's language.
     public private(set) var current: String
+    /// The config's `language` when the deck does not offer it (nil: none set, or offered).
+    public let configuredNotOffered: String?
+    /// The kiosk's own language, whatever the deck offers: the config's `language` (as the deck
+    /// spells it where it offers it), else the deck's. The staff menu speaks it.
+    public let kioskLanguage: String
 
     /// `configured`: kiosk.conf's `language` (nil: the deck's). A configured language the deck
-    /// does not carry still counts when the UI strings have it (the deck's texts then fall back).
+    /// does not offer is no visitor's: its texts would fall back to the deck's language, so
+    /// visits start in the deck's language — its texts, the kiosk's words and its direction
+    /// agree (an Arabic layout never carries a German deck); `configuredNotOffered` says so.
     public init(offered: [String], deckLanguage: String, configured: String?) {
         var list = [deckLanguage]
         for l in offered where !list.contains(l) { list.append(l) }
         self.offered = list
-        let start = configured.flatMap { LocalizedText.match($0, in: list) ?? $0 } ?? deckLanguage
+        let matched = LocalizedText.match(configured, in: list)
+        let start = matched ?? deckLanguage
         startLanguage = start
         current = start
+        configuredNotOffered = matched == nil ? configured : nil
+        kioskLanguage = matched ?? configured ?? deckLanguage
+    }
+
+    /// What the log and `check-deck` say when the config's `language` is not in the deck called
+    /// `deck`: the language, the deck, what visitors see instead and the fix; nil when it is.
+    public func configuredNotOfferedMessage(deck: String) -> String? {
+        guard let missing = configuredNotOffered else { return nil }
+        let direction = LayoutDirection(language: startLanguage) == .rightToLeft ? "right to left" : "left to right"
+        return "the configured language \"\(missing)\" is not in \(deck), which offers "
+            + offered.joined(separator: ", ") + "; visitors see it in \"\(startLanguage)\" (\(direction)) — add"
+            + " \"\(missing)\" texts to the deck and its \"languages\", or set language = \(startLanguage)"
     }
 
     /// The visitor picked `language` from the control; false (nothing changes) when it is not offered.
