@@ -49,6 +49,39 @@ import Testing
         #expect(LanguageChoice(offered: ["de", "en"], deckLanguage: "de", configured: "en-GB").current == "en")
     }
 
+    /// Arabic configured on a one-language German deck: the visitor reads German, so the screen
+    /// is German and left to right (not a German card mirrored), the log names the language,
+    /// the deck and the fix, and the staff menu still speaks Arabic. A deck that offers Arabic
+    /// then starts its visits in Arabic, right to left, without the warning.
+    @Test func aConfiguredLanguageTheDeckDoesNotOfferLeavesTheScreenInTheDecksLanguage() throws {
+        let choice = LanguageChoice(offered: ["de"], deckLanguage: "de", configured: "ar")
+        #expect(choice.current == "de" && choice.direction == .leftToRight)
+        #expect(choice.configuredNotOffered == "ar" && choice.kioskLanguage == "ar")
+        let offered = LanguageChoice(offered: ["de", "ar"], deckLanguage: "de", configured: "ar")
+        #expect(offered.configuredNotOffered == nil && offered.configuredNotOfferedMessage(deck: "d") == nil)
+
+        var rig = KioskTests.Rig(
+            KioskTests.deck(languages: ["de"]), settings: .init(staffEnabled: true, configuredLanguage: "ar"))
+        func warnings() -> [String] { rig.all.compactMap { if case .log(.warning, let t) = $0 { t } else { nil } } }
+        #expect(rig.kiosk.languages.current == "de" && rig.kiosk.languages.direction == .leftToRight)
+        let scene = rig.kiosk.scene(at: rig.t)
+        #expect(!scene.elements.contains { if case .mirrored = $0.kind { true } else { false } })
+        #expect(scene.elements.contains { if case .label("tap-de", _) = $0.kind { true } else { false } })
+        #expect(rig.kiosk.accessControl.labels == AccessibilityControl.Labels(language: "de"))
+        let warned = try #require(warnings().first { $0.hasPrefix("language: ") }, "\(rig.all)")
+        #expect(warned.contains("\"ar\"") && warned.contains("deck 'lobby' v1"), "\(warned)")
+        #expect(warned.contains("add \"ar\" texts") && warned.contains("set language = de"), "\(warned)")
+        rig.feed(.staffKeys)
+        #expect(rig.kiosk.staffMenu.language == "ar")
+
+        // The deck now offers Arabic: the next visits start in it, mirrored, and nothing is warned.
+        let before = warnings().count
+        rig.feed(.primaryDeckChanged(KioskTests.deck(version: 2, languages: ["de", "ar"])))
+        #expect(rig.kiosk.languages.current == "ar" && rig.kiosk.languages.direction == .rightToLeft)
+        #expect(rig.kiosk.scene(at: rig.t).elements.contains { if case .mirrored = $0.kind { true } else { false } })
+        #expect(warnings().count == before, "\(warnings())")
+    }
+
     @Test func theControlHasAKeyPerLanguageAndFindsTheTappedOne() throws {
         var choice = LanguageChoice(offered: ["de", "en", "ar", "zh"], deckLanguage: "de", configured: nil)
         let screen = Size(width: 1000, height: 600)

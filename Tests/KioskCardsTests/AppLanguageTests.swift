@@ -42,13 +42,16 @@ import Testing
         func close() {}
     }
 
-    /// The kiosk on `examples/multilingual.json` (de, en, fr, tr, ar, zh) with `language = de`.
-    func makeApp(_ data: String) throws -> (KioskApp, DeckFile) {
+    /// The kiosk on `examples/multilingual.json` (de, en, fr, tr, ar, zh) with `language = de`
+    /// (or on `deck` with `language`).
+    func makeApp(_ data: String, deck: String = "multilingual.json", language: String = "de") throws -> (
+        KioskApp, DeckFile
+    ) {
         var config = KioskConfig()
         config.dataDirectory = data
-        config.language = "de"
+        config.language = language
         config.kioskID = "test"
-        let file = try DeckLoader.load(path: DeckFixtures.packageRoot + "/examples/multilingual.json").get()
+        let file = try DeckLoader.load(path: DeckFixtures.packageRoot + "/examples/" + deck).get()
         let loop = EventLoop()
         let display = try Display(scanout: MemoryScanout(), rotation: nil, loop: loop, takeTerminal: false)
         let app = KioskApp(config: config, deck: file, display: display, loop: loop, processStart: .seconds(0))
@@ -74,6 +77,21 @@ import Testing
     }
 
     func stack(_ app: KioskApp) throws -> StackDeck { try #require(app.kiosk.deck as? StackDeck) }
+
+    /// `language = ar` with the one-language German example: the running kiosk shows German left
+    /// to right (nothing mirrored), and Arabic stays the kiosk's own language (the staff menu's).
+    @Test func aConfiguredLanguageTheDeckDoesNotOfferShowsTheDeckLeftToRight() throws {
+        let data = DeckFixtures.temporaryDirectory("app-language-missing")
+        defer { DeckFixtures.removeTree(data) }
+        let (app, _) = try makeApp(data, deck: "onboarding.json", language: "ar")
+        defer { app.store.close() }
+        #expect(app.kiosk.languages.current == "de" && app.kiosk.languages.direction == .leftToRight)
+        #expect(app.kiosk.languages.configuredNotOffered == "ar")
+        var kiosk = app.kiosk
+        let scene = kiosk.scene(at: .seconds(1))
+        #expect(!scene.elements.contains { if case .mirrored = $0.kind { true } else { false } })
+        #expect(kiosk.languages.kioskLanguage == "ar")
+    }
 
     @Test func aSwitchMidVisitKeepsTheUndoHistoryAndTheNextVisitorStartsInTheConfiguredLanguage() throws {
         let data = DeckFixtures.temporaryDirectory("app-language")

@@ -108,6 +108,22 @@ import Testing
         #expect(example.status == 0 && example.warnings.isEmpty, "\(example.warnings)")
     }
 
+    /// `check-deck --language TAG` warns about a deck that does not offer the kiosk's language,
+    /// naming the language, the file and the fix, and still accepts it.
+    @Test func checkDeckWarnsWhenTheKiosksLanguageIsNotInTheDeck() {
+        let german = RenderDeckTests.examples + "/onboarding.json"
+        let outcome = CheckDeckCommand.evaluate(arguments: ["--language", "ar", german])
+        #expect(outcome.status == 0)
+        let lines = outcome.warnings.filter { $0.hasPrefix(german + ": warning: language: ") }
+        #expect(lines.count == 1, "\(outcome.warnings)")
+        #expect(lines.first?.contains("\"ar\" is not in this deck, which offers de") == true, "\(lines)")
+        #expect(lines.first?.contains("set language = de") == true, "\(lines)")
+        let offered = CheckDeckCommand.evaluate(
+            arguments: ["--language", "ar", RenderDeckTests.examples + "/multilingual.json"])
+        #expect(offered.status == 0 && offered.warnings.isEmpty, "\(offered.warnings)")
+        #expect(CheckDeckCommand.evaluate(arguments: ["--language", "arabic", german]).status == 2)
+    }
+
     @Test func theMultilingualExampleCarriesSixLanguages() throws {
         let deck = try GoldenImageTests.example("multilingual.json")
         #expect(deck.languages == ["de", "en", "fr", "tr", "ar", "zh"])

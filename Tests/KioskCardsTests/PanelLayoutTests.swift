@@ -23,9 +23,10 @@ import Testing
     }
 
     /// The screens a visitor meets: the stack's attract screen and its visit, the list and a
-    /// row's detail page.
+    /// row's detail page; `stackSwitched`: a stack visit begun in the start language whose
+    /// visitor then picks the test's language from the keys.
     enum Screen: String, CaseIterable {
-        case stackAttract, stackVisit, list, detail
+        case stackAttract, stackVisit, stackSwitched, list, detail
     }
 
     /// The touch targets of `scene`: the deck's buttons, the language keys, "Aa", the list's
@@ -102,7 +103,7 @@ import Testing
             deck: deckFile.kioskDeck(), metrics: metrics,
             settings: Kiosk.Settings(
                 showsButtons: true, staffEnabled: true, staffGesture: StaffEntry.Rule(corner: corner),
-                configuredLanguage: language),
+                configuredLanguage: screen == .stackSwitched ? nil : language),
             seed: 0, at: start,
             newSessionID: { "layout" })
         var t = start
@@ -117,9 +118,13 @@ import Testing
             t = t.advanced(bySeconds: 0.06)
             feed(.touch(TouchFrame(time: t, contacts: [TouchContact(id: 7, position: p, phase: .ended)])))
         }
-        if screen == .stackVisit {
+        if screen == .stackVisit || screen == .stackSwitched {
             // The first touch begins a visit (on the card).
             tap(Point(x: metrics.size.width / 2, y: metrics.size.height / 2))
+        }
+        if screen == .stackSwitched, let language {
+            t = t.advanced(bySeconds: 0.5)
+            feed(.language(language))
         }
         if screen == .detail {
             let deckScene = kiosk.deckScene(at: t)
@@ -211,6 +216,24 @@ import Testing
         for mounting in Self.mountings {
             for language in [nil, "ar"] {
                 all += try Self.problems(mounting, screens: [.list, .detail], corner: corner, language: language).map {
+                    "\(mounting.testDescription)\(language.map { ", in \($0)" } ?? ""): \($0)"
+                }
+            }
+        }
+        #expect(all.isEmpty, "\(corner.rawValue): \(all.count) problems:\n\(all.joined(separator: "\n"))")
+    }
+
+    /// The stack's ✗, undo and ✓, its "Aa" and its language keys keep clear of the staff corner
+    /// wherever it is configured, on every preset mounted both ways, in both decks, left to
+    /// right and read in Arabic (the scene mirrored: from the start, and switched to mid-visit).
+    @Test(arguments: StaffEntry.Corner.allCases)
+    func theStackKeepsClearOfTheStaffCorner(corner: StaffEntry.Corner) throws {
+        var all: [String] = []
+        for mounting in Self.mountings {
+            for language in [nil, "ar"] {
+                var screens: [Screen] = [.stackAttract, .stackVisit]
+                if language != nil { screens.append(.stackSwitched) }
+                all += try Self.problems(mounting, screens: screens, corner: corner, language: language).map {
                     "\(mounting.testDescription)\(language.map { ", in \($0)" } ?? ""): \($0)"
                 }
             }

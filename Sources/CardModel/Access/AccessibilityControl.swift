@@ -66,12 +66,12 @@ public struct AccessibilityControl: Hashable, Sendable {
     public internal(set) var trailing: Bool
 
     /// Whether "Aa" takes the trailing bottom corner: over the list it does (its rows' titles
-    /// start at the leading side), unless the staff entry's corner is there as the visitor sees
-    /// it (`staffCorner`; the trailing corner is the bottom-left one right to left): then the
-    /// leading one, so the two never overlap. Over the stack never.
+    /// start at the leading side), over the stack the leading one; the other one when the staff
+    /// entry's corner is there as the visitor sees it (`staffCorner`; the trailing corner is the
+    /// bottom-left one right to left), so the two never overlap.
     static func isTrailing(list: Bool, staffCorner: StaffEntry.Corner?, direction: LayoutDirection) -> Bool {
-        guard list else { return false }
-        return staffCorner != (direction == .rightToLeft ? .bottomLeft : .bottomRight)
+        let corner = staffCorner?.inLayout(direction)
+        return list ? corner != .bottomRight : corner == .bottomLeft
     }
 
     public init(screen: Size, pointsPerMillimetre: Double, trailing: Bool = false) {

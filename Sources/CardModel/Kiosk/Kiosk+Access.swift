@@ -138,18 +138,55 @@ extension Kiosk {
     // MARK: Languages
 
     /// Beside a landscape stack's card (its ✓ between them and the card), in lines above a
-    /// portrait one's. Without `metrics`: a column. (The list's: `ListLayout.languagePlacement`.)
-    public static func languagePlacement(_ layout: KioskDeck.Layout, metrics: ScreenMetrics? = nil)
-        -> LanguageChoice.Placement
-    {
+    /// portrait one's, clear of the staff entry's corner (`staffCorner`) as a visitor reading
+    /// `direction` sees it. Without `metrics`: a column. (The list's: `ListLayout.languagePlacement`.)
+    public static func languagePlacement(
+        _ layout: KioskDeck.Layout, metrics: ScreenMetrics? = nil, staffCorner: StaffEntry.Rule? = nil,
+        direction: LayoutDirection = .leftToRight
+    ) -> LanguageChoice.Placement {
         if layout == .list { return .row(trailingInset: 56) }
-        guard let metrics else { return .column }
-        return metrics.safeSize.height > metrics.safeSize.width ? .lines : .column
+        // The keys start in the top trailing corner of the layout, mirrored right to left; a
+        // column keeps clear of the bottom trailing corner too, where the staff corner or "Aa"
+        // (`AccessibilityControl.isTrailing`) may be.
+        var leading = LanguageChoice.leadingRoom
+        var trailing = 0.0
+        var bottom = 0.0
+        if let rule = staffCorner {
+            switch rule.corner.inLayout(direction) {
+            case .topLeft: leading = max(leading, rule.cornerSize)
+            case .topRight: (leading, trailing) = (0, rule.cornerSize)
+            case .bottomRight: bottom = rule.cornerSize
+            case .bottomLeft:
+                // "Aa" moves to the bottom trailing corner: its side and margin.
+                let band = AccessibilityControl.bottomBand(pointsPerMillimetre: metrics?.pointsPerMillimetre ?? 0)
+                bottom = band - AccessibilityControl.margin
+            }
+        }
+        guard let metrics, metrics.safeSize.height > metrics.safeSize.width else {
+            return .column(topCorner: trailing, bottomCorner: bottom)
+        }
+        return .lines(leadingRoom: leading, trailingRoom: trailing)
     }
 
     /// Where the keys are now: the list's own place for them, else `languagePlacement`.
     var currentLanguagePlacement: LanguageChoice.Placement {
-        (deck as? ListDeck)?.layout.languagePlacement ?? Self.languagePlacement(onScreen.layout, metrics: metrics)
+        (deck as? ListDeck)?.layout.languagePlacement
+            ?? Self.languagePlacement(
+                onScreen.layout, metrics: metrics, staffCorner: staffRule, direction: languages.direction)
+    }
+
+    /// Warns when the config's language is not in `file` (visits start in the deck's language).
+    mutating func noteConfiguredLanguage(_ file: KioskDeck) {
+        if let message = languages.configuredNotOfferedMessage(deck: file.summary) { warn("language: " + message) }
+    }
+
+    /// The staff entry's rule when it is on (its corner is kept clear), else nil.
+    var staffRule: StaffEntry.Rule? { settings.staffEnabled ? settings.staffGesture : nil }
+
+    /// Puts "Aa" in the bottom corner the staff entry's corner leaves it in the visitor's direction.
+    mutating func placeAccessControl() {
+        accessControl.trailing = AccessibilityControl.isTrailing(
+            list: onScreen.layout == .list, staffCorner: staffRule?.corner, direction: languages.direction)
     }
 
     /// The list's title bar height (where its row of keys is centred); the seed's elsewhere.
@@ -212,9 +249,12 @@ extension Kiosk {
         collectDecisions()
         if var stack = deck as? StackDeck {
             accessControl.labels = AccessibilityControl.Labels(language: languages.current)
-            stack.relocalize(
-                visitOrder.map { $0.localized(to: languages.current) },
-                options: Self.stackOptions(texts, buttons: settings.showsButtons), at: time)
+            // Another direction may move the keys (and the card with them) and "Aa" off the staff corner.
+            var options = Self.stackOptions(texts, buttons: settings.showsButtons)
+            options.reserved = Self.stackReserved(
+                onScreen, metrics: metrics, staffCorner: staffRule, direction: languages.direction)
+            stack.relocalize(visitOrder.map { $0.localized(to: languages.current) }, options: options, at: time)
+            placeAccessControl()
             deck = stack
             effects.append(.redrawAll)
             return

@@ -35,7 +35,7 @@ extension Kiosk {
     /// behind it are cancelled.
     mutating func openStaffMenu(at time: Instant) {
         coverDeck(at: time)
-        staffMenu.language = languages.startLanguage
+        staffMenu.language = languages.kioskLanguage
         staffMenu.open(at: time)
     }
 

@@ -120,6 +120,7 @@ public struct Kiosk {
         visitOrder = nextOrder(file)
         deck = makeDeck(cards: visitOrder, at: time)
         syncAttract(at: time)
+        noteConfiguredLanguage(file)
         // Its log lines and the session's first event come with the first `handle`.
     }
 
@@ -418,15 +419,14 @@ public struct Kiosk {
         // In the list the staff corner stays inside the title bar, beside its controls (or in
         // the bottom band, where "Aa" takes the other corner).
         staffEntry.cornerLimit = (made as? ListDeck)?.layout.titleBarHeight
-        accessControl.trailing = AccessibilityControl.isTrailing(
-            list: made is ListDeck, staffCorner: settings.staffEnabled ? settings.staffGesture.corner : nil,
-            direction: languages.direction)
+        placeAccessControl()
         return made
     }
 
     /// The deck model for `file` as a visitor reading `language` sees it: `cards` (already in
     /// that language; default: the file's), laid out for `metrics`. `seed` seeds the list's "+".
-    /// `staffCorner`: the staff entry's rule, whose top corner the list's bar controls keep clear of.
+    /// `staffCorner`: the staff entry's rule, whose corner the list's bar controls and the
+    /// stack's language keys keep clear of.
     public static func makeDeck(
         _ file: KioskDeck, language: String? = nil, cards: [Card]? = nil, metrics: ScreenMetrics, buttons: Bool,
         seed: UInt64 = 0, staffCorner: StaffEntry.Rule? = nil
@@ -437,11 +437,8 @@ public struct Kiosk {
         switch file.layout {
         case .stack:
             var options = stackOptions(texts, buttons: buttons)
-            // The card and the buttons keep clear of the language keys at their largest.
-            let choice = LanguageChoice(offered: file.languages, deckLanguage: file.language, configured: nil)
-            options.reserved = choice.block(
-                screen: metrics.safeSize, placement: languagePlacement(.stack, metrics: metrics),
-                minimumSide: StackLayout.targetSide(pointsPerMillimetre: metrics.pointsPerMillimetre))
+            options.reserved = stackReserved(
+                file, metrics: metrics, staffCorner: staffCorner, direction: LayoutDirection(language: language))
             return StackDeck(cards: cards, metrics: metrics, options: options)
         case .list:
             return ListDeck(
@@ -450,6 +447,18 @@ public struct Kiosk {
                 layout: listLayout(file, language: language, metrics: metrics, staffCorner: staffCorner),
                 deleteLabel: UIStrings.text(.delete, in: language))
         }
+    }
+
+    /// What the stack's card and buttons keep clear of: the language keys at their largest, as
+    /// a visitor reading `direction` sees them (they keep clear of the staff corner).
+    static func stackReserved(
+        _ file: KioskDeck, metrics: ScreenMetrics, staffCorner: StaffEntry.Rule?, direction: LayoutDirection
+    ) -> Rect? {
+        let choice = LanguageChoice(offered: file.languages, deckLanguage: file.language, configured: nil)
+        return choice.block(
+            screen: metrics.safeSize,
+            placement: languagePlacement(.stack, metrics: metrics, staffCorner: staffCorner, direction: direction),
+            minimumSide: StackLayout.targetSide(pointsPerMillimetre: metrics.pointsPerMillimetre))
     }
 
     /// The stack's words and whether it shows buttons.
@@ -492,6 +501,7 @@ public struct Kiosk {
         cooldown = DecisionCooldown(seconds: file.cooldownSeconds)
         languages = LanguageChoice(
             offered: file.languages, deckLanguage: file.language, configured: settings.configuredLanguage)
+        noteConfiguredLanguage(file)
         accessControl = Self.control(for: file, metrics: metrics, language: languages.current)
         rebuildDeck(at: time)
         attractShownSince = nil

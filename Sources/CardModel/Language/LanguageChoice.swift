@@ -8,16 +8,36 @@ public struct LanguageChoice: Hashable, Sendable {
     public private(set) var startLanguage: String
     /// The current visitor's language.
     public private(set) var current: String
+    /// The config's `language` when the deck does not offer it (nil: none set, or offered).
+    public let configuredNotOffered: String?
+    /// The kiosk's own language, whatever the deck offers: the config's `language` (as the deck
+    /// spells it where it offers it), else the deck's. The staff menu speaks it.
+    public let kioskLanguage: String
 
     /// `configured`: kiosk.conf's `language` (nil: the deck's). A configured language the deck
-    /// does not carry still counts when the UI strings have it (the deck's texts then fall back).
+    /// does not offer is no visitor's: its texts would fall back to the deck's language, so
+    /// visits start in the deck's language — its texts, the kiosk's words and its direction
+    /// agree (an Arabic layout never carries a German deck); `configuredNotOffered` says so.
     public init(offered: [String], deckLanguage: String, configured: String?) {
         var list = [deckLanguage]
         for l in offered where !list.contains(l) { list.append(l) }
         self.offered = list
-        let start = configured.flatMap { LocalizedText.match($0, in: list) ?? $0 } ?? deckLanguage
+        let matched = LocalizedText.match(configured, in: list)
+        let start = matched ?? deckLanguage
         startLanguage = start
         current = start
+        configuredNotOffered = matched == nil ? configured : nil
+        kioskLanguage = matched ?? configured ?? deckLanguage
+    }
+
+    /// What the log and `check-deck` say when the config's `language` is not in the deck called
+    /// `deck`: the language, the deck, what visitors see instead and the fix; nil when it is.
+    public func configuredNotOfferedMessage(deck: String) -> String? {
+        guard let missing = configuredNotOffered else { return nil }
+        let direction = LayoutDirection(language: startLanguage) == .rightToLeft ? "right to left" : "left to right"
+        return "the configured language \"\(missing)\" is not in \(deck), which offers "
+            + offered.joined(separator: ", ") + "; visitors see it in \"\(startLanguage)\" (\(direction)) — add"
+            + " \"\(missing)\" texts to the deck and its \"languages\", or set language = \(startLanguage)"
     }
 
     /// The visitor picked `language` from the control; false (nothing changes) when it is not offered.
@@ -44,8 +64,13 @@ public struct LanguageChoice: Hashable, Sendable {
     /// stack's card), lines along the top from the trailing corner (above a portrait stack's
     /// card), or a row in the list's title bar, left of its "+".
     public enum Placement: Hashable, Sendable {
-        case column
-        case lines
+        /// `topCorner`, `bottomCorner`: the sides of squares in the top and bottom trailing
+        /// corners the column keeps clear of (the staff entry's; at the bottom also "Aa"'s; 0:
+        /// none): it runs between them, or beside them where it would not fit between them.
+        case column(topCorner: Double, bottomCorner: Double)
+        /// `leadingRoom` and `trailingRoom`: what the lines leave free in the top corners (the
+        /// staff entry's square where it is).
+        case lines(leadingRoom: Double, trailingRoom: Double)
         /// `leadingRoom`: what the keys leave free at the bar's leading end (the title, and on a
         /// detail page its back control), at least `titleRoom`.
         case row(trailingInset: Double, leadingRoom: Double = 220)
@@ -60,8 +85,8 @@ public struct LanguageChoice: Hashable, Sendable {
     /// (`prominent`), smaller during the visit; the current language is marked.
     /// `minimumSide`: no key is narrower or lower than this (the panel's 9 mm, in points).
     public func elements(
-        screen: Size, prominent: Bool, placement: Placement = .column, minimumSide: Double = 0,
-        titleBarHeight: Double = 56
+        screen: Size, prominent: Bool, placement: Placement = .column(topCorner: 0, bottomCorner: 0),
+        minimumSide: Double = 0, titleBarHeight: Double = 56
     ) -> [SceneElement] {
         guard isChoice else { return [] }
         let height = max(prominent ? 52.0 : 40.0, minimumSide)
@@ -79,22 +104,34 @@ public struct LanguageChoice: Hashable, Sendable {
         }
         var frames: [Rect] = []
         switch placement {
-        case .column:
+        case .column(let topCorner, let bottomCorner):
             let w = widths.max() ?? 0
+            var top = margin
+            var right = screen.width - margin
+            if topCorner > 0 || bottomCorner > 0 {
+                // Decided by the keys at their largest, so the attract screen's and the visit's agree.
+                let below = topCorner > 0 ? topCorner + margin : margin
+                let columnHeight = Double(widths.count) * (max(52, minimumSide) + gap) - gap
+                if below + columnHeight <= screen.height - bottomCorner - margin {
+                    top = below
+                } else {
+                    right -= max(topCorner, bottomCorner)
+                }
+            }
             for i in widths.indices {
-                frames.append(
-                    Rect(x: screen.width - margin - w, y: margin + Double(i) * (height + gap), width: w, height: height)
-                )
+                frames.append(Rect(x: right - w, y: top + Double(i) * (height + gap), width: w, height: height))
             }
         case .lines, .band:
             // Filled from the trailing corner leftwards, a new line when the next key would pass
-            // the leading corner's 80 pt (the staff entry's square; a band is below it).
+            // the room left in the leading corner (the staff entry's square; a band is below it).
             var top = margin
-            var limit = max(0, screen.width - 2 * margin - Self.leadingRoom)
-            if case .band(let bandTop) = placement {
-                top = bandTop + margin
-                limit = max(0, screen.width - 2 * margin)
+            var trailing = 0.0
+            var limit = max(0, screen.width - 2 * margin)
+            if case .lines(let leadingRoom, let trailingRoom) = placement {
+                trailing = trailingRoom
+                limit = max(0, screen.width - 2 * margin - leadingRoom - trailingRoom)
             }
+            if case .band(let bandTop) = placement { top = bandTop + margin }
             var lines: [[Int]] = [[]]
             var used = 0.0
             for i in widths.indices {
@@ -108,7 +145,8 @@ public struct LanguageChoice: Hashable, Sendable {
             }
             frames = Array(repeating: Rect(x: 0, y: 0, width: 0, height: 0), count: widths.count)
             for (n, line) in lines.enumerated() {
-                var x = screen.width - margin - line.map { widths[$0] }.reduce(0, +) - gap * Double(line.count - 1)
+                let lineWidth = line.map { widths[$0] }.reduce(0, +) + gap * Double(line.count - 1)
+                var x = screen.width - margin - trailing - lineWidth
                 for i in line {
                     frames[i] = Rect(x: x, y: top + Double(n) * (height + gap), width: widths[i], height: height)
                     x += widths[i] + gap
@@ -130,7 +168,8 @@ public struct LanguageChoice: Hashable, Sendable {
 
     /// The language whose key is at `point` (in screen points, as drawn), if any.
     public func language(
-        at point: Point, screen: Size, prominent: Bool, placement: Placement = .column, minimumSide: Double = 0,
+        at point: Point, screen: Size, prominent: Bool,
+        placement: Placement = .column(topCorner: 0, bottomCorner: 0), minimumSide: Double = 0,
         titleBarHeight: Double = 56
     ) -> String? {
         for e in elements(
@@ -163,7 +202,8 @@ public struct LanguageChoice: Hashable, Sendable {
 
     /// What a row of keys leaves the list's title, at least (points).
     static let titleRoom = 220.0
-    /// What lines of keys leave free in the leading top corner (the staff entry's square).
+    /// What lines of keys leave free in the leading top corner by default (the staff entry's
+    /// square where it is not configured elsewhere).
     static let leadingRoom = 80.0
 
     /// The block the keys take at their largest (the attract screen's), nil without a choice:

@@ -10,6 +10,17 @@ public struct StaffEntry: Sendable {
         case topRight = "top-right"
         case bottomLeft = "bottom-left"
         case bottomRight = "bottom-right"
+
+        /// The corner as a layout made left to right sees it when `direction` mirrors it.
+        public func inLayout(_ direction: LayoutDirection) -> Corner {
+            guard direction == .rightToLeft else { return self }
+            switch self {
+            case .topLeft: return .topRight
+            case .topRight: return .topLeft
+            case .bottomLeft: return .bottomRight
+            case .bottomRight: return .bottomLeft
+            }
+        }
     }
 
     public struct Rule: Hashable, Sendable {

@@ -59,7 +59,7 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
 
     public let metrics: ScreenMetrics
     public private(set) var options: StackOptions
-    public let layout: StackLayout
+    public private(set) var layout: StackLayout
     private(set) var cards: [Entry] = []
     private(set) var departures: [Departure] = []
     private var history: [UndoRecord] = []
@@ -127,7 +127,8 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
     /// The same visit in another language: each card — in the stack, flying out, in the undo
     /// history — takes the texts of the card with its id in `visitCards` (the visit's cards in
     /// their order, translated), shown through the visit's modes; the swipe labels and the
-    /// empty and attract texts come from `options` (its `showButtons` is the deck's own).
+    /// empty and attract texts come from `options` (its `showButtons` is the deck's own; another
+    /// `reserved`, the keys of another direction, lays the stack out again).
     /// Positions, springs, the undo history and decisions not yet taken are kept.
     public mutating func relocalize(_ visitCards: [Card], options newOptions: StackOptions, at time: Instant) {
         note(time)
@@ -139,6 +140,12 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
         for i in history.indices { history[i].card = restyle(history[i].card) }
         var kept = newOptions
         kept.showButtons = options.showButtons
+        if kept.reserved != options.reserved {
+            // The language keys moved (another direction): the card and buttons move with them.
+            layout = StackLayout(
+                screen: metrics.safeSize, showButtons: kept.showButtons,
+                pointsPerMillimetre: metrics.pointsPerMillimetre, reserved: kept.reserved)
+        }
         options = kept
         checkInvariants()
     }

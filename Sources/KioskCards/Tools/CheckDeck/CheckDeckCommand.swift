@@ -5,7 +5,13 @@ import KioskSystem
 
 /// `KioskCards check-deck FILE…`: validates deck files and prints every problem.
 enum CheckDeckCommand {
-    static let table = OptionTable<[String]>(
+    /// The files to check and the kiosk's configured language.
+    struct Options {
+        var files: [String] = []
+        var language: String?
+    }
+
+    static let table = OptionTable<Options>(
         command: "check-deck", summary: "check deck files; print every problem with its line and field",
         details: """
             Checks deck files (format: schema/deck.schema.json) and prints every problem as
@@ -14,12 +20,21 @@ enum CheckDeckCommand {
             lines or a subtitle longer than the card has room for is reported as
             FILE:LINE:COLUMN: warning: FIELD: … (the card is 320×440 points on every panel, so
             what is cut on the smallest panel is cut on all of them), and so is a text without
-            a translation into a language the deck offers (docs/LANGUAGES.md); warnings keep
-            status 0.
+            a translation into a language the deck offers (docs/LANGUAGES.md), and with
+            --language a deck that does not offer the kiosk's language; warnings keep status 0.
             """,
-        options: [],
-        positional: CommandPositional(name: "FILE", help: "a deck file (JSON)", count: .oneOrMore) { files, v in
-            files.append(v)
+        options: [
+            CommandOption(
+                name: "language", value: "TAG",
+                help: "the kiosk's `language` (kiosk.conf): warn when a deck does not offer it"
+            ) { o, v in
+                guard DeckFile.isLanguageTag(v) else { return "a language tag such as de, en, fr, tr, ar or zh" }
+                o.language = v
+                return nil
+            }
+        ],
+        positional: CommandPositional(name: "FILE", help: "a deck file (JSON)", count: .oneOrMore) { o, v in
+            o.files.append(v)
             return nil
         })
 
@@ -34,15 +49,15 @@ enum CheckDeckCommand {
 
     /// Checks `arguments`' files without printing (tests call this).
     static func evaluate(arguments: [String]) -> Outcome {
-        let files: [String]
-        switch table.parse(arguments, from: []) {
-        case .success(let f): files = f
+        let options: Options
+        switch table.parse(arguments, from: Options()) {
+        case .success(let o): options = o
         case .help: return Outcome(status: 0, summaries: [table.helpText], problems: [])
         case .version: return Outcome(status: 0, summaries: ["KioskCards \(kioskCardsVersion)"], problems: [])
         case .failure(let e): return Outcome(status: 2, summaries: [], problems: ["\(e)"])
         }
         var outcome = Outcome(status: 0, summaries: [], problems: [])
-        for file in files {
+        for file in options.files {
             switch DeckLoader.load(path: file) {
             case .success(let deck):
                 let unfit = codesThatDoNotFit(deck, file: file)
@@ -55,6 +70,12 @@ enum CheckDeckCommand {
                 outcome.summaries.append("\(file): valid — \(deck.summary)")
                 outcome.warnings += deck.warnings.map { $0.formatted(file: file) }
                 outcome.warnings += cutTexts(deck, file: file)
+                let kioskDeck = deck.kioskDeck()
+                let choice = LanguageChoice(
+                    offered: kioskDeck.languages, deckLanguage: kioskDeck.language, configured: options.language)
+                if let message = choice.configuredNotOfferedMessage(deck: "this deck") {
+                    outcome.warnings.append("\(file): warning: language: " + message)
+                }
             case .failure(let problems):
                 outcome.status = 2
                 outcome.problems += problems.problems.map { $0.formatted(file: file) }
