@@ -80,6 +80,38 @@ import Testing
         }
     }
 
+    /// A card drawn with a hole (a covered card's image): every pixel outside the hole is the
+    /// one drawn without it, for holes inside the card, across its edge and in its shadow.
+    @Test func aHoleLeavesEveryOtherPixelAsItWas() throws {
+        let k = 1.8
+        let kind = ElementKind.card(BuiltInCards.stack[2])
+        let painter = ElementPainter(background: .white)
+        let l = ElementSurface.layout(for: Self.size, shadowRadius: 8, pixelsPerPoint: k)
+        let whole = try #require(
+            ElementSurface.render(kind, size: Self.size, shadowRadius: 8, pixelsPerPoint: k, painter: painter))
+        let holes = [
+            PixelRect(x: l.originX + 30, y: l.originY - 5, width: 500, height: 700),
+            PixelRect(x: 0, y: 100, width: l.originX + 3, height: 50),
+            PixelRect(x: l.originX + 1, y: l.originY + 60, width: 3, height: 600),
+            PixelRect(x: l.originX + 20, y: l.originY + 20, width: 560, height: 800),
+        ]
+        for hole in holes {
+            let holed = try #require(
+                ElementSurface.render(
+                    kind, size: Self.size, shadowRadius: 8, pixelsPerPoint: k, painter: painter, hole: hole))
+            #expect(holed.hole == hole)
+            var differing = 0
+            for y in 0..<l.height {
+                let p = whole.image.data.advanced(by: y * whole.image.stride).assumingMemoryBound(to: UInt32.self)
+                let q = holed.image.data.advanced(by: y * holed.image.stride).assumingMemoryBound(to: UInt32.self)
+                for x in 0..<l.width where p[x] != q[x] {
+                    if !(x >= hole.x && x < hole.maxX && y >= hole.y && y < hole.maxY) { differing += 1 }
+                }
+            }
+            #expect(differing == 0, "hole \(hole): \(differing) pixels outside it differ")
+        }
+    }
+
     /// What `subtracting` leaves of an area: disjoint pieces inside it that, with the
     /// rectangles taken away, cover every pixel of it once.
     @Test func subtractingCoversTheRestOnce() {
