@@ -12,7 +12,10 @@ import Glibc
 /// - the division by `2r + 1` is a multiplication by a reciprocal, checked exact for every sum
 ///   the pass can meet (`Divisor`);
 /// - a row equal to the row above it (most rows of a card's outline) is not blurred again
-///   along its length: it gets the row above's result.
+///   along its length: it gets the row above's result;
+/// - of a run of equal rows longer than twice the passes' reach only `2·reach + 2` rows go
+///   down the columns (on a 1080p card about a sixth of its rows): the rest of the run comes
+///   out as its middle row.
 ///
 /// The bytes are exactly those of the plain per-pixel running sum (`RenderShadowTests`
 /// compares them with that reference on noise and outlines at many radii).
@@ -39,11 +42,32 @@ enum BoxBlur {
             plainGaussian(data, width: width, height: height, stride: stride, radii: passes.map(\.radius))
             return
         }
+        // A run of equal rows longer than the passes reach (the middle of a card's outline)
+        // goes down the columns as `2·reach + 2` rows: every row of it further than the reach
+        // from its ends comes out as the row in the middle of those.
+        let reach = passes.reduce(0) { $0 + $1.radius }
+        var same = [Bool](repeating: false, count: height)
+        var run = (start: 0, end: 0)
+        var start = 0
+        for y in 0...height {
+            if y > 0, y < height, memcmp(data + y * stride, data + (y - 1) * stride, width) == 0 {
+                same[y] = true
+                continue
+            }
+            if y - start > run.end - run.start { run = (start, y) }
+            start = y
+        }
+        let kept = 2 * reach + 2
+        let dropped = max(0, run.end - run.start - kept)
+        // Rows from `cut` on move up by `dropped`; `middle` stands for the rows left out.
+        let cut = run.start + reach + 1
+        let middle = run.start + reach
+        let rowsBlurred = height - dropped
         // Column passes work in buffers whose rows are whole 16-byte vectors (zero beyond `width`).
         let vectors = (width + 15) / 16
         let rowBytes = vectors * 16
-        let a = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * height, alignment: 16)
-        let b = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * height, alignment: 16)
+        let a = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * rowsBlurred, alignment: 16)
+        let b = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * rowsBlurred, alignment: 16)
         let zero = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
         let sums = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * 2, alignment: 16)
         let rows = RowPasses(width: width, passes: passes)
@@ -55,24 +79,28 @@ enum BoxBlur {
             rows.deallocate()
         }
         zero.initializeMemory(as: UInt8.self, repeating: 0, count: rowBytes)
-        for y in 0..<height {
-            let source = data + y * stride
-            let out = (a + y * rowBytes).assumingMemoryBound(to: UInt8.self)
-            if y > 0, memcmp(source, source - stride, width) == 0 {
+        for c in 0..<rowsBlurred {
+            let y = c < cut ? c : c + dropped
+            let out = (a + c * rowBytes).assumingMemoryBound(to: UInt8.self)
+            // A row equal to the one above (for the first row after the cut: to the run's).
+            if c > 0, same[y] {
                 memcpy(out, out - rowBytes, rowBytes)
             } else {
-                rows.blur(source, into: out, padTo: rowBytes)
+                rows.blur(data + y * stride, into: out, padTo: rowBytes)
             }
         }
         var from = a
         var to = b
         for pass in passes {
             columnPass(
-                from: from, to: to, zero: zero, sums: sums, vectors: vectors, height: height, rowBytes: rowBytes,
+                from: from, to: to, zero: zero, sums: sums, vectors: vectors, height: rowsBlurred, rowBytes: rowBytes,
                 pass: pass)
             swap(&from, &to)
         }
-        for y in 0..<height { memcpy(data + y * stride, from + y * rowBytes, width) }
+        for y in 0..<height {
+            let c = y < cut ? y : y < cut + dropped ? middle : y - dropped
+            memcpy(data + y * stride, from + c * rowBytes, width)
+        }
     }
 
     /// Division by a box's width `2r + 1` of the rounded sums `Σ + r` a pass can meet

@@ -11,6 +11,11 @@ package struct ElementPainter {
     var background: Color
     /// Decoded product images; nil entries draw a placeholder.
     var images: ImageCache?
+    /// Fill the rows inside a card's outline without pixman's general path (`fillCard`: the
+    /// same pixels; tests compare it with cairo's fill).
+    var fillsRowsDirectly = true
+    /// Device pixels a card's fill leaves undrawn (`ElementSurface.render`'s hole).
+    var hole = PixelRect.empty
 
     package init(background: Color, images: ImageCache? = nil) {
         self.background = background
@@ -204,17 +209,9 @@ package struct ElementPainter {
         // The seed's 0.92 opacity, mixed with the backdrop rather than with the cards below:
         // their white text and photos would otherwise show through as a legible ghost (in
         // SwiftUI every card's text is black, so the ghost is nearly invisible there).
-        Draw.roundedRect(cr, x: 0, y: 0, width: w, height: h, radius: radius)
-        Draw.setColor(cr, background)
-        cairo_fill_preserve(cr)
-        let gradient = cairo_pattern_create_linear(0, 0, 0, h)!
-        defer { cairo_pattern_destroy(gradient) }
         // `Card.stackGradient`, so the contrast audit (ContrastAudit) checks what is drawn.
         let (top, bottom) = card.stackGradient
-        cairo_pattern_add_color_stop_rgba(gradient, 0, top.red, top.green, top.blue, top.alpha)
-        cairo_pattern_add_color_stop_rgba(gradient, 1, bottom.red, bottom.green, bottom.blue, bottom.alpha)
-        cairo_set_source(cr, gradient)
-        cairo_fill(cr)
+        fillCard(cr, w: w, h: h, radius: radius, top: top, bottom: bottom)
 
         let fit = CardTextFit.measure(card, size: Size(width: w, height: h), cr: cr)
         if let path = card.imagePath {

@@ -43,23 +43,28 @@ package enum ElementSurface {
     /// Draws `kind` (frame `size` in points) with a shadow of `shadowRadius` points at
     /// `pixelsPerPoint`; nil when the image cannot be allocated. `masks`: where its shadow's mask
     /// is looked up and kept (tests pass their own, apart from other tests running at once).
+    /// `hole`: image pixels left undrawn (their shadow and card fill), for an image that is
+    /// only drawn under a card that covers them opaquely (`ElementImage.hole`).
     static func render(
         _ kind: ElementKind, size: Size, shadowRadius: Double, pixelsPerPoint k: Double, painter: ElementPainter,
-        masks: ShadowMasks = .shared
+        masks: ShadowMasks = .shared, hole wanted: PixelRect = .empty
     ) -> ElementImage? {
         let l = layout(for: size, shadowRadius: shadowRadius, pixelsPerPoint: k)
         guard let image = CairoImage(width: l.width, height: l.height) else { return nil }
+        let hole = wanted.intersection(PixelRect(x: 0, y: 0, width: l.width, height: l.height))
         if shadowRadius > 0,
             let mask = shadowAlpha(kind, size: size, radius: shadowRadius, k: k, layout: l, masks: masks)
         {
-            paintShadow(mask, into: image)
+            paintShadow(mask, into: image, hole: hole)
         }
+        var painter = painter
+        painter.hole = hole
         image.draw { cr in
             cairo_translate(cr, Double(l.originX), Double(l.originY))
             cairo_scale(cr, k, k)
             painter.paint(kind, size: size, cr: cr)
         }
-        return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY)
+        return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY, hole: hole)
     }
 
     /// The shadow's alpha over the element's image (`layout`'s size, one byte a pixel, kept
@@ -106,7 +111,7 @@ package enum ElementSurface {
     /// Writes the shadow into a cleared image: black at `shadowOpacity` times the mask, as
     /// pixman composites a solid source through an A8 mask (the colour's 16-bit alpha cut to
     /// 8 bits, 84, times the mask byte, rounded: `(t + t >> 8) >> 8` with `t = a·m + 128`).
-    static func paintShadow(_ alpha: ShadowMask, into image: CairoImage) {
+    static func paintShadow(_ alpha: ShadowMask, into image: CairoImage, hole: PixelRect = .empty) {
         let a8 = UInt32((shadowOpacity * 65535).rounded()) >> 8
         var pixels = [UInt32](repeating: 0, count: 256)
         for m in 0..<256 {
@@ -122,9 +127,29 @@ package enum ElementSurface {
                     let row = (data + y * stride).assumingMemoryBound(to: UInt32.self)
                     let (s, e) = (Int(alpha.solid[y].start), Int(alpha.solid[y].end))
                     let m = a.baseAddress! + alpha.offsets[y]
-                    for x in 0..<s { row[x] = lut[Int(m[x])] }
-                    (row + s).update(repeating: lut[255], count: e - s)
-                    for x in e..<w { row[x] = lut[Int(m[x - e + s])] }
+                    // A row of the mask shared with the one above: that row's pixels.
+                    let inHole = !hole.isEmpty && y >= hole.y && y < hole.maxY
+                    let same =
+                        y > 0 && alpha.offsets[y] == alpha.offsets[y - 1] && alpha.solid[y] == alpha.solid[y - 1]
+                        && inHole == (!hole.isEmpty && y - 1 >= hole.y && y - 1 < hole.maxY)
+                    func paint(_ from: Int, _ to: Int) {
+                        guard to > from else { return }
+                        if same {
+                            (row + from).update(from: row - stride / 4 + from, count: to - from)
+                            return
+                        }
+                        for x in from..<max(from, min(to, s)) { row[x] = lut[Int(m[x])] }
+                        if min(to, e) > max(from, s) {
+                            (row + max(from, s)).update(repeating: lut[255], count: min(to, e) - max(from, s))
+                        }
+                        for x in max(from, e)..<max(to, e) { row[x] = lut[Int(m[x - e + s])] }
+                    }
+                    if inHole {
+                        paint(0, hole.x)
+                        paint(hole.maxX, w)
+                    } else {
+                        paint(0, w)
+                    }
                 }
             }
         }
@@ -183,8 +208,9 @@ final class ShadowMasks: @unchecked Sendable {
 }
 
 /// A blurred shadow mask (one byte a pixel) kept without each row's longest run of full
-/// coverage, which for a card's shadow is the part under the card: at 1.8 px/pt a card's
-/// mask keeps about a third of its bytes. `expand` gives back every byte as blurred.
+/// coverage, which for a card's shadow is the part under the card, and with each row equal
+/// to the one above kept once (`offsets` repeat): at 1.8 px/pt a card's mask keeps a few
+/// percent of its bytes. `expand` gives back every byte as blurred.
 struct ShadowMask: Sendable {
     let width: Int
     let height: Int
@@ -203,6 +229,12 @@ struct ShadowMask: Sendable {
         offsets.reserveCapacity(height)
         for y in 0..<height {
             let row = data + y * stride
+            // A row equal to the one above (most of a card's) shares its bytes.
+            if y > 0, memcmp(row, row - stride, width) == 0 {
+                solid.append(solid[y - 1])
+                offsets.append(offsets[y - 1])
+                continue
+            }
             var best = (start: 0, end: 0)
             var x = 0
             while x < width {
@@ -248,14 +280,19 @@ final class ElementImage: @unchecked Sendable {
     let rows: UnsafeMutablePointer<RowExtent>
     /// `image.height` entries (see `RowRun`).
     let runs: UnsafeMutablePointer<RowRun>
+    /// Image pixels never drawn: a covered card's inside that the card above it covers
+    /// opaquely in the still layer (`SceneRenderer.coveredInterior`). Such an image is only
+    /// drawn unturned into the layer, beside its hole, under that card. Empty: none.
+    let hole: PixelRect
 
-    init(image: CairoImage, anchorX: Double, anchorY: Double) {
+    init(image: CairoImage, anchorX: Double, anchorY: Double, hole: PixelRect = .empty) {
         self.image = image
         self.anchorX = anchorX
         self.anchorY = anchorY
+        self.hole = hole
         // Both measures in one pass, eight pixels a step (`RowMeasure`: the same values as
         // `RowExtent.measure` and `RowRun.measure`, at a fraction of their cost).
-        let measured = RowMeasure.measure(image)
+        let measured = RowMeasure.measure(image, hole: hole)
         rows = .allocate(capacity: image.height)
         rows.initialize(from: measured.extents, count: image.height)
         runs = .allocate(capacity: image.height)

@@ -1,4 +1,5 @@
 import CardModel
+import KioskSystem
 
 /// Cards whose contents no one can see: on a resting stack every card below the top one lies
 /// inside the card above it (8 pt lower, 4 % smaller), so only its edge and shadow reach the
@@ -56,6 +57,66 @@ extension SceneRenderer {
             if corners.allSatisfy({ insideRoundedRect($0, centre: centre, half: half, radius: radius) }) { return true }
         }
         return false
+    }
+
+    /// The pixels of `elements[i]`'s image (a covered card's, placed on whole pixels) that the
+    /// next card drawn after it covers opaquely: that card's outline on screen inset by two
+    /// pixels and by as much again as its corners cut off a rectangle (r·(1 − 1/√2)), in whole
+    /// pixels, in the image's coordinates. Empty when that card is not an unturned, fully
+    /// opaque card placed on whole pixels at its own scale: then nothing is left out.
+    ///
+    /// Why the next card and not any: on a stack it is the card above, which stays put when the
+    /// top card is dragged, so the still layer then rebuilt (the cards below the dragged one)
+    /// reuses the image with its hole; a hole the cover of the moment does not fit is drawn
+    /// again (`placed`).
+    func coveredHole(_ elements: [SceneElement], at i: Int) -> PixelRect {
+        guard elements.indices.contains(i),
+            let cover = elements[(i + 1)...].first(where: { if case .card = $0.kind.unmirrored { true } else { false } }
+            ),
+            cover.opacity >= 1, cover.transform.rotation == 0, let coverOutline = outline(cover),
+            let own = outline(elements[i])
+        else { return .empty }
+        let r = ElementPainter.cornerRadius(cover.kind) * coverOutline.k
+        let inset = 2 + r * (1 - 0.5.squareRoot())
+        let x0 = Int((coverOutline.rect.minX + inset).rounded(.up))
+        let y0 = Int((coverOutline.rect.minY + inset).rounded(.up))
+        let x1 = Int((coverOutline.rect.maxX - inset).rounded(.down))
+        let y1 = Int((coverOutline.rect.maxY - inset).rounded(.down))
+        guard x1 > x0, y1 > y0 else { return .empty }
+        let hole = PixelRect(x: x0 - own.offset.x, y: y0 - own.offset.y, width: x1 - x0, height: y1 - y0)
+        return hole.intersection(PixelRect(x: 0, y: 0, width: own.size.width, height: own.size.height))
+    }
+
+    /// Where `e`'s image goes when it is placed on whole pixels (unturned, at its own scale):
+    /// its top-left on screen, its size, and the card's outline on screen (pixels) at `k`
+    /// pixels per point. nil otherwise.
+    private func outline(_ e: SceneElement) -> (offset: (x: Int, y: Int), size: PixelRect, rect: Rect, k: Double)? {
+        let (key, k) = cacheKey(e)
+        let l = ElementSurface.layout(for: e.frame.size, shadowRadius: Double(key.shadowRadius), pixelsPerPoint: k)
+        let c = e.frame.center
+        let t = e.transform
+        let placement = Placement(
+            anchorX: l.anchorX, anchorY: l.anchorY, centerX: (c.x + t.translation.x) * scale,
+            centerY: (c.y + t.translation.y) * scale, rotation: t.rotation, scale: t.scale / Self.contentScale(t.scale))
+        guard let o = placement.offset else { return nil }
+        let rect = Rect(
+            x: Double(o.x + l.originX), y: Double(o.y + l.originY), width: e.frame.width * k,
+            height: e.frame.height * k)
+        return (o, PixelRect(x: 0, y: 0, width: l.width, height: l.height), rect, k)
+    }
+
+    /// `clip` without `image`'s hole at `placement`: the rectangles above, below, left and
+    /// right of it (`clip` alone when the image has none).
+    static func beside(_ image: ElementImage, at placement: Placement, in clip: PixelRect) -> [PixelRect] {
+        guard !image.hole.isEmpty, let o = placement.offset else { return [clip] }
+        let h = PixelRect(
+            x: image.hole.x + o.x, y: image.hole.y + o.y, width: image.hole.width, height: image.hole.height)
+        return [
+            PixelRect(x: clip.x, y: clip.y, width: clip.width, height: h.y - clip.y),
+            PixelRect(x: clip.x, y: h.y, width: h.x - clip.x, height: h.height),
+            PixelRect(x: h.maxX, y: h.y, width: clip.maxX - h.maxX, height: h.height),
+            PixelRect(x: clip.x, y: h.maxY, width: clip.width, height: clip.maxY - h.maxY),
+        ].map { $0.intersection(clip) }.filter { !$0.isEmpty }
     }
 
     /// Where a card's title, subtitle, watermark and photo can draw, in points from its

@@ -143,6 +143,8 @@ package final class SceneRenderer {
     var cachedSurfaces: Int { surfaces.count }
     /// The kinds of the cached element images (a bare card has no title).
     var cachedKinds: [ElementKind] { surfaces.entries.keys.map(\.kind) }
+    /// How many cached element images leave a hole under the card above them.
+    var cachedHoles: Int { surfaces.entries.values.filter { !$0.image.hole.isEmpty }.count }
 
     /// Draws `element`'s image into the cache now, if it is not there, so a later frame that
     /// shows it costs only its placement. Call it when idle, e.g. with the top card as it
@@ -466,7 +468,9 @@ package final class SceneRenderer {
             let covered =
                 skipsCoveredContents
                 && Self.contentsCovered(elements, at: i, scale: scale, background: scene.background)
-            guard let (image, placement) = placed(element, frameStart: frameStart, contentsCovered: covered)
+            // Drawn here and now, a covered card leaves out what the card above covers.
+            let hole = covered && preparer == nil ? coveredHole(elements, at: i) : .empty
+            guard let (image, placement) = placed(element, frameStart: frameStart, contentsCovered: covered, hole: hole)
             else { continue }
             still.append((image, placement, element.opacity))
             box = box.union(Compositor.footprint(image, at: placement))
@@ -475,9 +479,10 @@ package final class SceneRenderer {
         layer.reset(box: box, colour: Self.xrgb(scene.background))
         if let rows = layer.rows {
             for s in still {
-                Compositor.draw(
-                    s.image, at: s.placement, opacity: s.opacity, into: rows, base: nil, clip: layer.box, kernel: kernel
-                )
+                for clip in Self.beside(s.image, at: s.placement, in: layer.box) {
+                    Compositor.draw(
+                        s.image, at: s.placement, opacity: s.opacity, into: rows, base: nil, clip: clip, kernel: kernel)
+                }
             }
         }
         layerElements = Array(scene.elements[..<count])
@@ -485,7 +490,7 @@ package final class SceneRenderer {
     }
 
     /// The cache key of `element` as it is shown now, and the pixels per point it is drawn at.
-    private func cacheKey(_ element: SceneElement) -> (SurfaceCache.Key, Double) {
+    func cacheKey(_ element: SceneElement) -> (SurfaceCache.Key, Double) {
         let k = scale * Self.contentScale(element.transform.scale)
         let key = SurfaceCache.Key(
             kind: element.kind, size: element.frame.size, pixelsPerPoint: Int((k * 1000).rounded()),
@@ -498,7 +503,7 @@ package final class SceneRenderer {
     /// the element's contents (`contentsCovered(_:at:scale:background:)`), so unless its whole
     /// image is cached its bare one is shown (drawn, or prepared, with no text to lay out).
     private func placed(
-        _ element: SceneElement, frameStart: Int, contentsCovered: Bool = false
+        _ element: SceneElement, frameStart: Int, contentsCovered: Bool = false, hole: PixelRect = .empty
     ) -> (ElementImage, Placement)? {
         let (whole, k) = cacheKey(element)
         var key = whole
@@ -507,8 +512,10 @@ package final class SceneRenderer {
         if !preparedAhead.isEmpty { preparedAhead.remove(key) }
         if !discardedInFlight.isEmpty { discardedInFlight.remove(key) }
         if contentsCovered, !surfaces.contains(key), let bare = Self.bareKey(key) { key = bare }
+        // Only a bare image leaves a hole, and one with another hole is drawn again.
+        let hole = key == whole ? PixelRect.empty : hole
         var drawnAt = key
-        if let cached = surfaces.lookup(key) {
+        if let cached = surfaces.lookup(key), cached.hole.isEmpty || cached.hole == hole {
             image = cached
         } else if let preparer, Self.drawnAhead(element.kind),
             preparer.request(key, pixelsPerPoint: k, images: images, urgent: true),
@@ -520,7 +527,7 @@ package final class SceneRenderer {
             image = standIn
             drawnAt = standInKey
         } else {
-            guard let drawn = draw(key, pixelsPerPoint: k, frameStart: frameStart) else {
+            guard let drawn = draw(key, pixelsPerPoint: k, frameStart: frameStart, hole: hole) else {
                 Log.warning("render: cannot allocate an image for '\(element.id)'; skipped")
                 return nil
             }
@@ -540,7 +547,8 @@ package final class SceneRenderer {
 
     /// Draws `key`'s image here and now and caches it; `work` says what for (`lastFrame`).
     private func draw(
-        _ key: SurfaceCache.Key, pixelsPerPoint k: Double, frameStart: Int, as work: FrameWork = .imageDrawn
+        _ key: SurfaceCache.Key, pixelsPerPoint k: Double, frameStart: Int, as work: FrameWork = .imageDrawn,
+        hole: PixelRect = .empty
     ) -> ElementImage? {
         // Decided before drawing: a photo that arrives mid-draw only costs one more redraw.
         var pending: String?
@@ -552,7 +560,8 @@ package final class SceneRenderer {
         let painter = ElementPainter(background: background, images: images)
         guard
             let drawn = ElementSurface.render(
-                key.kind, size: key.size, shadowRadius: Double(key.shadowRadius), pixelsPerPoint: k, painter: painter)
+                key.kind, size: key.size, shadowRadius: Double(key.shadowRadius), pixelsPerPoint: k, painter: painter,
+                hole: hole)
         else { return nil }
         stats.surfaceRenders += 1
         lastFrame.insert(work)

@@ -59,6 +59,49 @@ import Testing
                     let shown = scenes[0].elements.filter { if case .card = $0.kind { $0.opacity > 0 } else { false } }
                     let bareCards = renderer.cachedKinds.filter(Self.isBareCard).count
                     #expect(bareCards == shown.count - 1, "every card but the top one drawn bare at rest")
+                    #expect(renderer.cachedHoles == shown.count - 1, "every card but the top one left out under it")
+                }
+            }
+        }
+    }
+
+    /// A covered card drawn here leaves out what the card above covers, and only where that
+    /// card is opaque and unturned on whole pixels: with the top card faded, turned, scaled,
+    /// moved by a fraction of a pixel or dragged, at rest again, and a deck that changes its
+    /// top card between frames, the screen is the one drawing every card whole gives.
+    @Test func coveredCardsLeaveOutOnlyWhatIsCovered() throws {
+        let cards = DeckScenes.manyCards(6)
+        for panel in Self.panels {
+            let size = Size(width: Double(panel.width) / panel.scale, height: Double(panel.height) / panel.scale)
+            let rest = DeckScenes.stack(cards, size: size)
+            let top = try #require(rest.elements.lastIndex { if case .card = $0.kind { true } else { false } })
+            func changed(_ body: (inout SceneElement) -> Void) -> Scene {
+                var scene = rest
+                body(&scene.elements[top])
+                return scene
+            }
+            let variants: [(String, [Scene])] = [
+                ("faded", [changed { $0.opacity = 0.9 }]),
+                ("turned", [changed { $0.transform.rotation = 0.03 }]),
+                ("scaled", [changed { $0.transform.scale = 1.03 }]),
+                ("moved", [changed { $0.transform.translation = Point(x: 0.3 / panel.scale, y: 0) }]),
+                (
+                    "dragged and back",
+                    [
+                        rest, DeckScenes.stack(cards, size: size, drag: Point(x: 90, y: 10)), rest,
+                        DeckScenes.stack(cards, size: size, drag: Point(x: -60, y: 30)),
+                    ]
+                ),
+                ("next card on top", [rest, DeckScenes.stack(Array(cards.dropFirst()), size: size), rest]),
+            ]
+            for (name, scenes) in variants {
+                for n in 1...scenes.count {
+                    let (bare, _) = Self.drawn(Array(scenes.prefix(n)), panel: panel, images: nil, bare: true)
+                    let (whole, _) = Self.drawn(Array(scenes.prefix(n)), panel: panel, images: nil, bare: false)
+                    let d = RenderFixtures.difference(bare, whole, threshold: 0)
+                    #expect(
+                        d.maxChannel == 0,
+                        "\(name), \(panel.width)×\(panel.height), \(n) scenes: max difference \(d.maxChannel)")
                 }
             }
         }

@@ -112,6 +112,38 @@ import Testing
         }
     }
 
+    /// Outlines tall enough that their run of equal rows is longer than the passes reach, so
+    /// only part of it goes down the columns (the rest is the run's middle row): the same
+    /// bytes as the reference, with the run in the middle, near an edge or the whole image.
+    @Test func blurOfLongRunsIsTheReferenceBlur() {
+        let sizes = DeckFixtures.underEmulation ? [(40, 300)] : [(40, 300), (83, 500), (17, 200), (33, 90)]
+        let sigmas = DeckFixtures.underEmulation ? [7.2] : [0.8, 1.7, 3.6, 7.2, 16.2, 40]
+        for (width, height) in sizes {
+            for sigma in sigmas {
+                let stride = width + 5
+                let outline = Self.image(width: width, height: height, stride: stride, noise: false, seed: 0)
+                // The same outline moved up to the image's top edge, and an image of one row repeated.
+                var top = outline
+                top.removeFirst(stride * height / 5)
+                top += [UInt8](repeating: 0, count: stride * height / 5)
+                let flat = [UInt8]((0..<(stride * height)).map { UInt8(truncatingIfNeeded: ($0 % stride) * 7) })
+                for (name, image) in [("outline", outline), ("top", top), ("flat", flat)] {
+                    var expected = image
+                    var got = image
+                    expected.withUnsafeMutableBufferPointer {
+                        ReferenceBlur.gaussian(
+                            $0.baseAddress!, width: width, height: height, stride: stride, sigma: sigma)
+                    }
+                    got.withUnsafeMutableBufferPointer {
+                        BoxBlur.gaussian($0.baseAddress!, width: width, height: height, stride: stride, sigma: sigma)
+                    }
+                    let differing = zip(expected, got).filter { $0 != $1 }.count
+                    #expect(differing == 0, "\(name) \(width)x\(height) sigma \(sigma): \(differing) bytes differ")
+                }
+            }
+        }
+    }
+
     /// The 16-bit reciprocal replaces the division for every box up to 201 pixels wide
     /// (σ ≈ 58 px; a card's dragged shadow at 4 pixels per point has σ = 36), checked over every
     /// sum; beyond that the blur takes the plain path.
@@ -296,6 +328,8 @@ import Testing
                 if y % 3 == 0 { data[y * stride] = 255 }
             }
         }
+        // Rows equal to the one above (kept once).
+        for y in 41..<47 { data[(y * stride)..<(y * stride + width)] = data[(40 * stride)..<(40 * stride + width)] }
         let mask = data.withUnsafeBufferPointer {
             ShadowMask($0.baseAddress!, width: width, height: height, stride: stride)
         }
