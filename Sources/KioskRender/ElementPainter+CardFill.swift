@@ -110,17 +110,7 @@ extension ElementPainter {
     /// so each part has a first column cairo draws (parts under two pixels wide are cairo's).
     static func split(_ bands: [PixelRect], around hole: PixelRect) -> [PixelRect] {
         guard !hole.isEmpty else { return bands }
-        var parts: [PixelRect] = []
-        for b in bands {
-            let y0 = max(b.y, min(b.maxY, hole.y))
-            let y1 = max(y0, min(b.maxY, hole.maxY))
-            parts.append(PixelRect(x: b.x, y: b.y, width: b.width, height: y0 - b.y))
-            parts.append(PixelRect(x: b.x, y: y0, width: min(b.maxX, hole.x) - b.x, height: y1 - y0))
-            let right = max(b.x, hole.maxX)
-            parts.append(PixelRect(x: right, y: y0, width: b.maxX - right, height: y1 - y0))
-            parts.append(PixelRect(x: b.x, y: y1, width: b.width, height: b.maxY - y1))
-        }
-        return parts.filter { $0.width >= 2 && $0.height >= 1 }
+        return bands.flatMap { $0.around(hole) }.filter { $0.width >= 2 }
     }
 
     /// `area` without `rects`, as disjoint rectangles: bands of rows between the rectangles'

@@ -109,14 +109,8 @@ extension SceneRenderer {
     /// right of it (`clip` alone when the image has none).
     static func beside(_ image: ElementImage, at placement: Placement, in clip: PixelRect) -> [PixelRect] {
         guard !image.hole.isEmpty, let o = placement.offset else { return [clip] }
-        let h = PixelRect(
-            x: image.hole.x + o.x, y: image.hole.y + o.y, width: image.hole.width, height: image.hole.height)
-        return [
-            PixelRect(x: clip.x, y: clip.y, width: clip.width, height: h.y - clip.y),
-            PixelRect(x: clip.x, y: h.y, width: h.x - clip.x, height: h.height),
-            PixelRect(x: h.maxX, y: h.y, width: clip.maxX - h.maxX, height: h.height),
-            PixelRect(x: clip.x, y: h.maxY, width: clip.width, height: clip.maxY - h.maxY),
-        ].map { $0.intersection(clip) }.filter { !$0.isEmpty }
+        return clip.around(
+            PixelRect(x: image.hole.x + o.x, y: image.hole.y + o.y, width: image.hole.width, height: image.hole.height))
     }
 
     /// Where a card's title, subtitle, watermark and photo can draw, in points from its

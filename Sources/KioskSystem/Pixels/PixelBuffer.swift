@@ -38,6 +38,18 @@ package struct PixelRect: Hashable, Sendable, CustomStringConvertible {
         return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
+    /// This rectangle without `hole`: the non-empty parts above it, left and right of it, and
+    /// below it, in that order (itself alone when `hole` is empty).
+    package func around(_ hole: PixelRect) -> [PixelRect] {
+        guard !hole.isEmpty else { return [self] }
+        return [
+            PixelRect(x: x, y: y, width: width, height: hole.y - y),
+            PixelRect(x: x, y: hole.y, width: hole.x - x, height: hole.height),
+            PixelRect(x: hole.maxX, y: hole.y, width: maxX - hole.maxX, height: hole.height),
+            PixelRect(x: x, y: hole.maxY, width: width, height: maxY - hole.maxY),
+        ].map { $0.intersection(self) }.filter { !$0.isEmpty }
+    }
+
     package var description: String { "\(x),\(y) \(width)x\(height)" }
 }
 
