@@ -122,6 +122,9 @@ package struct DeckFile: Hashable, Sendable {
     package static let defaultAttractText = UIStrings.text(.tapToStart, in: defaultLanguage)
     package static let defaultLanguage = "de"
 
+    /// What a command-line or config value that must be a language tag should be (`isLanguageTag`).
+    package static let languageTagExpected = "a language tag such as de, en, fr, tr, ar or zh"
+
     /// A BCP 47-ish tag: 2–3 letters, then "-" parts of 2–8 letters or digits ("de", "en-GB", "zh-Hans").
     package static func isLanguageTag(_ s: String) -> Bool {
         let parts = s.split(separator: "-", omittingEmptySubsequences: false)

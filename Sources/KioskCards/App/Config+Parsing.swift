@@ -61,7 +61,7 @@ extension KioskConfig {
             name: "language", value: "TAG",
             help: "the language each visit starts in (default: the deck's); visitors pick others on screen"
         ) { c, v in
-            guard DeckFile.isLanguageTag(v) else { return "a language tag such as de, en, fr, tr, ar or zh" }
+            guard DeckFile.isLanguageTag(v) else { return DeckFile.languageTagExpected }
             c.language = v
             return nil
         },

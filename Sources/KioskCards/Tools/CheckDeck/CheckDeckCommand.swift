@@ -28,7 +28,7 @@ enum CheckDeckCommand {
                 name: "language", value: "TAG",
                 help: "the kiosk's `language` (kiosk.conf): warn when a deck does not offer it"
             ) { o, v in
-                guard DeckFile.isLanguageTag(v) else { return "a language tag such as de, en, fr, tr, ar or zh" }
+                guard DeckFile.isLanguageTag(v) else { return DeckFile.languageTagExpected }
                 o.language = v
                 return nil
             }

@@ -77,7 +77,7 @@ struct RenderOptions: Equatable {
                 name: "lang", value: "TAG",
                 help: "draw as a visitor who picked this language sees it (its texts, right to left for ar)"
             ) { o, v in
-                guard DeckFile.isLanguageTag(v) else { return "a language tag such as de, en, fr, tr, ar or zh" }
+                guard DeckFile.isLanguageTag(v) else { return DeckFile.languageTagExpected }
                 o.language = v
                 return nil
             },
