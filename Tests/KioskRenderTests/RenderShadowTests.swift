@@ -95,21 +95,29 @@ import Testing
                 for noise in [true, false] {
                     seed += 1
                     let stride = width + 3
-                    var expected = Self.image(width: width, height: height, stride: stride, noise: noise, seed: seed)
-                    var got = expected
-                    expected.withUnsafeMutableBufferPointer {
-                        ReferenceBlur.gaussian(
-                            $0.baseAddress!, width: width, height: height, stride: stride, sigma: sigma)
-                    }
-                    got.withUnsafeMutableBufferPointer {
-                        BoxBlur.gaussian($0.baseAddress!, width: width, height: height, stride: stride, sigma: sigma)
-                    }
-                    let differing = zip(expected, got).filter { $0 != $1 }.count
+                    let image = Self.image(width: width, height: height, stride: stride, noise: noise, seed: seed)
+                    let differing = Self.bytesDifferingFromReference(
+                        image, width: width, height: height, stride: stride, sigma: sigma)
                     #expect(
                         differing == 0, "\(width)x\(height) sigma \(sigma) noise \(noise): \(differing) bytes differ")
                 }
             }
         }
+    }
+
+    /// How many bytes of `image` blurred by `BoxBlur` differ from the reference blur's.
+    static func bytesDifferingFromReference(
+        _ image: [UInt8], width: Int, height: Int, stride: Int, sigma: Double
+    ) -> Int {
+        var expected = image
+        var got = image
+        expected.withUnsafeMutableBufferPointer {
+            ReferenceBlur.gaussian($0.baseAddress!, width: width, height: height, stride: stride, sigma: sigma)
+        }
+        got.withUnsafeMutableBufferPointer {
+            BoxBlur.gaussian($0.baseAddress!, width: width, height: height, stride: stride, sigma: sigma)
+        }
+        return zip(expected, got).filter { $0 != $1 }.count
     }
 
     /// Outlines tall enough that their run of equal rows is longer than the passes reach, so
@@ -128,16 +136,8 @@ import Testing
                 top += [UInt8](repeating: 0, count: stride * height / 5)
                 let flat = [UInt8]((0..<(stride * height)).map { UInt8(truncatingIfNeeded: ($0 % stride) * 7) })
                 for (name, image) in [("outline", outline), ("top", top), ("flat", flat)] {
-                    var expected = image
-                    var got = image
-                    expected.withUnsafeMutableBufferPointer {
-                        ReferenceBlur.gaussian(
-                            $0.baseAddress!, width: width, height: height, stride: stride, sigma: sigma)
-                    }
-                    got.withUnsafeMutableBufferPointer {
-                        BoxBlur.gaussian($0.baseAddress!, width: width, height: height, stride: stride, sigma: sigma)
-                    }
-                    let differing = zip(expected, got).filter { $0 != $1 }.count
+                    let differing = Self.bytesDifferingFromReference(
+                        image, width: width, height: height, stride: stride, sigma: sigma)
                     #expect(differing == 0, "\(name) \(width)x\(height) sigma \(sigma): \(differing) bytes differ")
                 }
             }
