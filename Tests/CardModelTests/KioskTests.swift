@@ -195,6 +195,22 @@ import Testing
         #expect(r.decisions.first?.decision.action == .swipedRight, "a swipe to the left is forward in Arabic")
     }
 
+    /// Right to left, "Aa" sits in the mirrored corner: a tap where the screen shows it opens the
+    /// control, and a tap on a switch where the screen shows that switch turns it on.
+    @Test func rightToLeftAaOpensWhereTheScreenShowsIt() throws {
+        var r = Rig(Self.deck(languages: ["de", "ar"]))
+        r.feed(.language("ar"))
+        func shown(_ id: String) throws -> Rect {
+            try #require(r.kiosk.scene(at: r.t).elements.first { $0.id == id }).frame
+        }
+        let button = try shown("a11y:button")
+        #expect(button.center.x > Self.screen.width / 2, "mirrored into the right-hand corner")
+        r.tap(button.center)
+        #expect(r.kiosk.accessControl.isOpen)
+        r.tap(try shown("a11y:largeText").center)
+        #expect(r.kiosk.accessControl.modes.largeText && r.decisions.isEmpty)
+    }
+
     @Test func theNextVisitorStartsInTheDecksLanguage() {
         var r = Rig(Self.deck(languages: ["de", "en"], idle: 20))
         r.feed(.language("en"))

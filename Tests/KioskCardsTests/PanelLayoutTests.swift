@@ -24,9 +24,10 @@ import Testing
 
     /// The screens a visitor meets: the stack's attract screen and its visit, the list and a
     /// row's detail page; `stackSwitched`: a stack visit begun in the start language whose
-    /// visitor then picks the test's language from the keys.
+    /// visitor then picks the test's language from the keys; `stackAccess`, `listAccess`: a
+    /// visit with the accessibility control ("Aa") opened, its switches on screen.
     enum Screen: String, CaseIterable {
-        case stackAttract, stackVisit, stackSwitched, list, detail
+        case stackAttract, stackVisit, stackSwitched, stackAccess, list, listAccess, detail
     }
 
     /// The touch targets of `scene`: the deck's buttons, the language keys, "Aa", the list's
@@ -39,12 +40,18 @@ import Testing
             if case .mirrored(let inner) = kind { kind = inner }  // right to left
             if case .detailPage = kind { return true } else { return false }
         }
+        // An opened "Aa" takes every touch but the staff corner's until it closes: only its own
+        // button and switches can be touched then.
+        let accessOpen = scene.elements.contains { isAccessSwitch($0.kind) }
         for e in scene.elements {
             if let page, e.zIndex <= page.zIndex { continue }
             var kind = e.kind
             if case .mirrored(let inner) = kind { kind = inner }
             switch kind {
-            case .button, .wordButton, .languageKey, .accessibilityButton, .accessibilitySwitch:
+            case .accessibilityButton, .accessibilitySwitch:
+                out.append((e.id, e.frame))
+            case _ where accessOpen: break
+            case .button, .wordButton, .languageKey:
                 out.append((e.id, e.frame))
             case .row:
                 let shown = rowArea.map { e.frame.intersection($0) } ?? e.frame
@@ -97,7 +104,7 @@ import Testing
         language: String? = nil
     ) -> (Scene, Kiosk) {
         var deckFile = file
-        deckFile.layout = screen == .list || screen == .detail ? .list : .stack
+        deckFile.layout = [.list, .listAccess, .detail].contains(screen) ? .list : .stack
         let start = Instant.seconds(1)
         var kiosk = Kiosk(
             deck: deckFile.kioskDeck(), metrics: metrics,
@@ -118,7 +125,7 @@ import Testing
             t = t.advanced(bySeconds: 0.06)
             feed(.touch(TouchFrame(time: t, contacts: [TouchContact(id: 7, position: p, phase: .ended)])))
         }
-        if screen == .stackVisit || screen == .stackSwitched {
+        if [.stackVisit, .stackSwitched, .stackAccess].contains(screen) {
             // The first touch begins a visit (on the card).
             tap(Point(x: metrics.size.width / 2, y: metrics.size.height / 2))
         }
@@ -132,8 +139,22 @@ import Testing
                 tap(row.frame.center)
             }
         }
+        if screen == .stackAccess || screen == .listAccess {
+            let control = kiosk.scene(at: t).elements.first {
+                var kind = $0.kind
+                if case .mirrored(let inner) = kind { kind = inner }
+                if case .accessibilityButton = kind { return true } else { return false }
+            }
+            if let control { tap(control.frame.center) }
+        }
         t = t.advanced(bySeconds: 2)
         return (kiosk.scene(at: t), kiosk)
+    }
+
+    static func isAccessSwitch(_ kind: ElementKind) -> Bool {
+        var kind = kind
+        if case .mirrored(let inner) = kind { kind = inner }
+        if case .accessibilitySwitch = kind { return true } else { return false }
     }
 
     static func decks() throws -> [(String, DeckFile)] {
@@ -160,8 +181,14 @@ import Testing
                     screen, file: file, metrics: g.metrics, corner: corner, language: language)
                 let corner = kiosk.staffEntry.cornerRect
                 let rowArea = (kiosk.deck as? ListDeck)?.layout.viewport
+                if screen == .stackAccess || screen == .listAccess,
+                    !scene.elements.contains(where: { Self.isAccessSwitch($0.kind) })
+                {
+                    all.append("\(deckName), \(screen.rawValue): the accessibility control did not open")
+                }
                 let found = Self.problems(
-                    Self.targets(scene, staffCorner: corner, rowArea: screen == .list ? rowArea : nil),
+                    Self.targets(
+                        scene, staffCorner: corner, rowArea: [.list, .listAccess].contains(screen) ? rowArea : nil),
                     size: g.metrics.size, perMM: perMM)
                 all += found.map { "\(deckName), \(screen.rawValue): \($0)" }
             }
@@ -171,7 +198,7 @@ import Testing
 
     @Test(arguments: mountings)
     func theStackHasNoOverlapAndNoTargetUnderNineMillimetres(mounting: Mounting) throws {
-        let all = try Self.problems(mounting, screens: [.stackAttract, .stackVisit])
+        let all = try Self.problems(mounting, screens: [.stackAttract, .stackVisit, .stackAccess])
         #expect(all.isEmpty, "\(mounting.testDescription): \(all.count) problems:\n\(all.joined(separator: "\n"))")
     }
 
@@ -203,19 +230,22 @@ import Testing
     /// its rows, the detail page's back and Delete and the staff corner.
     @Test(arguments: mountings)
     func theListAndItsDetailPage(mounting: Mounting) throws {
-        let all = try Self.problems(mounting, screens: [.list, .detail])
+        let all = try Self.problems(mounting, screens: [.list, .listAccess, .detail])
         #expect(all.isEmpty, "\(mounting.testDescription): \(all.count) problems:\n\(all.joined(separator: "\n"))")
     }
 
-    /// The list, its "+" bar and its detail page keep clear of the staff corner wherever it is
-    /// configured, on every preset mounted both ways, in both decks, and with the six-language
-    /// deck read in Arabic (the scene mirrored): no row, control or key under the corner square.
+    /// The list, its "+" bar, its "Aa" opened and its detail page keep clear of the staff corner
+    /// wherever it is configured, on every preset mounted both ways, in both decks, and with the
+    /// six-language deck read in Arabic (the scene mirrored): no row, control or key under the
+    /// corner square.
     @Test(arguments: StaffEntry.Corner.allCases)
     func theListKeepsClearOfTheStaffCorner(corner: StaffEntry.Corner) throws {
         var all: [String] = []
         for mounting in Self.mountings {
             for language in [nil, "ar"] {
-                all += try Self.problems(mounting, screens: [.list, .detail], corner: corner, language: language).map {
+                all += try Self.problems(
+                    mounting, screens: [.list, .listAccess, .detail], corner: corner, language: language
+                ).map {
                     "\(mounting.testDescription)\(language.map { ", in \($0)" } ?? ""): \($0)"
                 }
             }
@@ -223,15 +253,16 @@ import Testing
         #expect(all.isEmpty, "\(corner.rawValue): \(all.count) problems:\n\(all.joined(separator: "\n"))")
     }
 
-    /// The stack's ✗, undo and ✓, its "Aa" and its language keys keep clear of the staff corner
-    /// wherever it is configured, on every preset mounted both ways, in both decks, left to
-    /// right and read in Arabic (the scene mirrored: from the start, and switched to mid-visit).
+    /// The stack's ✗, undo and ✓, its "Aa" (closed and opened) and its language keys keep clear
+    /// of the staff corner wherever it is configured, on every preset mounted both ways, in both
+    /// decks, left to right and read in Arabic (the scene mirrored: from the start, and switched
+    /// to mid-visit).
     @Test(arguments: StaffEntry.Corner.allCases)
     func theStackKeepsClearOfTheStaffCorner(corner: StaffEntry.Corner) throws {
         var all: [String] = []
         for mounting in Self.mountings {
             for language in [nil, "ar"] {
-                var screens: [Screen] = [.stackAttract, .stackVisit]
+                var screens: [Screen] = [.stackAttract, .stackVisit, .stackAccess]
                 if language != nil { screens.append(.stackSwitched) }
                 all += try Self.problems(mounting, screens: screens, corner: corner, language: language).map {
                     "\(mounting.testDescription)\(language.map { ", in \($0)" } ?? ""): \($0)"

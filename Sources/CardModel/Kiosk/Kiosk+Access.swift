@@ -1,10 +1,14 @@
 /// The visible per-visit accessibility control ("Aa"), the keypad in front of the deck, the
 /// one-switch scan (`switch-key`) and speech: what they do to the deck, the session and the record.
 extension Kiosk {
-    /// A frame of the fingers the control owns. A switch that changed restyles the deck at once
-    /// and, with any mode on, the countdown lasts at least 20 s. The panel opening over the deck
-    /// cancels the deck's fingers.
-    mutating func accessTouch(_ frame: TouchFrame) {
+    /// A frame of the fingers the control owns, in screen coordinates. The control is laid out
+    /// left to right and mirrored on screen with the rest in a right-to-left language, so its
+    /// fingers are mirrored back first (as the router's claim is). A switch that changed
+    /// restyles the deck at once and, with any mode on, the countdown lasts at least 20 s. The
+    /// panel opening over the deck cancels the deck's fingers.
+    mutating func accessTouch(_ screenFrame: TouchFrame) {
+        let frame =
+            languages.direction == .rightToLeft ? screenFrame.mirrored(width: metrics.size.width) : screenFrame
         let before = accessControl.modes
         let wasOpen = accessControl.isOpen
         _ = accessControl.take(frame)
