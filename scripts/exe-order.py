@@ -13,6 +13,7 @@ correctness. Regenerate it after changes to the drawing or start-up path:
     scripts/release-build.sh && scripts/exe-order.py .build/release/KioskCards
 
 Usage: scripts/exe-order.py BINARY [--out FILE] [--sizes 800x480,1920x1080]
+       scripts/exe-order.py BINARY --check [--out FILE]   (the list against BINARY's functions)
 """
 import argparse
 import collections
@@ -79,12 +80,34 @@ def functions(profile, binary):
     return cost, pages
 
 
+def check(binary, order, most_missing=0.10):
+    """How many functions the order lists that `binary` no longer has. A list written before a
+    change of the drawing or start-up path names functions since renamed or gone; past
+    `most_missing` of them the check fails and says how to regenerate it."""
+    names = [line.strip() for line in open(order) if line.strip() and not line.startswith("#")]
+    run = subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"exe-order: cannot list the functions of {binary}: {run.stderr.strip()}")
+    defined = {line.split()[-1] for line in run.stdout.splitlines() if line.split()}
+    missing = [n for n in names if n not in defined and not n.startswith("(")]
+    share = len(missing) / max(1, len(names))
+    print(f"exe-order: {len(missing)} of the {len(names)} functions {os.path.relpath(order, ROOT)} lists "
+          f"are not in {binary} ({share * 100:.1f} %)")
+    if share > most_missing:
+        sys.exit(f"exe-order: the order is stale (over {most_missing * 100:.0f} % gone): regenerate it with "
+                 f"scripts/exe-order.py {binary} and commit deploy/kioskcards.order")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("binary")
     parser.add_argument("--out", default=os.path.join(ROOT, "deploy", "kioskcards.order"))
     parser.add_argument("--sizes", default="800x480,1920x1080")
+    parser.add_argument("--check", action="store_true", help="only check the list against BINARY")
     args = parser.parse_args()
+    if args.check:
+        check(args.binary, args.out)
+        return
     if subprocess.run(["which", "valgrind"], capture_output=True).returncode != 0:
         sys.exit("exe-order: needs valgrind (apt-get install valgrind)")
     total = collections.Counter()

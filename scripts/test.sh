@@ -110,6 +110,8 @@ fi
 step figures "docs figures (scripts/docs-figures.py: docs/PERFORMANCE.md's figures printed by their commands)"
 [ -x .build/release/KioskCards ] || scripts/release-build.sh
 python3 scripts/docs-figures.py
+# The linker's function order (deploy/kioskcards.order) against the functions the binary has.
+python3 scripts/exe-order.py .build/release/KioskCards --check
 
 # The amd64 half's table now; the arm64 lane prints its own, then the grand total.
 trap - EXIT
