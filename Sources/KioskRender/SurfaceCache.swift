@@ -50,8 +50,9 @@ struct SurfaceCache {
     ///   cards' bytes. What it holds: the top card at rest and as dragged, the card beneath as
     ///   it lies and as it will look on top, the card a swipe brings up to the bottom, the two
     ///   card-sized swipe stamps, the card under a returning undo — 6.6 such cards at 1.8 px/pt
-    ///   — and the cards deeper than the one beneath, kept framed once the still layer has them
-    ///   (`FramedImage`: about 14 % of a card each). The probe's drag holds 13.7 MB at 1920×1080.
+    ///   — and the cards deeper than the one beneath, kept framed (`FramedImage`: drawn so in
+    ///   the frame, or framed when idle; about 14 % of a card each). The probe's drag holds
+    ///   13.7 MB at 1920×1080.
     /// - A list: a screenful of rows and a detail page, two frames' bytes.
     ///
     /// The larger of the two: at 1920×1080 (1.8 px/pt) 17.8 MB, at 800×480 (0.8 px/pt) 3.5 MB.
