@@ -78,7 +78,8 @@ final class FramedImage: @unchecked Sendable {
             let a = left.map { $0.image.rows[y] } ?? .empty
             var b = right.map { $0.image.rows[y] } ?? .empty
             let dx = Int32(hole.maxX)
-            b = RowExtent(first: b.first + dx, end: b.end + dx, opaqueFirst: b.opaqueFirst + dx, opaqueEnd: b.opaqueEnd + dx)
+            b = RowExtent(
+                first: b.first + dx, end: b.end + dx, opaqueFirst: b.opaqueFirst + dx, opaqueEnd: b.opaqueEnd + dx)
             let first = a.end > a.first ? a.first : Int32(hole.x)
             let end = b.end > b.first ? b.end : Int32(hole.maxX)
             // The hole's run, joined with the opaque runs that touch it; the longest of it and

@@ -130,7 +130,8 @@ import Testing
             for y in 0..<l.height where y < hole.y || y >= hole.maxY {
                 let (a, b) = (framed.extents[y], whole.rows[y])
                 #expect(
-                    a.first == b.first && a.end == b.end && a.opaqueFirst == b.opaqueFirst && a.opaqueEnd == b.opaqueEnd,
+                    a.first == b.first && a.end == b.end && a.opaqueFirst == b.opaqueFirst
+                        && a.opaqueEnd == b.opaqueEnd,
                     "hole \(hole), row \(y): extents differ")
             }
         }
