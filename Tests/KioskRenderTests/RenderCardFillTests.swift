@@ -137,6 +137,28 @@ import Testing
         }
     }
 
+    /// A framed card counts its hole opaque (the card above writes it): with the hole inside
+    /// the card's opaque inside, every row's drawn span and opaque run are the whole image's.
+    @Test func aFramedCardCountsItsHoleOpaque() throws {
+        let k = 1.8
+        let kind = ElementKind.card(BuiltInCards.stack[1])
+        let painter = ElementPainter(background: .white)
+        let l = ElementSurface.layout(for: Self.size, shadowRadius: 8, pixelsPerPoint: k)
+        let whole = try #require(
+            ElementSurface.render(kind, size: Self.size, shadowRadius: 8, pixelsPerPoint: k, painter: painter))
+        let hole = PixelRect(x: l.originX + 40, y: l.originY + 40, width: 400, height: 600)
+        let framed = try #require(FramedImage(whole, hole: hole))
+        var differing: [Int] = []
+        for y in 0..<l.height {
+            let (a, b) = (framed.extents[y], whole.rows[y])
+            if a.first != b.first || a.end != b.end || a.opaqueFirst != b.opaqueFirst || a.opaqueEnd != b.opaqueEnd {
+                differing.append(y)
+            }
+        }
+        #expect(differing.isEmpty, "rows whose extents differ: \(differing.prefix(10))")
+        #expect(framed.byteCount == (l.width * l.height - hole.width * hole.height) * 4, "the strips hold the rest")
+    }
+
     /// What `subtracting` leaves of an area: disjoint pieces inside it that, with the
     /// rectangles taken away, cover every pixel of it once.
     @Test func subtractingCoversTheRestOnce() {
