@@ -43,12 +43,38 @@ package enum ElementSurface {
     /// Draws `kind` (frame `size` in points) with a shadow of `shadowRadius` points at
     /// `pixelsPerPoint`; nil when the image cannot be allocated. `masks`: where its shadow's mask
     /// is looked up and kept (tests pass their own, apart from other tests running at once).
-    /// `hole`: image pixels left undrawn (their shadow and card fill), for an image that is
-    /// only drawn under a card that covers them opaquely (`ElementImage.hole`).
     static func render(
         _ kind: ElementKind, size: Size, shadowRadius: Double, pixelsPerPoint k: Double, painter: ElementPainter,
-        masks: ShadowMasks = .shared, hole wanted: PixelRect = .empty
+        masks: ShadowMasks = .shared
     ) -> ElementImage? {
+        guard
+            let (image, l) = draw(
+                kind, size: size, shadowRadius: shadowRadius, pixelsPerPoint: k, painter: painter, masks: masks,
+                hole: .empty)
+        else { return nil }
+        return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY)
+    }
+
+    /// `render` for an image only ever drawn unturned under a card that covers `hole` (image
+    /// pixels) opaquely: drawn with the hole left out (its shadow and card fill), and kept as
+    /// the strips around it (`FramedImage`). nil when an image cannot be allocated.
+    static func renderFramed(
+        _ kind: ElementKind, size: Size, shadowRadius: Double, pixelsPerPoint k: Double, painter: ElementPainter,
+        masks: ShadowMasks = .shared, hole: PixelRect
+    ) -> FramedImage? {
+        guard
+            let (image, l) = draw(
+                kind, size: size, shadowRadius: shadowRadius, pixelsPerPoint: k, painter: painter, masks: masks,
+                hole: hole)
+        else { return nil }
+        return FramedImage(image, anchorX: l.anchorX, anchorY: l.anchorY, hole: hole)
+    }
+
+    /// The drawing of `render`, with `hole`'s pixels left undrawn where that saves work.
+    private static func draw(
+        _ kind: ElementKind, size: Size, shadowRadius: Double, pixelsPerPoint k: Double, painter: ElementPainter,
+        masks: ShadowMasks, hole wanted: PixelRect
+    ) -> (CairoImage, Layout)? {
         let l = layout(for: size, shadowRadius: shadowRadius, pixelsPerPoint: k)
         guard let image = CairoImage(width: l.width, height: l.height) else { return nil }
         let hole = wanted.intersection(PixelRect(x: 0, y: 0, width: l.width, height: l.height))
@@ -64,7 +90,7 @@ package enum ElementSurface {
             cairo_scale(cr, k, k)
             painter.paint(kind, size: size, cr: cr)
         }
-        return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY, hole: hole)
+        return (image, l)
     }
 
     /// The shadow's alpha over the element's image (`layout`'s size, one byte a pixel, kept
@@ -280,19 +306,14 @@ final class ElementImage: @unchecked Sendable {
     let rows: UnsafeMutablePointer<RowExtent>
     /// `image.height` entries (see `RowRun`).
     let runs: UnsafeMutablePointer<RowRun>
-    /// Image pixels never drawn: a covered card's inside that the card above it covers
-    /// opaquely in the still layer (`SceneRenderer.coveredInterior`). Such an image is only
-    /// drawn unturned into the layer, beside its hole, under that card. Empty: none.
-    let hole: PixelRect
 
-    init(image: CairoImage, anchorX: Double, anchorY: Double, hole: PixelRect = .empty) {
+    init(image: CairoImage, anchorX: Double, anchorY: Double) {
         self.image = image
         self.anchorX = anchorX
         self.anchorY = anchorY
-        self.hole = hole
         // Both measures in one pass, eight pixels a step (`RowMeasure`: the same values as
         // `RowExtent.measure` and `RowRun.measure`, at a fraction of their cost).
-        let measured = RowMeasure.measure(image, hole: hole)
+        let measured = RowMeasure.measure(image)
         rows = .allocate(capacity: image.height)
         rows.initialize(from: measured.extents, count: image.height)
         runs = .allocate(capacity: image.height)

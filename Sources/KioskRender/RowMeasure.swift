@@ -11,10 +11,8 @@ import KioskSystem
 /// `RenderRowMeasureTests` compares them with the one-pixel-at-a-time measures on drawn cards,
 /// pages, rows and random images.
 enum RowMeasure {
-    /// Both measures of `image`, every row. Rows through `hole` (pixels never drawn, see
-    /// `ElementImage.hole`) are measured beside it only, with no opaque run and no band: such
-    /// an image is only ever blended beside its hole.
-    static func measure(_ image: CairoImage, hole: PixelRect = .empty) -> (extents: [RowExtent], runs: [RowRun]) {
+    /// Both measures of `image`, every row.
+    static func measure(_ image: CairoImage) -> (extents: [RowExtent], runs: [RowRun]) {
         let src = UnsafePointer(image.data.assumingMemoryBound(to: UInt32.self))
         let sw = image.stride / 4
         let (w, h) = (image.width, image.height)
@@ -24,11 +22,6 @@ enum RowMeasure {
         own.reserveCapacity(h)
         for y in 0..<h {
             let row = src + y * sw
-            if !hole.isEmpty, y >= hole.y, y < hole.maxY {
-                extents.append(besideHole(row, width: w, hole: hole))
-                own.append(RowRun.Band(color: 0, first: 0, last: 0, end: Int32(y)))
-                continue
-            }
             extents.append(extent(row, width: w))
             own.append(longestRun(row, width: w, y: y))
         }
@@ -78,19 +71,6 @@ enum RowMeasure {
             if x &- start > best.1 &- best.0 { best = (start, x) }
         }
         return RowExtent(first: Int32(first), end: Int32(end), opaqueFirst: Int32(best.0), opaqueEnd: Int32(best.1))
-    }
-
-    /// The drawn span of a row through `hole`: from the first pixel not 0 left of it (else
-    /// right of it) to the last right of it (else left of it); no opaque run.
-    static func besideHole(_ row: UnsafePointer<UInt32>, width w: Int, hole: PixelRect) -> RowExtent {
-        let left = extent(row, width: hole.x)
-        let right = extent(row + hole.maxX, width: w - hole.maxX)
-        let hasLeft = left.end > left.first
-        let hasRight = right.end > right.first
-        guard hasLeft || hasRight else { return .empty }
-        let first = hasLeft ? left.first : Int32(hole.maxX) + right.first
-        let end = hasRight ? Int32(hole.maxX) + right.end : left.end
-        return RowExtent(first: first, end: end, opaqueFirst: 0, opaqueEnd: 0)
     }
 
     /// `RowRun.measure`'s band of one row: its longest run of one value (the first of equal ones).

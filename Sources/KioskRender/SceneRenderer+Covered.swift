@@ -67,8 +67,8 @@ extension SceneRenderer {
     ///
     /// Why the next card and not any: on a stack it is the card above, which stays put when the
     /// top card is dragged, so the still layer then rebuilt (the cards below the dragged one)
-    /// reuses the image with its hole; a hole the cover of the moment does not fit is drawn
-    /// again (`placed`).
+    /// reuses the framed image; one whose hole the cover of the moment does not hide is drawn
+    /// again (`keepFramedWhereHidden`).
     func coveredHole(_ elements: [SceneElement], at i: Int) -> PixelRect {
         guard elements.indices.contains(i),
             let cover = elements[(i + 1)...].first(where: { if case .card = $0.kind.unmirrored { true } else { false } }
@@ -103,14 +103,6 @@ extension SceneRenderer {
             x: Double(o.x + l.originX), y: Double(o.y + l.originY), width: e.frame.width * k,
             height: e.frame.height * k)
         return (o, PixelRect(x: 0, y: 0, width: l.width, height: l.height), rect, k)
-    }
-
-    /// `clip` without `image`'s hole at `placement`: the rectangles above, below, left and
-    /// right of it (`clip` alone when the image has none).
-    static func beside(_ image: ElementImage, at placement: Placement, in clip: PixelRect) -> [PixelRect] {
-        guard !image.hole.isEmpty, let o = placement.offset else { return [clip] }
-        return clip.around(
-            PixelRect(x: image.hole.x + o.x, y: image.hole.y + o.y, width: image.hole.width, height: image.hole.height))
     }
 
     /// Where a card's title, subtitle, watermark and photo can draw, in points from its

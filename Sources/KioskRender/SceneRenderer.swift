@@ -97,7 +97,7 @@ package final class SceneRenderer {
     /// Discarded while the thread was drawing them: dropped when they arrive.
     private var discardedInFlight: Set<SurfaceCache.Key> = []
 
-    private var surfaces: SurfaceCache
+    var surfaces: SurfaceCache
     private let layer: StillLayer
     /// The elements (bottom of the z-order) baked into `layer` on `layerBackground`; nil: none.
     private var layerElements: [SceneElement]?
@@ -143,14 +143,22 @@ package final class SceneRenderer {
     var cachedSurfaces: Int { surfaces.count }
     /// The kinds of the cached element images (a bare card has no title).
     var cachedKinds: [ElementKind] { surfaces.entries.keys.map(\.kind) }
-    /// How many cached element images leave a hole under the card above them.
-    var cachedHoles: Int { surfaces.entries.values.filter { !$0.image.hole.isEmpty }.count }
+    /// The cached element images, least recently used first: key, bytes, whether kept framed
+    /// and the use counter of their last use (compare with `cacheClock`).
+    var cacheContents: [(key: SurfaceCache.Key, bytes: Int, framed: Bool, lastUse: Int)] {
+        surfaces.entries.map { ($0.key, $0.value.byteCount, $0.value.framed != nil, $0.value.lastUse) }.sorted {
+            $0.3 < $1.3
+        }
+    }
+    /// The cache's use counter now.
+    var cacheClock: Int { surfaces.now }
 
     /// Draws `element`'s image into the cache now, if it is not there, so a later frame that
     /// shows it costs only its placement. Call it when idle, e.g. with the top card as it
     /// will look once dragged (shadow 18), so the first drag frame does not draw a card.
     /// With a preparer this only queues the image (ahead of need, after what frames need now).
     package func prepare(_ element: SceneElement, background: Color) {
+        framePendingCovered()
         self.background = background
         if let preparer, Self.drawnAhead(element.kind) || Self.preparedOffTheLoop(element.kind) {
             let (key, k) = cacheKey(element)
@@ -299,8 +307,10 @@ package final class SceneRenderer {
                 if !rect.isEmpty { moving.append(Moving(fill: fill.colour, box: rect)) }
                 continue
             }
-            guard let (image, placement) = placed(element, frameStart: frameStart) else { continue }
-            moving.append(Moving(image: image, placement: placement, opacity: element.opacity, box: box))
+            guard let shown = placed(element, frameStart: frameStart) else { continue }
+            for l in shown.layers {
+                moving.append(Moving(image: l.image, placement: l.placement, opacity: element.opacity, box: box))
+            }
         }
         guard let lowest = moving.first else {
             layer.copy(damage, to: target)
@@ -343,6 +353,15 @@ package final class SceneRenderer {
     /// Draw a still card whose contents a card above covers bare, when its whole image is not
     /// cached (the same pixels; tests compare the renderer with and without it).
     var skipsCoveredContents = true
+
+    /// Keep a covered card's bare image framed, only what can show of it (`FramedImage`: the
+    /// same pixels; tests compare the renderer with and without it).
+    var keepsCoveredFramed = true
+    /// Covered cards' images to keep framed, where they were placed and what the card above
+    /// them covers: framed when the app is idle (`prepare`), not in the frame that rebuilt the
+    /// layer.
+    var pendingFrames: [(key: SurfaceCache.Key, image: ElementImage, at: (x: Int, y: Int), cover: Compositor.Hidden)] =
+        []
 
     /// An element drawn this frame over the layer: its cached image, or a flat stand-in.
     private struct Moving {
@@ -461,30 +480,40 @@ package final class SceneRenderer {
         stats.layerRebuilds += 1
         lastFrame.insert(.layerRebuilt)
         // Pixels only where still elements can draw (each within its image's footprint).
-        var still: [(image: ElementImage, placement: Placement, opacity: Double)] = []
+        var parts: [StillPart] = []
         var box = PixelRect.empty
         let elements = Array(scene.elements[..<count])
         for (i, element) in elements.enumerated() where element.opacity > 0 {
             let covered =
                 skipsCoveredContents
                 && Self.contentsCovered(elements, at: i, scale: scale, background: scene.background)
+            if covered, let part = framedPart(element) {
+                parts.append(part)
+                box = box.union(part.shown.footprint)
+                continue
+            }
+            let bareKey = covered ? coveredKey(element) : nil
             // Drawn here and now, a covered card leaves out what the card above covers.
-            let hole = covered && preparer == nil ? coveredHole(elements, at: i) : .empty
-            guard let (image, placement) = placed(element, frameStart: frameStart, contentsCovered: covered, hole: hole)
+            let hole = covered && preparer == nil && keepsCoveredFramed ? coveredHole(elements, at: i) : .empty
+            guard let shown = placed(element, frameStart: frameStart, contentsCovered: covered, hole: hole)
             else { continue }
-            still.append((image, placement, element.opacity))
-            box = box.union(Compositor.footprint(image, at: placement))
+            parts.append(StillPart(element: element, shown: shown, bareKey: bareKey))
+            box = box.union(shown.footprint)
         }
         if wholeScreenLayer { box = layer.bounds }
+        parts = keepFramedWhereHidden(parts, box: box, frameStart: frameStart)
         layer.reset(box: box, colour: Self.xrgb(scene.background))
         if let rows = layer.rows {
-            for s in still {
-                for clip in Self.beside(s.image, at: s.placement, in: layer.box) {
+            for part in parts {
+                for (image, placement) in part.shown.layers {
                     Compositor.draw(
-                        s.image, at: s.placement, opacity: s.opacity, into: rows, base: nil, clip: clip, kernel: kernel)
+                        image, at: placement, opacity: part.element.opacity, into: rows, base: nil, clip: layer.box,
+                        kernel: kernel)
                 }
             }
         }
+        let top = scene.elements.last(where: { if case .card = $0.kind.unmirrored { true } else { false } })
+        frameCoveredImages(parts, box: box, under: top)
         layerElements = Array(scene.elements[..<count])
         layerBackground = scene.background
     }
@@ -502,20 +531,22 @@ package final class SceneRenderer {
     /// thread draws it) and where it goes on screen. `contentsCovered`: a card above hides
     /// the element's contents (`contentsCovered(_:at:scale:background:)`), so unless its whole
     /// image is cached its bare one is shown (drawn, or prepared, with no text to lay out).
-    private func placed(
+    /// `hole`: what the card above covers of a bare image drawn here, left out of it (framed).
+    func placed(
         _ element: SceneElement, frameStart: Int, contentsCovered: Bool = false, hole: PixelRect = .empty
-    ) -> (ElementImage, Placement)? {
+    ) -> Shown? {
         let (whole, k) = cacheKey(element)
         var key = whole
 
-        let image: ElementImage
+        var image: ElementImage?
+        var framed: FramedImage?
         if !preparedAhead.isEmpty { preparedAhead.remove(key) }
         if !discardedInFlight.isEmpty { discardedInFlight.remove(key) }
         if contentsCovered, !surfaces.contains(key), let bare = Self.bareKey(key) { key = bare }
-        // Only a bare image leaves a hole, and one with another hole is drawn again.
+        // Only a bare image leaves a hole.
         let hole = key == whole ? PixelRect.empty : hole
         var drawnAt = key
-        if let cached = surfaces.lookup(key), cached.hole.isEmpty || cached.hole == hole {
+        if let cached = surfaces.lookup(key) {
             image = cached
         } else if let preparer, Self.drawnAhead(element.kind),
             preparer.request(key, pixelsPerPoint: k, images: images, urgent: true),
@@ -524,10 +555,16 @@ package final class SceneRenderer {
             standInsShown.insert(key)
             frameUsedStandIn = true
             lastFrame.insert(.standInShown)
-            image = standIn
+            (image, framed) = (standIn.image, standIn.framed)
             drawnAt = standInKey
+        } else if !hole.isEmpty {
+            guard let drawn = drawFramed(key, pixelsPerPoint: k, frameStart: frameStart, hole: hole) else {
+                Log.warning("render: cannot allocate an image for '\(element.id)'; skipped")
+                return nil
+            }
+            framed = drawn
         } else {
-            guard let drawn = draw(key, pixelsPerPoint: k, frameStart: frameStart, hole: hole) else {
+            guard let drawn = draw(key, pixelsPerPoint: k, frameStart: frameStart) else {
                 Log.warning("render: cannot allocate an image for '\(element.id)'; skipped")
                 return nil
             }
@@ -539,16 +576,16 @@ package final class SceneRenderer {
             ? Self.contentScale(element.transform.scale) : Double(drawnAt.pixelsPerPoint) / 1000 / scale
         let c = element.frame.center
         let t = element.transform
+        let anchor = image.map { ($0.anchorX, $0.anchorY) } ?? framed.map { ($0.anchorX, $0.anchorY) } ?? (0, 0)
         let placement = Placement(
-            anchorX: image.anchorX, anchorY: image.anchorY, centerX: (c.x + t.translation.x) * scale,
+            anchorX: anchor.0, anchorY: anchor.1, centerX: (c.x + t.translation.x) * scale,
             centerY: (c.y + t.translation.y) * scale, rotation: t.rotation, scale: t.scale / contentScale)
-        return (image, placement)
+        return Shown(image: image, framed: framed, placement: placement)
     }
 
     /// Draws `key`'s image here and now and caches it; `work` says what for (`lastFrame`).
     private func draw(
-        _ key: SurfaceCache.Key, pixelsPerPoint k: Double, frameStart: Int, as work: FrameWork = .imageDrawn,
-        hole: PixelRect = .empty
+        _ key: SurfaceCache.Key, pixelsPerPoint k: Double, frameStart: Int, as work: FrameWork = .imageDrawn
     ) -> ElementImage? {
         // Decided before drawing: a photo that arrives mid-draw only costs one more redraw.
         var pending: String?
@@ -560,13 +597,28 @@ package final class SceneRenderer {
         let painter = ElementPainter(background: background, images: images)
         guard
             let drawn = ElementSurface.render(
-                key.kind, size: key.size, shadowRadius: Double(key.shadowRadius), pixelsPerPoint: k, painter: painter,
-                hole: hole)
+                key.kind, size: key.size, shadowRadius: Double(key.shadowRadius), pixelsPerPoint: k, painter: painter)
         else { return nil }
         stats.surfaceRenders += 1
         lastFrame.insert(work)
         surfaces.insert(drawn, for: key, imagePending: pending, protectedSince: frameStart)
         dropBare(of: key)
+        return drawn
+    }
+
+    /// `draw` for a covered card's bare image with `hole` left out: kept framed (`FramedImage`).
+    private func drawFramed(
+        _ key: SurfaceCache.Key, pixelsPerPoint k: Double, frameStart: Int, hole: PixelRect
+    ) -> FramedImage? {
+        let painter = ElementPainter(background: background, images: images)
+        guard
+            let drawn = ElementSurface.renderFramed(
+                key.kind, size: key.size, shadowRadius: Double(key.shadowRadius), pixelsPerPoint: k, painter: painter,
+                hole: hole)
+        else { return nil }
+        stats.surfaceRenders += 1
+        lastFrame.insert(.imageDrawn)
+        surfaces.insert(framed: drawn, for: key, imagePending: nil, protectedSince: frameStart)
         return drawn
     }
 
@@ -579,11 +631,17 @@ package final class SceneRenderer {
     /// What to show while `key` is drawn elsewhere: the same element already cached at another
     /// shadow or scale, else its colour without text or photo and without a shadow (a
     /// rounded rectangle: cheap), drawn here and cached.
-    private func standIn(for key: SurfaceCache.Key, frameStart: Int) -> (ElementImage, SurfaceCache.Key)? {
-        if let (other, image) = surfaces.closest(to: key) { return (image, other) }
+    private func standIn(
+        for key: SurfaceCache.Key, frameStart: Int
+    ) -> ((image: ElementImage?, framed: FramedImage?), SurfaceCache.Key)? {
+        if let (other, image) = surfaces.closest(to: key) { return ((image, nil), other) }
         // A bare image of it (drawn while a card above hid its contents): its shadow and
-        // colour, as the plain stand-in below but already drawn.
-        if let bare = Self.bareKey(key), let (other, image) = surfaces.closest(to: bare) { return (image, other) }
+        // colour, as the plain stand-in below but already drawn; framed, where a card above it
+        // hides its middle in the close-up after a swipe too (`FramedImage`).
+        if let bare = Self.bareKey(key) {
+            if let (other, image) = surfaces.closest(to: bare) { return ((image, nil), other) }
+            if let (other, framed) = surfaces.closestFramed(to: bare) { return ((nil, framed), other) }
+        }
         var plain = key
         plain.shadowRadius = 0
         let isMirrored = key.kind != key.kind.unmirrored
@@ -598,12 +656,12 @@ package final class SceneRenderer {
         default: return nil
         }
         if isMirrored { plain.kind = plain.kind.mirrored }
-        if let cached = surfaces.lookup(plain) { return (cached, plain) }
+        if let cached = surfaces.lookup(plain) { return ((cached, nil), plain) }
         guard
             let drawn = draw(
                 plain, pixelsPerPoint: Double(key.pixelsPerPoint) / 1000, frameStart: frameStart, as: .standInDrawn)
         else { return nil }
-        return (drawn, plain)
+        return ((drawn, nil), plain)
     }
 
     /// The scale an element's image is drawn at, for an element shown at `scale`.

@@ -16,10 +16,15 @@ struct SurfaceCache {
     }
 
     struct Entry {
-        var image: ElementImage
+        /// nil when the image is kept framed.
+        var image: ElementImage?
+        /// A covered card's image without the middle the cards above it hide (`FramedImage`).
+        var framed: FramedImage?
         var lastUse: Int
         /// Drawn while its photo was still decoding: redraw once it is there.
         var imagePending: String?
+
+        var byteCount: Int { image?.image.byteCount ?? framed?.byteCount ?? 0 }
     }
 
     let maxBytes: Int
@@ -40,10 +45,14 @@ struct SurfaceCache {
     /// The byte bound for a panel of `pixelWidth`×`pixelHeight` at `scale` pixels per point:
     /// what the screen can need at once, and no more.
     ///
-    /// - A stack: the cards it shows (`StackLayout.visibleDepth` + 1, card i scaled by
-    ///   1 − 0.04·i), the top card once more as dragged, the next two cards (drawn at the
-    ///   deepest level) and the card under a returning undo, each a 320×440 pt card with the
-    ///   drag shadow: `card · (2 + Σᵢ sᵢ² + 2·s_deepest²)`, 7.7 cards' bytes.
+    /// - A stack: `card · (2 + Σᵢ sᵢ² + 2·s_deepest²)` for i in 0…`StackLayout.visibleDepth`
+    ///   (card i scaled by sᵢ = 1 − 0.04·i), each a 320×440 pt card with the drag shadow: 7.7
+    ///   cards' bytes. What it holds: the top card at rest and as dragged, the card beneath as
+    ///   it lies and as it will look on top, the card a swipe brings up to the bottom, the two
+    ///   card-sized swipe stamps, the card under a returning undo — 6.6 such cards at 1.8 px/pt
+    ///   — and the cards deeper than the one beneath, kept framed (`FramedImage`: drawn so in
+    ///   the frame, or framed when idle; about 14 % of a card each). The probe's drag holds
+    ///   13.7 MB at 1920×1080.
     /// - A list: a screenful of rows and a detail page, two frames' bytes.
     ///
     /// The larger of the two: at 1920×1080 (1.8 px/pt) 17.8 MB, at 800×480 (0.8 px/pt) 3.5 MB.
@@ -63,12 +72,32 @@ struct SurfaceCache {
         return Int(max(stack, list).rounded(.up))
     }
 
+    /// `key`'s whole image, marked used; nil when there is none or it is kept framed.
     mutating func lookup(_ key: Key) -> ElementImage? {
-        guard var e = entries[key] else { return nil }
+        guard var e = entries[key], let image = e.image else { return nil }
         clock += 1
         e.lastUse = clock
         entries[key] = e
-        return e.image
+        return image
+    }
+
+    /// `key`'s framed image, marked used; nil when there is none or it is kept whole.
+    mutating func lookupFramed(_ key: Key) -> FramedImage? {
+        guard var e = entries[key], let framed = e.framed else { return nil }
+        clock += 1
+        e.lastUse = clock
+        entries[key] = e
+        return framed
+    }
+
+    /// Keeps `key`'s whole image as `framed` instead (fewer bytes, the same pixels where they
+    /// show), as recently used as it was.
+    mutating func frame(_ key: Key, as framed: FramedImage) {
+        guard var e = entries[key], let image = e.image else { return }
+        bytes += framed.byteCount - image.image.byteCount
+        e.image = nil
+        e.framed = framed
+        entries[key] = e
     }
 
     func contains(_ key: Key) -> Bool { entries[key] != nil }
@@ -76,20 +105,41 @@ struct SurfaceCache {
     /// The cached image of the same element (kind, size, background) nearest to `key` in
     /// scale, at any shadow; marked used.
     mutating func closest(to key: Key) -> (Key, ElementImage)? {
-        let near = entries.keys.filter {
-            $0.kind == key.kind && $0.size == key.size && $0.background == key.background
-        }.min { abs($0.pixelsPerPoint - key.pixelsPerPoint) < abs($1.pixelsPerPoint - key.pixelsPerPoint) }
+        let near = entries.filter {
+            $0.key.kind == key.kind && $0.key.size == key.size && $0.key.background == key.background
+                && $0.value.image != nil
+        }.keys.min { abs($0.pixelsPerPoint - key.pixelsPerPoint) < abs($1.pixelsPerPoint - key.pixelsPerPoint) }
         guard let near, let image = lookup(near) else { return nil }
         return (near, image)
+    }
+
+    /// The framed image (`FramedImage`) of the same element nearest to `key` in scale, at any
+    /// shadow; marked used.
+    mutating func closestFramed(to key: Key) -> (Key, FramedImage)? {
+        let near = entries.filter {
+            $0.key.kind == key.kind && $0.key.size == key.size && $0.key.background == key.background
+                && $0.value.framed != nil
+        }.keys.min { abs($0.pixelsPerPoint - key.pixelsPerPoint) < abs($1.pixelsPerPoint - key.pixelsPerPoint) }
+        guard let near, let framed = lookupFramed(near) else { return nil }
+        return (near, framed)
     }
 
     /// Adds an image, first evicting least recently used ones until it fits the bounds — but
     /// none used since `protectedSince` (the current frame's), which the frame still needs; so
     /// the cache exceeds its bounds only when one frame needs more.
     mutating func insert(_ image: ElementImage, for key: Key, imagePending: String?, protectedSince: Int) {
+        add(Entry(image: image, framed: nil, lastUse: 0, imagePending: imagePending), for: key, protectedSince)
+    }
+
+    /// Adds a covered card's framed image (drawn with its hole left out), as `insert` does.
+    mutating func insert(framed: FramedImage, for key: Key, imagePending: String?, protectedSince: Int) {
+        add(Entry(image: nil, framed: framed, lastUse: 0, imagePending: imagePending), for: key, protectedSince)
+    }
+
+    private mutating func add(_ entry: Entry, for key: Key, _ protectedSince: Int) {
         clock += 1
-        if let old = entries.removeValue(forKey: key) { bytes -= old.image.image.byteCount }
-        let adding = image.image.byteCount
+        if let old = entries.removeValue(forKey: key) { bytes -= old.byteCount }
+        let adding = entry.byteCount
         if bytes + adding > maxBytes || entries.count + 1 > maxCount {
             let candidates = entries.filter { $0.value.lastUse <= protectedSince }.sorted {
                 $0.value.lastUse < $1.value.lastUse
@@ -97,10 +147,12 @@ struct SurfaceCache {
             for (k, e) in candidates {
                 guard bytes + adding > maxBytes || entries.count + 1 > maxCount else { break }
                 entries[k] = nil
-                bytes -= e.image.image.byteCount
+                bytes -= e.byteCount
             }
         }
-        entries[key] = Entry(image: image, lastUse: clock, imagePending: imagePending)
+        var entry = entry
+        entry.lastUse = clock
+        entries[key] = entry
         bytes += adding
         peakBytes = max(peakBytes, bytes)
     }
@@ -114,7 +166,7 @@ struct SurfaceCache {
         for (k, e) in entries {
             if let path = e.imagePending, isSettled(path) {
                 entries[k] = nil
-                bytes -= e.image.image.byteCount
+                bytes -= e.byteCount
                 dropped = true
             }
         }
@@ -124,7 +176,7 @@ struct SurfaceCache {
     /// Drops `key`'s image; whether there was one.
     mutating func remove(_ key: Key) -> Bool {
         guard let e = entries.removeValue(forKey: key) else { return false }
-        bytes -= e.image.image.byteCount
+        bytes -= e.byteCount
         return true
     }
 

@@ -59,7 +59,9 @@ import Testing
                     let shown = scenes[0].elements.filter { if case .card = $0.kind { $0.opacity > 0 } else { false } }
                     let bareCards = renderer.cachedKinds.filter(Self.isBareCard).count
                     #expect(bareCards == shown.count - 1, "every card but the top one drawn bare at rest")
-                    #expect(renderer.cachedHoles == shown.count - 1, "every card but the top one left out under it")
+                    #expect(
+                        renderer.cacheContents.filter(\.framed).count == shown.count - 1,
+                        "every card but the top one kept framed under it")
                 }
             }
         }

@@ -80,9 +80,11 @@ import Testing
         }
     }
 
-    /// A card drawn with a hole (a covered card's image): every pixel outside the hole is the
-    /// one drawn without it, for holes inside the card, across its edge and in its shadow.
-    @Test func aHoleLeavesEveryOtherPixelAsItWas() throws {
+    /// A card drawn framed (a covered card's image, drawn with a hole): its strips cover every
+    /// pixel outside the hole once and hold the pixels drawn without the hole there, for holes
+    /// inside the card, across its edge and in its shadow; the whole image's row extents are
+    /// its own outside the hole's rows.
+    @Test func aFramedCardHoldsEveryOtherPixelAsItWas() throws {
         let k = 1.8
         let kind = ElementKind.card(BuiltInCards.stack[2])
         let painter = ElementPainter(background: .white)
@@ -96,20 +98,65 @@ import Testing
             PixelRect(x: l.originX + 20, y: l.originY + 20, width: 560, height: 800),
         ]
         for hole in holes {
-            let holed = try #require(
-                ElementSurface.render(
+            let framed = try #require(
+                ElementSurface.renderFramed(
                     kind, size: Self.size, shadowRadius: 8, pixelsPerPoint: k, painter: painter, hole: hole))
-            #expect(holed.hole == hole)
+            #expect(framed.hole == hole)
+            #expect(framed.width == l.width && framed.height == l.height)
+            #expect(framed.anchorX == whole.anchorX && framed.anchorY == whole.anchorY)
+            var held = [Int](repeating: 0, count: l.width * l.height)
             var differing = 0
-            for y in 0..<l.height {
-                let p = whole.image.data.advanced(by: y * whole.image.stride).assumingMemoryBound(to: UInt32.self)
-                let q = holed.image.data.advanced(by: y * holed.image.stride).assumingMemoryBound(to: UInt32.self)
-                for x in 0..<l.width where p[x] != q[x] {
-                    if !(x >= hole.x && x < hole.maxX && y >= hole.y && y < hole.maxY) { differing += 1 }
+            for piece in framed.pieces {
+                let strip = piece.image.image
+                for y in 0..<strip.height {
+                    let p = strip.data.advanced(by: y * strip.stride).assumingMemoryBound(to: UInt32.self)
+                    let q = whole.image.data.advanced(by: (piece.y + y) * whole.image.stride)
+                        .assumingMemoryBound(to: UInt32.self)
+                    for x in 0..<strip.width {
+                        held[(piece.y + y) * l.width + piece.x + x] += 1
+                        if p[x] != q[piece.x + x] { differing += 1 }
+                    }
                 }
             }
             #expect(differing == 0, "hole \(hole): \(differing) pixels outside it differ")
+            var wrong = 0
+            for y in 0..<l.height {
+                for x in 0..<l.width {
+                    let inside = x >= hole.x && x < hole.maxX && y >= hole.y && y < hole.maxY
+                    if held[y * l.width + x] != (inside ? 0 : 1) { wrong += 1 }
+                }
+            }
+            #expect(wrong == 0, "hole \(hole): \(wrong) pixels held other than once outside it")
+            for y in 0..<l.height where y < hole.y || y >= hole.maxY {
+                let (a, b) = (framed.extents[y], whole.rows[y])
+                #expect(
+                    a.first == b.first && a.end == b.end && a.opaqueFirst == b.opaqueFirst
+                        && a.opaqueEnd == b.opaqueEnd,
+                    "hole \(hole), row \(y): extents differ")
+            }
         }
+    }
+
+    /// A framed card counts its hole opaque (the card above writes it): with the hole inside
+    /// the card's opaque inside, every row's drawn span and opaque run are the whole image's.
+    @Test func aFramedCardCountsItsHoleOpaque() throws {
+        let k = 1.8
+        let kind = ElementKind.card(BuiltInCards.stack[1])
+        let painter = ElementPainter(background: .white)
+        let l = ElementSurface.layout(for: Self.size, shadowRadius: 8, pixelsPerPoint: k)
+        let whole = try #require(
+            ElementSurface.render(kind, size: Self.size, shadowRadius: 8, pixelsPerPoint: k, painter: painter))
+        let hole = PixelRect(x: l.originX + 40, y: l.originY + 40, width: 400, height: 600)
+        let framed = try #require(FramedImage(whole, hole: hole))
+        var differing: [Int] = []
+        for y in 0..<l.height {
+            let (a, b) = (framed.extents[y], whole.rows[y])
+            if a.first != b.first || a.end != b.end || a.opaqueFirst != b.opaqueFirst || a.opaqueEnd != b.opaqueEnd {
+                differing.append(y)
+            }
+        }
+        #expect(differing.isEmpty, "rows whose extents differ: \(differing.prefix(10))")
+        #expect(framed.byteCount == (l.width * l.height - hole.width * hole.height) * 4, "the strips hold the rest")
     }
 
     /// What `subtracting` leaves of an area: disjoint pieces inside it that, with the
