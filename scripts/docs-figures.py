@@ -144,7 +144,7 @@ class Bench:
         return [self.scanout_bytes.get((s, fmt), (None, None))[1] for s in SIZES]
 
 
-PARTS = ("the executable's and shared libraries' pages", "cached card images", "the frame drawn into",
+PARTS = ("the executable's and shared libraries' pages", "cached card images", "the band buffer",
          "the still layer", "blurred shadow masks", "font files", "the rest of the heap")
 
 
