@@ -138,7 +138,7 @@ extension SceneRenderer {
             // it in one pass.
             Compositor.draw(
                 image, at: lowest.placement, opacity: lowest.opacity, into: target, base: layer.base, clip: region,
-                hidden: hiddenOf(0), kernel: kernel)
+                hidden: hiddenOf(0), kernel: kernel, bounds: sampleBounds(of: image, at: lowest.placement))
             for (i, m) in drawn.enumerated().dropFirst() { draw(m, into: target, hidden: hiddenOf(i)) }
         } else {
             // Unturned elements (rows, bars): restore the layer only where no opaque part of
@@ -156,7 +156,18 @@ extension SceneRenderer {
         }
         Compositor.draw(
             image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box, hidden: hidden,
-            kernel: kernel)
+            kernel: kernel, bounds: sampleBounds(of: image, at: m.placement))
+    }
+
+    /// A turned image's `Compositor.sampleBounds`, measured once per scene taken in (a scan of
+    /// its rows, which a compose in bands would otherwise repeat in every band).
+    private func sampleBounds(of image: ElementImage, at placement: Placement) -> Compositor.SampleBounds? {
+        guard placement.offset == nil, kernel == .simd else { return nil }
+        let id = ObjectIdentifier(image)
+        if let known = measuredBounds[id] { return known }
+        guard let bounds = Compositor.sampleBounds(image) else { return nil }
+        measuredBounds[id] = bounds
+        return bounds
     }
 
     /// Copies `rect` from the layer, skipping on each row the opaque runs of the unturned,

@@ -106,6 +106,8 @@ package final class SceneRenderer {
     /// The band buffer `compose(_:bandRows:_:)` draws into, and its size in pixels.
     var band: UnsafeMutablePointer<UInt32>?
     var bandCapacity = 0
+    /// Turned images' sample bounds, measured once per scene taken in (`sampleBounds(of:at:)`).
+    var measuredBounds: [ObjectIdentifier: Compositor.SampleBounds] = [:]
     /// Fill the band buffer with garbage before each band (tests: a pixel a compose leaves
     /// unwritten shows).
     var poisonsBands = false
@@ -321,6 +323,7 @@ package final class SceneRenderer {
         if !reuse { rebuildLayer(scene, count: still, frameStart: frameStart) }
         let before = moving
         moving = []
+        measuredBounds.removeAll(keepingCapacity: true)
         currentFrameStart = frameStart
         // An unchanged element outside the damage keeps the image it was shown with (the
         // screen holds those pixels; the cache may have dropped that image since).
