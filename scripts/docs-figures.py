@@ -144,7 +144,7 @@ class Bench:
         return [self.scanout_bytes.get((s, fmt), (None, None))[1] for s in SIZES]
 
 
-PARTS = ("the executable's and shared libraries' pages", "cached card images", "the frame drawn into",
+PARTS = ("the executable's and shared libraries' pages", "cached card images", "the band buffer",
          "the still layer", "blurred shadow masks", "font files", "the rest of the heap")
 
 
@@ -190,7 +190,7 @@ RULES = {
         ("time", lambda b: b.probe("1920x1080", "first") or [None], False),
     "peak RSS of the probe at 1920×1080 / 800×480, the shipped build":
         ("time", lambda b: [b.probe("1920x1080", "peak"), b.probe("800x480", "peak")], False),
-    "of which libraries' pages / card images / the frame / still layer / shadow masks / fonts / rest of the heap, 1920×1080":
+    "of which libraries' pages / card images / the band buffer / still layer / shadow masks / fonts / rest of the heap, 1920×1080":
         ("time", lambda b: b.memory_parts("1920x1080", PARTS), False),
     "the same at 800×480":
         ("time", lambda b: b.memory_parts("800x480", PARTS), False),

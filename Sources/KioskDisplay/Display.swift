@@ -10,11 +10,13 @@ import KioskSystem
 /// Use from the app loop:
 /// 1. `let display = try Display(options: opts, loop: loop)` — takes the screen: becomes DRM
 ///    master, switches the VT to graphics, sets the mode, shows black.
-/// 2. Lay the scene out in `logicalSize` (pixels; rotation already applied), render into a
-///    `PixelBuffer` of `pixelWidth`×`pixelHeight`.
-/// 3. `display.present(frame, damage:)` copies the damage (∪ the previous frame's) into the back
-///    buffer, turned by `rotation`, and flips. It returns false when it cannot flip now (a flip is
-///    in flight, or pacing says wait): then `onFrame` fires when it can; render again there.
+/// 2. Lay the scene out in `logicalSize` (pixels; rotation already applied), take it in
+///    (`pixelWidth`×`pixelHeight`): what changed is the damage.
+/// 3. `display.present(damage:compose:)` works out the region the back buffer needs (the damage
+///    ∪ what the back buffer missed, or all of it), asks `compose` for it band by band and copies
+///    each band in, turned by `rotation`, then flips. No whole frame is kept anywhere. It returns
+///    false when it cannot flip now (a flip is in flight, or pacing says wait): then `onFrame`
+///    fires when it can; render again there.
 /// 4. While something moves, call `requestFrame()` after each present (or present from
 ///    `onFrame`); when nothing moves, do nothing: no flips, no timers, the loop sleeps.
 /// 5. `display.shutdown()` on exit (idempotent; also run by deinit): waits for a pending flip,
@@ -107,7 +109,13 @@ package final class Display {
 
     /// Everything on screen must be copied again at the next present (a redraw from scratch).
     package func damageAll() { unshownDamage = PixelRect(x: 0, y: 0, width: pixelWidth, height: pixelHeight) }
-    private weak var lastFrame: PixelBuffer?
+    /// Composes `region` (logical pixels) of the picture to show and hands it over band by band:
+    /// each band's rectangle (inside `region`, together covering it), the address the band's
+    /// pixel (0, 0) would have (XRGB8888, read only inside the band) and the bytes from one row
+    /// to the next. The band's pixels need stay valid only during that call.
+    package typealias Compose = (_ region: PixelRect, _ band: (PixelRect, UnsafeRawPointer, Int) -> Void) -> Void
+    /// The last picture presented, to fill a buffer whole after a re-modeset.
+    private var lastCompose: Compose?
     private var frameRequested = false
     private var frameTimer: Int?
     /// When the `onFrame` call in progress began (its cost, up to the flip, paces latching).
@@ -168,26 +176,37 @@ package final class Display {
         scheduleFrameIfDue()
     }
 
-    /// Copies `damage` (logical pixels) of `frame` into the back buffer, together with the
-    /// previous frame's damage, turned by `rotation`, and flips to it. `frame` must be
-    /// `pixelWidth`×`pixelHeight`; keep it current: after a re-modeset the display copies it whole.
-    ///
-    /// Returns false without copying when a flip is in flight or pacing says wait (an `onFrame`
-    /// follows; present the then-current frame with the damage accumulated since the last
-    /// successful present), or when the panel is off or unplugged (an `onFrame` follows when it
-    /// is back).
+    /// Presents a whole frame kept by the caller (tools that draw one): `present(damage:compose:)`
+    /// with bands read from `frame`, which must be `pixelWidth`×`pixelHeight`.
     @discardableResult
     package func present(_ frame: PixelBuffer, damage newDamage: PixelRect) -> Bool {
-        guard !isShutDown else { return false }
-        // The output owns what it has not shown yet: damage of a refused present waits here.
-        let damage = unshownDamage.union(newDamage)
-        unshownDamage = damage
         guard frame.width == pixelWidth, frame.height == pixelHeight else {
+            unshownDamage = unshownDamage.union(newDamage)
             Log.error(
                 "display: frame is \(frame.width)x\(frame.height) but the display needs \(pixelWidth)x\(pixelHeight)")
             return false
         }
-        lastFrame = frame
+        return present(damage: newDamage) { region, band in band(region, UnsafeRawPointer(frame.pixels), frame.stride) }
+    }
+
+    /// Shows the picture `compose` draws: `damage` (logical pixels) is what changed since the
+    /// last present. The back buffer gets that damage ∪ what it missed (the previous frames'
+    /// damage, any refused present's), or everything when it is stale; `compose` is asked for
+    /// that region and each band it hands over is copied in, turned by `rotation` and converted
+    /// to the scanout's format; then the display flips to it. `compose` is kept and asked for
+    /// the whole picture after a re-modeset, so it must draw the current picture when called.
+    ///
+    /// Returns false without composing when a flip is in flight or pacing says wait (an
+    /// `onFrame` follows; present the then-current picture with the damage since, which is
+    /// added to this one's), or when the panel is off or unplugged (an `onFrame` follows when
+    /// it is back).
+    @discardableResult
+    package func present(damage newDamage: PixelRect, compose: @escaping Compose) -> Bool {
+        guard !isShutDown else { return false }
+        // The output owns what it has not shown yet: damage of a refused present waits here.
+        let damage = unshownDamage.union(newDamage)
+        unshownDamage = damage
+        lastCompose = compose
         presentedThisFrame = true
         guard isShowing else { return false }
         let now = MonotonicClock.now()
@@ -200,18 +219,14 @@ package final class Display {
             requestFrame()
             return false
         }
-        let full = frame.bounds
+        let full = PixelRect(x: 0, y: 0, width: pixelWidth, height: pixelHeight)
         let region =
             staleBuffers.contains(back)
             ? full : recentDamage.reduce(damage) { $0.union($1) }.intersection(full)
-        _ = scanout.withBuffer(back) { pixels, stride in
-            ScanoutCopy.copy(
-                frame, damage: region, rotation: rotation, format: scanout.pixelFormat, to: pixels,
-                destinationStride: stride)
-        }
+        _ = scanout.withBuffer(back) { pixels, stride in copy(region, of: compose, to: pixels, stride: stride) }
         bytesWritten &+= ScanoutCopy.bytesWritten(damage: region, format: scanout.pixelFormat)
         let physical = ScanoutCopy.physicalRect(
-            region, rotation: rotation, logicalWidth: frame.width, logicalHeight: frame.height)
+            region, rotation: rotation, logicalWidth: pixelWidth, logicalHeight: pixelHeight)
         flipSerial &+= 1
         let commit: ScanoutCommit
         do throws(SystemCallError) {
@@ -244,6 +259,17 @@ package final class Display {
             onFlip?(now)
         }
         return true
+    }
+
+    /// Asks `compose` for `region` and copies each band into the scanout buffer at `pixels`.
+    private func copy(_ region: PixelRect, of compose: Compose, to pixels: UnsafeMutableRawPointer, stride: Int) {
+        let (width, height, rotation, format) = (pixelWidth, pixelHeight, rotation, scanout.pixelFormat)
+        compose(region) { band, origin, sourceStride in
+            ScanoutCopy.copy(
+                from: origin, sourceStride: sourceStride, logicalWidth: width, logicalHeight: height,
+                damage: band.intersection(region), rotation: rotation, format: format, to: pixels,
+                destinationStride: stride)
+        }
     }
 
     private func scheduleFrameIfDue() {
@@ -392,7 +418,7 @@ package final class Display {
             }
             if resized {
                 back = 1 % scanout.bufferCount
-                lastFrame = nil
+                lastCompose = nil
             }
             pacer = FramePacer(periodNanoseconds: mode.periodNanoseconds, kind: pacer.kind, mayHaveVblank: hasVblank)
             if mode.periodNanoseconds != flipIntervals.periodNanoseconds {
@@ -405,23 +431,21 @@ package final class Display {
             Log.info("display: \(outputName) is back: \(mode.name)")
             remodeset()
             if !wasConnected { onConnection?(true) }
-            if lastFrame == nil { onResize?(logicalSize) }
+            if lastCompose == nil { onResize?(logicalSize) }
             requestFrame()
         }
     }
 
-    /// Sets the mode again on the front buffer, filled from the last frame when there is one
-    /// (then that buffer is current; else it stays stale and the next present into it is whole).
+    /// Sets the mode again on the front buffer, filled whole with the last picture when there is
+    /// one (then that buffer is current; else it stays stale and the next present into it is whole).
     private func remodeset() {
         let front = (back + scanout.bufferCount - 1) % scanout.bufferCount
         let copied =
             scanout.withBuffer(front) { pixels, stride -> Bool in
-                guard let frame = lastFrame, frame.width == pixelWidth, frame.height == pixelHeight else {
-                    return false
-                }
-                ScanoutCopy.copy(
-                    frame, damage: frame.bounds, rotation: rotation, format: scanout.pixelFormat, to: pixels,
-                    destinationStride: stride)
+                guard let compose = lastCompose else { return false }
+                copy(
+                    PixelRect(x: 0, y: 0, width: pixelWidth, height: pixelHeight), of: compose, to: pixels,
+                    stride: stride)
                 return true
             } ?? false
         do {

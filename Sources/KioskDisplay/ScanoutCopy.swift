@@ -19,7 +19,9 @@ package enum ScanoutCopy {
     /// Where the logical rectangle `r` lands on the panel (in physical pixels), for a frame
     /// of `logicalWidth`×`logicalHeight` turned by `rotation` (the pixel form of
     /// `Rotation.toPhysical`).
-    static func physicalRect(_ r: PixelRect, rotation: Rotation, logicalWidth: Int, logicalHeight: Int) -> PixelRect {
+    package static func physicalRect(_ r: PixelRect, rotation: Rotation, logicalWidth: Int, logicalHeight: Int)
+        -> PixelRect
+    {
         switch rotation {
         case .deg0: r
         case .deg90: PixelRect(x: logicalHeight - r.y - r.height, y: r.x, width: r.height, height: r.width)
@@ -50,8 +52,9 @@ package enum ScanoutCopy {
     /// Copies `damage` of an XRGB8888 image (`logicalWidth`×`logicalHeight`, rows `sourceStride`
     /// bytes apart) into `destination` (the image's size turned by `rotation`, in `format`, rows
     /// `destinationStride` bytes apart). Strides are multiples of 4 (source) and of the
-    /// format's pixel size (destination).
-    static func copy(
+    /// format's pixel size (destination). The source is read only inside `damage`, so it may be
+    /// a band of the image addressed from where its pixel (0, 0) would be.
+    package static func copy(
         from source: UnsafeRawPointer, sourceStride: Int, logicalWidth: Int, logicalHeight: Int,
         damage: PixelRect, rotation: Rotation, format: PixelFormat = .xrgb8888,
         to destination: UnsafeMutableRawPointer, destinationStride: Int
@@ -69,6 +72,24 @@ package enum ScanoutCopy {
                 damage: damage, rotation: rotation, to: WriteOnlyPixels<UInt16>(destination), pitch: pitch,
                 converting: DitheredRGB565())
         }
+    }
+
+    /// `copy(from:…)` of `band` into `destination`, which holds only the band's rectangle on the
+    /// panel (`physicalRect`), rows of its width: what the display does with each band,
+    /// without a buffer of the panel's size (the bench's probe, which has no display).
+    package static func copy(
+        band: PixelRect, from source: UnsafeRawPointer, sourceStride: Int, logicalWidth: Int, logicalHeight: Int,
+        rotation: Rotation, format: PixelFormat, to destination: UnsafeMutableRawPointer
+    ) {
+        let band = band.intersection(PixelRect(x: 0, y: 0, width: logicalWidth, height: logicalHeight))
+        guard !band.isEmpty else { return }
+        let p = physicalRect(band, rotation: rotation, logicalWidth: logicalWidth, logicalHeight: logicalHeight)
+        let bytes = format.bytesPerPixel
+        // The address the panel's pixel (0, 0) would have; written only inside `p`.
+        let origin = destination - (p.y * p.width + p.x) * bytes
+        copy(
+            from: source, sourceStride: sourceStride, logicalWidth: logicalWidth, logicalHeight: logicalHeight,
+            damage: band, rotation: rotation, format: format, to: origin, destinationStride: p.width * bytes)
     }
 
     /// The copy proper: `damage` of the XRGB8888 source, each pixel converted by `conversion`

@@ -205,10 +205,12 @@ package enum Compositor {
 
     /// `draw` into rows in screen coordinates (a whole buffer or a window of the screen) over
     /// a base that may be a window plus a flat colour. Pixels in `hidden` (covered opaquely by
-    /// elements drawn later) are left as they are: not restored, not drawn.
+    /// elements drawn later) are left as they are: not restored, not drawn. `bounds`: the
+    /// image's `sampleBounds` when the caller has them (a compose in bands draws an image once a
+    /// band), else they are measured here.
     static func draw(
         _ source: ElementImage, at placement: Placement, opacity: Double, into target: Rows, base: Base?,
-        clip: PixelRect, hidden: Hidden? = nil, kernel: Kernel = .standard
+        clip: PixelRect, hidden: Hidden? = nil, kernel: Kernel = .standard, bounds: SampleBounds? = nil
     ) {
         let simd = kernel == .simd
         let clip = clip.intersection(target.bounds)
@@ -225,7 +227,7 @@ package enum Compositor {
             capacity: placement.offset == nil && !simd ? clip.width : 0)
         defer { scratch.deallocate() }
         // Where the SIMD kernel's turned samples can be other than transparent.
-        let content = simd && placement.offset == nil ? Self.sampleBounds(source) : nil
+        let content = simd && placement.offset == nil ? bounds ?? Self.sampleBounds(source) : nil
         let hidden = hidden ?? .none
         for y in clip.y..<clip.maxY {
             let dst = target.row(y)

@@ -77,7 +77,7 @@ package final class SceneRenderer {
     package let images: ImageCache?
     /// Where cards and detail pages are drawn when there is one: off the frame loop.
     package let preparer: ElementPreparer?
-    package private(set) var stats = Stats()
+    package internal(set) var stats = Stats()
     /// What the last `render` call did, and the pixels it wrote.
     package private(set) var lastFrame = FrameWork()
     package private(set) var lastFramePixels = 0
@@ -98,7 +98,19 @@ package final class SceneRenderer {
     private var discardedInFlight: Set<SurfaceCache.Key> = []
 
     var surfaces: SurfaceCache
-    private let layer: StillLayer
+    let layer: StillLayer
+    /// The current scene's elements above the still layer, bottom first (`takeIn`).
+    var moving: [MovingElement] = []
+    /// When the current scene was taken in (images placed since are kept through its composes).
+    private var currentFrameStart = 0
+    /// The band buffer `compose(_:bandRows:_:)` draws into, and its size in pixels.
+    var band: UnsafeMutablePointer<UInt32>?
+    var bandCapacity = 0
+    /// Turned images' sample bounds, measured once per scene taken in (`sampleBounds(of:at:)`).
+    var measuredBounds: [ObjectIdentifier: Compositor.SampleBounds] = [:]
+    /// Fill the band buffer with garbage before each band (tests: a pixel a compose leaves
+    /// unwritten shows).
+    var poisonsBands = false
     /// The elements (bottom of the z-order) baked into `layer` on `layerBackground`; nil: none.
     private var layerElements: [SceneElement]?
     private var layerBackground: Color?
@@ -129,6 +141,8 @@ package final class SceneRenderer {
             maxCount: 16)
         self.layer = StillLayer(width: pixelWidth, height: pixelHeight)
     }
+
+    deinit { band?.deallocate() }
 
     /// The bound on `cachedBytes`.
     package var cacheBudget: Int { surfaces.maxBytes }
@@ -258,11 +272,30 @@ package final class SceneRenderer {
     }
 
     /// Draws `scene` into `target`, which must hold the previous frame this renderer drew
-    /// (another buffer, or a first call, draws the whole screen).
-    /// Returns the pixels written, `.empty` when nothing changed.
+    /// (another buffer, or a first call, draws the whole screen): `takeIn`, then `compose` of
+    /// the damage into `target`. Returns the pixels written, `.empty` when nothing changed.
     @discardableResult
     package func render(_ scene: Scene, into target: PixelBuffer) -> PixelRect {
         precondition(target.width == pixelWidth && target.height == pixelHeight, "buffer size differs from renderer")
+        let damage = takeIn(scene, whole: lastTarget != target.identity)
+        lastTarget = target.identity
+        if !damage.isEmpty { compose(damage, into: target) }
+        return damage
+    }
+
+    /// Takes `scene` in as the current scene: what changed since the last one (the damage),
+    /// the still layer rebuilt if it must be, and which image goes where. Nothing is drawn
+    /// into a frame: `compose` draws any region of the current scene where it is wanted (the
+    /// app: band by band, straight into the scanout buffer). Returns the pixels that differ
+    /// from the previous scene's (everything for a first scene or after `invalidate`),
+    /// `.empty` when nothing changed.
+    @discardableResult
+    package func takeIn(_ scene: Scene) -> PixelRect {
+        lastTarget = nil
+        return takeIn(scene, whole: false)
+    }
+
+    private func takeIn(_ scene: Scene, whole wanted: Bool) -> PixelRect {
         stats.frames += 1
         lastFrame = []
         lastFramePixels = 0
@@ -275,13 +308,11 @@ package final class SceneRenderer {
             }
         }
         let prior = previous
-        let whole = prior == nil || lastTarget != target.identity
+        let whole = prior == nil || wanted
         let damage =
-            whole
-            ? target.bounds : pixels(scene.damage(since: prior)).union(adoptedDamage).intersection(target.bounds)
+            whole ? screen : pixels(scene.damage(since: prior)).union(adoptedDamage).intersection(screen)
         adoptedDamage = .empty
         previous = scene
-        lastTarget = target.identity
         guard !damage.isEmpty else {
             lastFrame.insert(.unchanged)
             return .empty
@@ -298,52 +329,48 @@ package final class SceneRenderer {
         background = scene.background
         let (still, reuse) = stillCount(scene, prior: prior)
         if !reuse { rebuildLayer(scene, count: still, frameStart: frameStart) }
-        var moving: [Moving] = []
+        let before = moving
+        moving = []
+        measuredBounds.removeAll(keepingCapacity: true)
+        currentFrameStart = frameStart
+        // An unchanged element outside the damage keeps the image it was shown with (the
+        // screen holds those pixels; the cache may have dropped that image since).
+        var shown: [String: (SceneElement, [Moving])]?
         for element in elements[still...] {
-            let box = pixels(element.bounds).intersection(damage)
+            let box = pixels(element.bounds).intersection(screen)
             guard !box.isEmpty, element.opacity > 0 else { continue }
-            if let fill = flatStandIn(element) {
-                let rect = fill.rect.intersection(damage)
-                if !rect.isEmpty { moving.append(Moving(fill: fill.colour, box: rect)) }
+            if box.intersects(damage) {
+                moving.append(place(element, box: box))
                 continue
             }
-            guard let shown = placed(element, frameStart: frameStart) else { continue }
-            for l in shown.layers {
-                moving.append(Moving(image: l.image, placement: l.placement, opacity: element.opacity, box: box))
+            if shown == nil {
+                shown = [:]
+                for case .placed(let e, let m) in before { shown?[e.id] = (e, m) }
+            }
+            if let (e, m) = shown?[element.id], e == element {
+                moving.append(.placed(element, m))
+            } else {
+                // Placed when a compose first reaches it.
+                moving.append(.unplaced(element, box: box))
             }
         }
-        guard let lowest = moving.first else {
-            layer.copy(damage, to: target)
-            return damage
-        }
-        let turned = lowest.image != nil && lowest.placement.offset == nil
-        // What each element need not draw: pixels an element above covers opaquely (none when a
-        // flat stand-in moves: it is no cover, and a cover's layers need images).
-        let images = moving.compactMap(\.image)
-        let hidden =
-            skipsHidden && images.count == moving.count
-            ? Compositor.hidden(
-                zip(images, moving).enumerated().map { i, pair in
-                    Compositor.Layer(
-                        image: pair.0, placement: pair.1.placement, opacity: pair.1.opacity,
-                        clip: i == 0 && turned ? damage : pair.1.box)
-                }, bounds: target.bounds) : []
-        if hidden.contains(where: { $0 != nil }) { stats.framesWithHidden += 1 }
-        func hiddenOf(_ i: Int) -> Compositor.Hidden? { i < hidden.count ? hidden[i] : nil }
-        if turned, let image = lowest.image {
-            // A turned or scaled card (a drag, a swipe's close-up): restore the layer and draw
-            // it in one pass.
-            Compositor.draw(
-                image, at: lowest.placement, opacity: lowest.opacity, into: Compositor.Rows(target),
-                base: layer.base, clip: damage, hidden: hiddenOf(0), kernel: kernel)
-            for (i, m) in moving.enumerated().dropFirst() { draw(m, into: target, hidden: hiddenOf(i)) }
-        } else {
-            // Unturned elements (rows, bars): restore the layer only where no opaque part of
-            // a moving element will cover it, then draw them all.
-            restore(damage, from: layer, into: target, except: moving)
-            for (i, m) in moving.enumerated() { draw(m, into: target, hidden: hiddenOf(i)) }
-        }
         return damage
+    }
+
+    /// The screen's pixels.
+    package var screen: PixelRect { PixelRect(x: 0, y: 0, width: pixelWidth, height: pixelHeight) }
+
+    /// `element` of the current scene as it is drawn over the layer: its cached image (drawn
+    /// now if missing, or a stand-in) and placement, a flat stand-in, or nothing.
+    func place(_ element: SceneElement, box: PixelRect) -> MovingElement {
+        if let fill = flatStandIn(element) {
+            return fill.rect.isEmpty ? .none : .placed(element, [Moving(fill: fill.colour, box: fill.rect)])
+        }
+        guard let shown = placed(element, frameStart: currentFrameStart) else { return .none }
+        // A framed image (a covered card kept as the strips that can show) is one layer a strip.
+        return .placed(
+            element,
+            shown.layers.map { Moving(image: $0.image, placement: $0.placement, opacity: element.opacity, box: box) })
     }
 
     /// Leave pixels that a moving element drawn later covers opaquely undrawn (the same pixels;
@@ -362,36 +389,6 @@ package final class SceneRenderer {
     /// layer.
     var pendingFrames: [(key: SurfaceCache.Key, image: ElementImage, at: (x: Int, y: Int), cover: Compositor.Hidden)] =
         []
-
-    /// An element drawn this frame over the layer: its cached image, or a flat stand-in.
-    private struct Moving {
-        /// nil: `box` filled with `fill`.
-        var image: ElementImage?
-        var placement: Placement
-        var opacity: Double
-        var box: PixelRect
-        var fill: UInt32 = 0
-
-        init(image: ElementImage, placement: Placement, opacity: Double, box: PixelRect) {
-            (self.image, self.placement, self.opacity, self.box) = (image, placement, opacity, box)
-        }
-
-        init(fill: UInt32, box: PixelRect) {
-            let none = Placement(anchorX: 0, anchorY: 0, centerX: 0, centerY: 0, rotation: 0, scale: 1)
-            (self.image, self.placement, self.opacity, self.box, self.fill) = (nil, none, 1, box, fill)
-        }
-    }
-
-    private func draw(_ m: Moving, into target: PixelBuffer, hidden: Compositor.Hidden? = nil) {
-        guard let image = m.image else {
-            let rows = Compositor.Rows(target)
-            for y in m.box.y..<m.box.maxY { (rows.row(y) + m.box.x).update(repeating: m.fill, count: m.box.width) }
-            return
-        }
-        Compositor.draw(
-            image, at: m.placement, opacity: m.opacity, into: target, base: nil, clip: m.box, hidden: hidden,
-            kernel: kernel)
-    }
 
     /// A detail page whose image the preparation thread has not finished (a tap quicker than
     /// it, the page prepared at touch-down): its colour filled over its rectangle, the image
@@ -421,40 +418,6 @@ package final class SceneRenderer {
         let rect = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0).intersection(
             PixelRect(x: 0, y: 0, width: pixelWidth, height: pixelHeight))
         return (Self.xrgb(card.color), rect)
-    }
-
-    /// Copies `rect` from `layer`, skipping on each row the opaque runs of the unturned,
-    /// fully opaque `covers`, which will be drawn over it anyway.
-    private func restore(_ rect: PixelRect, from layer: StillLayer, into target: PixelBuffer, except covers: [Moving]) {
-        // Plain values for the row loop: (x, y, height, row extents).
-        let spans: [(x: Int, y: Int, height: Int, rows: UnsafePointer<RowExtent>)] = covers.compactMap { c in
-            guard c.opacity >= 1, let image = c.image, let o = c.placement.offset else { return nil }
-            return (o.x, o.y, image.image.height, UnsafePointer(image.rows))
-        }
-        let fills = covers.filter { $0.image == nil }.map(\.box)
-        var runs: [(Int, Int)] = []
-        runs.reserveCapacity(spans.count + fills.count)
-        for y in rect.y..<rect.maxY {
-            runs.removeAll(keepingCapacity: true)
-            for s in spans where y >= s.y && y < s.y + s.height {
-                let e = s.rows[y - s.y]
-                if e.opaqueEnd > e.opaqueFirst { runs.append((s.x + Int(e.opaqueFirst), s.x + Int(e.opaqueEnd))) }
-            }
-            for f in fills where y >= f.y && y < f.maxY { runs.append((f.x, f.maxX)) }
-            if runs.count > 1 { runs.sort { $0.0 < $1.0 } }
-            var x = rect.x
-            for (a, b) in runs {
-                if a > x {
-                    layer.copy(PixelRect(x: x, y: y, width: min(a, rect.maxX) - x, height: 1), to: target)
-                }
-                x = max(x, b)
-                if x >= rect.maxX { break }
-            }
-            if x < rect.maxX {
-                layer.copy(PixelRect(x: x, y: y, width: rect.maxX - x, height: 1), to: target)
-            }
-        }
-        withExtendedLifetime(covers) {}
     }
 
     /// How many elements at the bottom stay in the layer: those already baked in it while

@@ -76,12 +76,11 @@ final class StillLayer {
         return Compositor.Base(rows: rows ?? background, outside: UnsafePointer(backgroundRow))
     }
 
-    /// Copies the layer's `rect` into `target`.
-    func copy(_ rect: PixelRect, to target: PixelBuffer) {
+    /// Copies the layer's `rect` into `target` (screen rows; `rect` inside their bounds).
+    func copy(_ rect: PixelRect, to dst: Compositor.Rows) {
         let rect = rect.intersection(bounds)
         guard !rect.isEmpty else { return }
         let base = base
-        let dst = Compositor.Rows(target)
         for y in rect.y..<rect.maxY {
             let row = dst.row(y)
             Compositor.Under(base, y: y, dst: row).split(rect.x, rect.maxX) { a, b, u in

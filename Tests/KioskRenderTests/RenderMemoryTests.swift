@@ -53,7 +53,7 @@ import Testing
             Compositor.fill(PixelRect(x: 12, y: 6, width: 4, height: 4), with: 0xFFAB_CDEF, in: rows)
         }
         let target = PixelBuffer(width: 64, height: 32)
-        layer.copy(target.bounds, to: target)
+        layer.copy(target.bounds, to: Compositor.Rows(target))
         for y in 0..<32 {
             for x in 0..<64 {
                 let inPainted = x >= 12 && x < 16 && y >= 6 && y < 10

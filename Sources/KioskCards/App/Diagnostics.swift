@@ -8,10 +8,10 @@ import KioskSystem
 /// What the running kiosk writes for its operator on request: a screenshot, the input flight
 /// recorder's last minutes, the run's figures. Each is written off the loop or is a small write.
 enum Diagnostics {
-    /// A copy of `frame` as a PNG in `directory`, written off the loop thread.
-    static func saveScreenshot(_ frame: PixelBuffer, directory: String) {
-        let copy = PixelBuffer(width: frame.width, height: frame.height)
-        copy.pixels.copyMemory(from: frame.pixels, byteCount: copy.stride * copy.height)
+    /// `screen` (composed for it, not touched again here) as a PNG in `directory`, written off
+    /// the loop thread; the buffer is freed once written.
+    static func saveScreenshot(_ screen: PixelBuffer, directory: String) {
+        let copy = screen
         let path = "\(directory)/screenshot-\(WallClock.nowMilliseconds()).png"
         BackgroundWork.run("screenshot", UncheckedBox(copy)) { box in
             do {

@@ -13,8 +13,9 @@ import KioskSystem
 /// decision, switch the panel, speak, read a deck, check a PIN); one timer wakes it at its
 /// deadline. A frame draws its scene (`Kiosk.scene`) where the display asks for one.
 ///
-/// Flow per frame: `Display.onFrame(t)` → `kiosk.scene(at: t)` → `SceneRenderer.render` (only
-/// the damage, in ordinary memory) → `Display.present` (copy damage, page flip) → the flip event
+/// Flow per frame: `Display.onFrame(t)` → `kiosk.scene(at: t)` → `SceneRenderer.takeIn` (the
+/// damage) → `Display.present` (the renderer composes the region the back buffer needs band by
+/// band in ordinary memory, each band copied into it; page flip) → the flip event
 /// paces the next `onFrame` while something moves. When nothing moves nothing is scheduled and
 /// the process sleeps in `poll()`.
 final class KioskApp {
@@ -194,7 +195,7 @@ final class KioskApp {
                     Log.info("schedule: reading the window's deck \(window) again")
                     readDeck(window)
                 }
-            case .screenshot: Diagnostics.saveScreenshot(surface.frame, directory: config.dataDirectory)
+            case .screenshot: surface.saveScreenshot(in: config.dataDirectory)
             case .calibration(true): startCalibration()
             case .calibration(false): calibration?.stop()
             }
@@ -231,13 +232,13 @@ final class KioskApp {
         let began = MonotonicClock.now()
         let cpuBegan = RunStats.threadCPUMilliseconds()
         let scene = kiosk.scene(at: t, staffInfo: kiosk.showsStaffInfo ? staffInfo() : [])
-        let damage = surface.renderer.render(scene, into: surface.frame)
+        let damage = surface.renderer.takeIn(scene)
         if damage.isEmpty && display.unshownDamage.isEmpty {
             // Nothing on screen changes: the input so far is shown (it changed nothing to see),
             // so the next frame's latency counts from the input that changes it.
             unshownInput = nil
         } else {
-            if display.present(surface.frame, damage: damage) {
+            if display.present(damage: damage, compose: surface.compose) {
                 inFlightInput = unshownInput.map {
                     InputTrace(input: $0.input, read: $0.read, drawBegan: began, issued: MonotonicClock.now())
                 }
@@ -324,7 +325,7 @@ final class KioskApp {
 
     private func handleSignal(_ signal: Int32) {
         switch signal {
-        case SIGUSR1: Diagnostics.saveScreenshot(surface.frame, directory: config.dataDirectory)
+        case SIGUSR1: surface.saveScreenshot(in: config.dataDirectory)
         case SIGUSR2:
             reportStats()
             saveFlightRecordings(reason: "SIGUSR2")

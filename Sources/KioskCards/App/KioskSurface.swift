@@ -3,9 +3,9 @@ import KioskDisplay
 import KioskRender
 import KioskSystem
 
-/// What frames are drawn into, sized for the display's current mode.
+/// What draws the frames, sized for the display's current mode. There is no frame: the renderer
+/// composes what the display asks for band by band (`compose`), straight into its scanout buffer.
 struct KioskSurface {
-    var frame: PixelBuffer
     var renderer: SceneRenderer
     var metrics: ScreenMetrics
     var scale: Double
@@ -16,12 +16,23 @@ struct KioskSurface {
         let panel = PanelGeometry(
             pixelWidth: display.pixelWidth, pixelHeight: display.pixelHeight, millimetres: display.logicalSizeMM,
             scale: scale)
-        frame = PixelBuffer(width: display.pixelWidth, height: display.pixelHeight)
         renderer = SceneRenderer(
             pixelWidth: display.pixelWidth, pixelHeight: display.pixelHeight, scale: panel.scale, images: ImageCache(),
             preparer: ElementPreparer())
         metrics = panel.metrics
         self.scale = panel.scale
+    }
+
+    /// The current scene for `Display.present`: the region it asks for, band by band.
+    var compose: Display.Compose {
+        let renderer = renderer
+        return { region, band in renderer.compose(region, band) }
+    }
+
+    /// The screen as it is composed now, saved as a PNG in `directory` (SIGUSR1, the staff
+    /// menu): composed whole into a buffer of its own, freed once written off the loop.
+    func saveScreenshot(in directory: String) {
+        Diagnostics.saveScreenshot(renderer.composedScreen(), directory: directory)
     }
 
     /// Product photos are decoded, and cards drawn, off the loop: when a photo is ready, or

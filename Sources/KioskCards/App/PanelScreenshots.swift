@@ -2,7 +2,7 @@ import KioskDisplay
 import KioskSystem
 
 /// The fleet's screenshots from afar (`RemoteScreenshots`): the fleet worker asks the kiosk's
-/// loop for the frame it composed last. (SIGUSR1 and the staff menu save one locally:
+/// loop for the screen as it composes it now. (SIGUSR1 and the staff menu save one locally:
 /// `Diagnostics.saveScreenshot`.)
 enum PanelScreenshots {
     /// Lets `app`'s fleet worker ask its loop for the frame.
@@ -16,8 +16,8 @@ enum PanelScreenshots {
         app.fleet?.screenshots?.desk.close(reason: RemoteScreenshots.shutdownReason)
     }
 
-    /// A copy of the frame composed last (a memcpy on the loop; turning and encoding happen on
-    /// the fleet worker's thread). Refused while the staff menu is open: a screenshot never
+    /// The current scene composed whole into a buffer of its own (on the loop, when asked;
+    /// turning and encoding happen on the fleet worker's thread). Refused while the staff menu is open: a screenshot never
     /// shows its PIN pad or its facts, and a frame drawn without the menu would not be what the
     /// panel shows.
     static func answer(for app: KioskApp) -> FrameDesk.Answer {
@@ -26,9 +26,7 @@ enum PanelScreenshots {
                 "the staff menu is open on the kiosk (someone is servicing it) and a screenshot never shows it;"
                     + " ask again once it is closed")
         }
-        let frame = app.surface.frame
-        let copy = PixelBuffer(width: frame.width, height: frame.height)
-        copy.pixels.copyMemory(from: frame.pixels, byteCount: min(copy.stride, frame.stride) * copy.height)
+        let copy = app.surface.renderer.composedScreen()
         return .frame(
             UncheckedBox(copy), rotation: app.display.rotation, format: app.display.pixelFormat,
             wallMs: WallClock.nowMilliseconds())

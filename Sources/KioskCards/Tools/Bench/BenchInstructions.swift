@@ -95,8 +95,8 @@ enum BenchInstructions {
         Bench.decodePhotos(first: first, steps: steps, pixelWidth: w, pixelHeight: h, scale: s, images: images)
         let preparer = ElementPreparer()
         let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s, images: images, preparer: preparer)
-        let buffer = PixelBuffer(width: w, height: h)
-        renderer.render(first, into: buffer)
+        let show = BenchShow(renderer: renderer, bandSized: false)
+        show.show(first)
         // Each counted frame starts with the preparation thread idle: what it has finished
         // decides what a frame draws (a stand-in or the whole card, a still layer rebuilt or
         // not), and under valgrind, which runs one thread at a time, how far it got would
@@ -110,7 +110,7 @@ enum BenchInstructions {
                 for e in elements { renderer.prepare(e, background: first.background) }
                 preparer.waitUntilIdle()
             case .frame(let scene):
-                kioskBenchMeasuredFrame { renderer.render(scene, into: buffer) }
+                kioskBenchMeasuredFrame { show.show(scene) }
                 preparer.waitUntilIdle()
                 print("work \(drawn) \(renderer.lastFrame.rawValue)")
                 drawn += 1

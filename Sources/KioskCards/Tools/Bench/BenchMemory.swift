@@ -4,9 +4,9 @@ import KioskSystem
 
 extension Bench {
     /// The probe's memory lines: the resident set at the end of the drag by kind of mapping,
-    /// and the anonymous part by owner (frame, still layer, card images, shadow masks, the
+    /// and the anonymous part by owner (band buffer, still layer, card images, shadow masks, the
     /// allocator's free blocks), so the parent can say where every megabyte of the peak goes.
-    static func printMemoryBreakdown(renderer: SceneRenderer, frame: PixelBuffer) {
+    static func printMemoryBreakdown(renderer: SceneRenderer, show: BenchShow) {
         print("end-rss-kb \(residentKB())")
         printResident("end-")
         print("end-executable-kb \(executableResidentKB())")
@@ -14,7 +14,8 @@ extension Bench {
         print("malloc-arenas-kb \(a.arenas / 1024)")
         print("malloc-free-kb \(a.free / 1024)")
         print("malloc-mapped-kb \(a.mapped / 1024)")
-        print("frame-kb \(frame.stride * frame.height / 1024)")
+        print("band-kb \(renderer.bandBytes / 1024)")
+        print("scanout-band-kb \(show.destinationBytes / 1024)")
         print("layer-kb \(renderer.layerBytes / 1024)")
         print("cache-end-kb \(renderer.cachedBytes / 1024)")
         print("cache-peak-kb \(renderer.cachedBytesPeak / 1024)")
@@ -57,7 +58,7 @@ extension Bench {
     static let memoryParts: [(key: String, what: String)] = [
         ("libraries_mb", "the executable's and shared libraries' pages"),
         ("fonts_mb", "font files, fontconfig's cache and other mapped files"),
-        ("frame_mb", "the frame drawn into"),
+        ("band_buffer_mb", "the band buffer each band is composed in (no frame is kept)"),
         ("still_layer_mb", "the still layer (the box of still elements, one background row)"),
         ("element_cache_mb", "cached card images"),
         ("shadow_masks_mb", "blurred shadow masks kept for reuse"),
@@ -69,7 +70,7 @@ extension Bench {
     /// the details the report prints beside them.
     static func memoryBreakdown(_ v: [String: Double]) -> [(key: String, kb: Double)] {
         func kb(_ key: String) -> Double { v[key] ?? 0 }
-        let frame = kb("frame-kb")
+        let band = kb("band-kb")
         let layer = kb("layer-kb")
         let cache = kb("cache-end-kb")
         let masks = kb("masks-kb")
@@ -77,16 +78,17 @@ extension Bench {
         return [
             ("libraries_mb", kb("end-libraries-kb")),
             ("fonts_mb", kb("end-fonts-kb") + kb("end-files-kb")),
-            ("frame_mb", frame),
+            ("band_buffer_mb", band),
             ("still_layer_mb", layer),
             ("element_cache_mb", cache),
             ("shadow_masks_mb", masks),
-            ("heap_other_mb", anonymous - frame - layer - cache - masks),
+            ("heap_other_mb", anonymous - band - layer - cache - masks),
             ("end_rss_mb", kb("end-rss-kb")),
             ("libraries_before_drawing_mb", kb("start-libraries-kb")),
             ("libraries_executable_mb", kb("end-executable-kb")),
 
             ("libraries_written_mb", kb("end-libraries-written-kb")),
+            ("scanout_band_mb", kb("scanout-band-kb")),
             ("malloc_free_mb", kb("malloc-free-kb")),
             ("element_cache_peak_mb", kb("cache-peak-kb")),
             ("element_cache_budget_mb", kb("cache-budget-kb")),

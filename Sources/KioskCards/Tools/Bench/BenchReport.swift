@@ -113,7 +113,10 @@ enum BenchReport {
                     detail =
                         " (peak \(String(format2: value("element_cache_peak_mb"))) MB; "
                         + "budget \(String(format2: value("element_cache_budget_mb"))) MB)"
-                case "heap_other_mb": detail = " (\(String(format2: value("malloc_free_mb"))) MB free in malloc)"
+                case "heap_other_mb":
+                    detail =
+                        " (\(String(format2: value("malloc_free_mb"))) MB free in malloc; "
+                        + "\(String(format2: value("scanout_band_mb"))) MB the band-sized stand-in for the scanout)"
                 default: break
                 }
                 Swift.print("    \(f(value(part.key), 6)) MB  \(part.what)\(detail)")
