@@ -423,6 +423,8 @@ func runRender(_ o: RenderOptions) -> Int32 {
         }
         let panel = PanelGeometry(pixelWidth: pw, pixelHeight: ph, millimetres: mm, scale: o.scale)
         let scale = panel.scale
+        // Fonts load on a thread of their own while the deck is read and the covered cards drawn.
+        FontWarmUp.start(pixelsPerPoint: scale)
         let deck = try RenderInputs.deck(path: o.deckPath, layout: o.layout.flatMap(DeckLayout.init(rawValue:)))
         // A script is mapped as the kiosk mapped it: onto the panel in points, turned, calibrated.
         var touch = TouchReplayOptions()
