@@ -17,6 +17,7 @@ struct KioskSurface {
             pixelWidth: display.pixelWidth, pixelHeight: display.pixelHeight, millimetres: display.logicalSizeMM,
             scale: scale)
         frame = PixelBuffer(width: display.pixelWidth, height: display.pixelHeight)
+        frame.populateInBackground()
         renderer = SceneRenderer(
             pixelWidth: display.pixelWidth, pixelHeight: display.pixelHeight, scale: panel.scale, images: ImageCache(),
             preparer: ElementPreparer())

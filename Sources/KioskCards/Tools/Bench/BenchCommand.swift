@@ -403,6 +403,7 @@ enum Bench {
         if getenv("KIOSK_PROBE_MAPPINGS") != nil { printResident("start-") }
         var deck = ExampleScenes.makeDeck(file, cards: ExampleScenes.cards(of: file, count: 50), size: size)
         let buffer = PixelBuffer(width: w, height: h)
+        buffer.populateInBackground()
         let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s)
         let rest = deck.scene(at: ExampleScenes.start)
         renderer.render(rest, into: buffer)

@@ -437,6 +437,7 @@ func runRender(_ o: RenderOptions) -> Int32 {
             accessControl: true, keys: o.keys, staff: o.staff, closed: o.closed)
         let images = ImageCache()
         let buffer = PixelBuffer(width: pw, height: ph)
+        buffer.populateInBackground()
         // Headless: wait for photos instead of drawing placeholders.
         let renderer = SceneRenderer(pixelWidth: pw, pixelHeight: ph, scale: scale, images: images)
         renderer.render(scene, into: buffer)
