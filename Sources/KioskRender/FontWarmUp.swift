@@ -118,7 +118,9 @@ package final class FontWarmUp: @unchecked Sendable {
                 Text.Style(size: Text.titleSize, weight: .bold, color: .black, maxLines: CardTextFit.titleLines))
         }
         for style in styles {
-            Text.measure(sample, cr: cr, width: 1_000, style: style, adoptingWarmUp: false)
+            // With a height limit, as a card's subtitle is laid out: pango then asks for the
+            // font's metrics too.
+            Text.measure(sample, cr: cr, width: 1_000, maxHeight: 1_000, style: style, adoptingWarmUp: false)
         }
         return map
     }

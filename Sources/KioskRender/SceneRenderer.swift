@@ -97,7 +97,7 @@ package final class SceneRenderer {
     /// Discarded while the thread was drawing them: dropped when they arrive.
     private var discardedInFlight: Set<SurfaceCache.Key> = []
 
-    private var surfaces: SurfaceCache
+    var surfaces: SurfaceCache
     private let layer: StillLayer
     /// The elements (bottom of the z-order) baked into `layer` on `layerBackground`; nil: none.
     private var layerElements: [SceneElement]?
@@ -455,7 +455,7 @@ package final class SceneRenderer {
     }
 
     /// The background of the scene being drawn (empty states and labels draw on it).
-    private var background = Color.white
+    var background = Color.white
 
     private func rebuildLayer(_ scene: Scene, count: Int, frameStart: Int) {
         stats.layerRebuilds += 1
@@ -546,7 +546,7 @@ package final class SceneRenderer {
     }
 
     /// Draws `key`'s image here and now and caches it; `work` says what for (`lastFrame`).
-    private func draw(
+    func draw(
         _ key: SurfaceCache.Key, pixelsPerPoint k: Double, frameStart: Int, as work: FrameWork = .imageDrawn,
         hole: PixelRect = .empty
     ) -> ElementImage? {

@@ -440,6 +440,8 @@ func runRender(_ o: RenderOptions) -> Int32 {
         buffer.populateInBackground()
         // Headless: wait for photos instead of drawing placeholders.
         let renderer = SceneRenderer(pixelWidth: pw, pixelHeight: ph, scale: scale, images: images)
+        // The covered cards on a second thread while this one draws the top card.
+        renderer.drawImagesAhead(of: scene)
         renderer.render(scene, into: buffer)
         images.waitUntilIdle()
         if o.naive {
