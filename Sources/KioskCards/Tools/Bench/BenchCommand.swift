@@ -634,6 +634,8 @@ func runBench(_ options: BenchOptions) -> Int32 {
     // valgrind children inherit it.
     if let kernel = options.kernel { setenv("KIOSK_COMPOSITOR", kernel, 1) }
     if options.probe {
+        // Its helper threads allocate in the main arena, as `render`'s do.
+        ProcessMemory.useOneArena()
         let label = options.size ?? "1920x1080"
         // Fonts load on a thread of their own while the probe reads its deck and draws the
         // covered cards, as in `render` and the app (`FontWarmUp`).
