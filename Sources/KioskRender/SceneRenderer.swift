@@ -157,6 +157,8 @@ package final class SceneRenderer {
     var cachedSurfaces: Int { surfaces.count }
     /// The kinds of the cached element images (a bare card has no title).
     var cachedKinds: [ElementKind] { surfaces.entries.keys.map(\.kind) }
+    /// How many cached images are kept framed (a covered card without what the card above hides).
+    var cachedFramed: Int { surfaces.entries.values.filter { $0.framed != nil }.count }
     /// The cached element images, least recently used first: key, bytes, whether kept framed
     /// and the use counter of their last use (compare with `cacheClock`).
     var cacheContents: [(key: SurfaceCache.Key, bytes: Int, framed: Bool, lastUse: Int)] {
@@ -437,7 +439,7 @@ package final class SceneRenderer {
     }
 
     /// The background of the scene being drawn (empty states and labels draw on it).
-    private var background = Color.white
+    var background = Color.white
 
     private func rebuildLayer(_ scene: Scene, count: Int, frameStart: Int) {
         stats.layerRebuilds += 1
@@ -547,7 +549,7 @@ package final class SceneRenderer {
     }
 
     /// Draws `key`'s image here and now and caches it; `work` says what for (`lastFrame`).
-    private func draw(
+    func draw(
         _ key: SurfaceCache.Key, pixelsPerPoint k: Double, frameStart: Int, as work: FrameWork = .imageDrawn
     ) -> ElementImage? {
         // Decided before drawing: a photo that arrives mid-draw only costs one more redraw.

@@ -70,10 +70,11 @@ package enum Text {
     @discardableResult
     package static func measure(
         _ text: String, cr: OpaquePointer, x: Double = 0, y: Double = 0, width: Double, maxHeight: Double? = nil,
-        style: Style, draw: Bool = false
+        style: Style, draw: Bool = false, adoptingWarmUp: Bool = true
     ) -> Measure {
         guard !text.isEmpty, width > 0 else { return Measure(height: 0, width: 0, isCut: false) }
-        let layout = makeLayout(text, cr: cr, width: width, maxHeight: maxHeight, style: style)
+        let layout = makeLayout(
+            text, cr: cr, width: width, maxHeight: maxHeight, style: style, adoptingWarmUp: adoptingWarmUp)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         var ink = PangoRectangle()
         var logical = PangoRectangle()
@@ -140,9 +141,14 @@ package enum Text {
         return m.xx * m.yy - m.xy * m.yx < 0
     }
 
+    /// A layout of `text` on `cr`'s font map: this thread's default, which is the one
+    /// `FontWarmUp` prepared when this is the first thread to lay out text after its start
+    /// (`adoptingWarmUp`: false on the warm-up's own thread).
     private static func makeLayout(
-        _ text: String, cr: OpaquePointer, width: Double, maxHeight: Double?, style: Style
+        _ text: String, cr: OpaquePointer, width: Double, maxHeight: Double?, style: Style,
+        adoptingWarmUp: Bool = true
     ) -> OpaquePointer {
+        if adoptingWarmUp { FontWarmUp.process.adopt() }
         let layout = pango_cairo_create_layout(cr)!
         configure(layout, cr: cr)
         let desc = pango_font_description_from_string(families)!

@@ -39,6 +39,14 @@ import Testing
         #expect(version.status == 0 && version.stdout == "KioskCards \(kioskCardsVersion)\n")
     }
 
+    /// A subcommand is dispatched by its name without making its option table: the two agree.
+    @Test func everySubcommandIsNamedAsItsOptionTable() {
+        for c in CommandLine.subcommands {
+            #expect(c.name == c.syntax.command)
+        }
+        #expect(Set(Self.names).count == Self.names.count)
+    }
+
     @Test func programHelpListsTheVisibleSubcommandsAndTheVersion() throws {
         let usage = CommandLine.usage
         for c in CommandLine.subcommands {

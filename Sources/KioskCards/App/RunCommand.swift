@@ -2,6 +2,7 @@ import CardModel
 import Glibc
 import KioskDeckFiles
 import KioskDisplay
+import KioskRender
 import KioskSystem
 
 /// `KioskCards run [flags]`: the kiosk itself (see `KioskConfig.helpText` for the flags).
@@ -13,6 +14,9 @@ func runKioskCommand(arguments: [String], processStart: Instant) -> Int32 {
     case .success(let c): config = c
     case .failure(let status): return status.code
     }
+    // fontconfig loads its configuration on a thread of its own while the deck is read and the
+    // panel opened; the first thread to draw text takes the fonts (`FontWarmUp`).
+    FontWarmUp.start(pixelsPerPoint: nil)
     let deck: DeckFile
     switch config.bootDeck() {
     case .success(let d): deck = d

@@ -92,6 +92,34 @@ package final class PixelBuffer {
 
     package var bounds: PixelRect { PixelRect(x: 0, y: 0, width: width, height: height) }
 
+    /// Makes every page of the buffer resident, on a thread of its own, and returns at once:
+    /// the first frame drawn into a new buffer otherwise takes a page fault for every 4 kB it
+    /// writes on the drawing thread (2,025 of them for a 1920×1080 frame, about 4 ms on the
+    /// build machine). The pages are asked for as transparent huge pages where the system
+    /// allows them (fewer faults to clear the same memory) and faulted in with
+    /// `madvise(MADV_POPULATE_WRITE)`, which leaves the contents alone, so the buffer may be
+    /// drawn into meanwhile. For a buffer that is drawn whole (a frame): every page ends up
+    /// resident anyway. Does nothing for a buffer that is not a mapping, or before Linux 5.14.
+    package func populateInBackground() {
+        guard isMapped else { return }
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(
+            &thread, nil,
+            { context in
+                let buffer = Unmanaged<PixelBuffer>.fromOpaque(context!).takeRetainedValue()
+                let bytes = buffer.stride * buffer.height
+                _ = madvise(buffer.pixels, bytes, MADV_HUGEPAGE)
+                _ = madvise(buffer.pixels, bytes, MADV_POPULATE_WRITE)
+                return nil
+            }, context)
+        if rc == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<PixelBuffer>.fromOpaque(context).release()
+        }
+    }
+
     /// The pixel at (x, y) as 0xXXRRGGBB.
     func pixel(x: Int, y: Int) -> UInt32 {
         pixels.load(fromByteOffset: y * stride + x * 4, as: UInt32.self)

@@ -413,6 +413,8 @@ func runRenderCommand(_ args: [String]) -> Int32 {
 }
 
 func runRender(_ o: RenderOptions) -> Int32 {
+    // The first frame's helper threads (fonts, covered cards) allocate in the main arena.
+    ProcessMemory.useOneArena()
     do {
         let logical = o.rotation.logicalSize(physical: Size(width: Double(o.width), height: Double(o.height)))
         let pw = Int(logical.width)
@@ -423,6 +425,8 @@ func runRender(_ o: RenderOptions) -> Int32 {
         }
         let panel = PanelGeometry(pixelWidth: pw, pixelHeight: ph, millimetres: mm, scale: o.scale)
         let scale = panel.scale
+        // Fonts load on a thread of their own while the deck is read and the covered cards drawn.
+        FontWarmUp.start(pixelsPerPoint: scale)
         let deck = try RenderInputs.deck(path: o.deckPath, layout: o.layout.flatMap(DeckLayout.init(rawValue:)))
         // A script is mapped as the kiosk mapped it: onto the panel in points, turned, calibrated.
         var touch = TouchReplayOptions()
@@ -435,8 +439,11 @@ func runRender(_ o: RenderOptions) -> Int32 {
             accessControl: true, keys: o.keys, staff: o.staff, closed: o.closed)
         let images = ImageCache()
         let buffer = PixelBuffer(width: pw, height: ph)
+        buffer.populateInBackground()
         // Headless: wait for photos instead of drawing placeholders.
         let renderer = SceneRenderer(pixelWidth: pw, pixelHeight: ph, scale: scale, images: images)
+        // The covered cards on a second thread while this one draws the top card.
+        renderer.drawImagesAhead(of: scene)
         renderer.render(scene, into: buffer)
         images.waitUntilIdle()
         if o.naive {
