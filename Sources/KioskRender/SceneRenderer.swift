@@ -106,6 +106,8 @@ package final class SceneRenderer {
     /// The band buffer `compose(_:bandRows:_:)` draws into, and its size in pixels.
     var band: UnsafeMutablePointer<UInt32>?
     var bandCapacity = 0
+    /// What each moving element was last placed with, by id: kept while it moves.
+    var shownPlacements: [String: (SceneElement, [SceneRenderer.Moving])] = [:]
     /// Turned images' sample bounds, measured once per scene taken in (`sampleBounds(of:at:)`).
     var measuredBounds: [ObjectIdentifier: Compositor.SampleBounds] = [:]
     /// Fill the band buffer with garbage before each band (tests: a pixel a compose leaves
@@ -331,31 +333,26 @@ package final class SceneRenderer {
         background = scene.background
         let (still, reuse) = stillCount(scene, prior: prior)
         if !reuse { rebuildLayer(scene, count: still, frameStart: frameStart) }
-        let before = moving
         moving = []
         measuredBounds.removeAll(keepingCapacity: true)
         currentFrameStart = frameStart
-        // An unchanged element outside the damage keeps the image it was shown with (the
-        // screen holds those pixels; the cache may have dropped that image since).
-        var shown: [String: (SceneElement, [Moving])]?
+        var ids: Set<String> = []
         for element in elements[still...] {
             let box = pixels(element.bounds).intersection(screen)
             guard !box.isEmpty, element.opacity > 0 else { continue }
+            ids.insert(element.id)
             if box.intersects(damage) {
                 moving.append(place(element, box: box))
-                continue
-            }
-            if shown == nil {
-                shown = [:]
-                for case .placed(let e, let m) in before { shown?[e.id] = (e, m) }
-            }
-            if let (e, m) = shown?[element.id], e == element {
+            } else if let (e, m) = shownPlacements[element.id], e == element {
+                // Unchanged outside the damage: the image it was last placed with, which the
+                // screen shows (the cache may hold another by now, or none).
                 moving.append(.placed(element, m))
             } else {
                 // Placed when a compose first reaches it.
                 moving.append(.unplaced(element, box: box))
             }
         }
+        if shownPlacements.count > ids.count { shownPlacements = shownPlacements.filter { ids.contains($0.key) } }
         return damage
     }
 
@@ -365,14 +362,19 @@ package final class SceneRenderer {
     /// `element` of the current scene as it is drawn over the layer: its cached image (drawn
     /// now if missing, or a stand-in) and placement, a flat stand-in, or nothing.
     func place(_ element: SceneElement, box: PixelRect) -> MovingElement {
+        let layers: [Moving]
         if let fill = flatStandIn(element) {
-            return fill.rect.isEmpty ? .none : .placed(element, [Moving(fill: fill.colour, box: fill.rect)])
+            guard !fill.rect.isEmpty else { return .none }
+            layers = [Moving(fill: fill.colour, box: fill.rect)]
+        } else {
+            guard let shown = placed(element, frameStart: currentFrameStart) else { return .none }
+            // A framed image (a covered card kept as the strips that can show) is one layer a strip.
+            layers = shown.layers.map {
+                Moving(image: $0.image, placement: $0.placement, opacity: element.opacity, box: box)
+            }
         }
-        guard let shown = placed(element, frameStart: currentFrameStart) else { return .none }
-        // A framed image (a covered card kept as the strips that can show) is one layer a strip.
-        return .placed(
-            element,
-            shown.layers.map { Moving(image: $0.image, placement: $0.placement, opacity: element.opacity, box: box) })
+        shownPlacements[element.id] = (element, layers)
+        return .placed(element, layers)
     }
 
     /// Leave pixels that a moving element drawn later covers opaquely undrawn (the same pixels;
