@@ -138,9 +138,7 @@ package final class ElementPreparer: Sendable {
 
         func run() {
             // Signals stay with the main thread's loop (signalfd).
-            var all = sigset_t()
-            sigfillset(&all)
-            pthread_sigmask(SIG_BLOCK, &all, nil)
+            HelperThreadSignals.blockAll()
             // Below the frame loop, like the store's writer: where both want the one free core,
             // a frame is not shared with a card being drawn ahead of need.
             ThreadPriority.setCurrentThreadNice(Self.niceValue)

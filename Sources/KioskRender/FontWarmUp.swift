@@ -49,6 +49,8 @@ package final class FontWarmUp: @unchecked Sendable {
         let rc = pthread_create(
             &thread, nil,
             { context in
+                // Before pango starts threads of its own from this one: they inherit the mask.
+                HelperThreadSignals.blockAll()
                 let job = Unmanaged<Job>.fromOpaque(context!).takeRetainedValue()
                 job.warmUp.finish(FontWarmUp.warm(pixelsPerPoint: job.pixelsPerPoint))
                 return nil

@@ -113,6 +113,7 @@ private final class OtherThread: @unchecked Sendable {
         let rc = pthread_create(
             &t, nil,
             { context in
+                HelperThreadSignals.blockAll()
                 let me = Unmanaged<OtherThread>.fromOpaque(context!).takeRetainedValue()
                 me.result = me.body()
                 return nil

@@ -107,6 +107,7 @@ package final class PixelBuffer {
         let rc = pthread_create(
             &thread, nil,
             { context in
+                HelperThreadSignals.blockAll()
                 let buffer = Unmanaged<PixelBuffer>.fromOpaque(context!).takeRetainedValue()
                 let bytes = buffer.stride * buffer.height
                 _ = madvise(buffer.pixels, bytes, MADV_HUGEPAGE)
