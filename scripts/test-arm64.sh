@@ -4,12 +4,13 @@
 # the render comparison x86-64 vs aarch64, both .debs (lintian), their install test in clean
 # trixie chroots, and the core virtual-kiosk scenarios on an emulated aarch64 machine.
 #
-# Usage: scripts/test-arm64.sh [--write-golden] [--amd64-tests] [--skip STEP]... [--only STEP]
+# Usage: scripts/test-arm64.sh [--write-golden] [--amd64-tests] [--skip STEP]... [--only STEP]...
 #   --write-golden  write the golden set of trixie's cairo/pango (amd64 6.0.3 build), then test
 #   --amd64-tests   also build and run the unit tests on amd64 with 6.0.3 (--write-golden does);
 #                   by default the 6.0.3 tests are the aarch64 ones (same compiler and libraries)
 #   --skip STEP     leave out a step: build, unit-amd64, unit-arm64, render, deb, install, vm
-#   --only STEP     run just that step (scripts/test.sh runs --only build in the background)
+#   --only STEP     run just that step; repeated, just those (scripts/test.sh runs the builds and
+#                   the steps that time nothing, render, deb and install, in the background)
 # Needs root (debootstrap, chroot, mount namespaces) and scripts/setup.sh's packages.
 # Caches: ~/.cache/kioskcards-arm64 (chroots, sysroot, SDK: ~6 GB), ~/.cache/kioskcards-vm-arm64.
 set -euo pipefail
@@ -24,8 +25,8 @@ while [ $# -gt 0 ]; do
     --write-golden) write_golden=1 amd64_tests=1 ;;
     --amd64-tests) amd64_tests=1 ;;
     --skip) skip+="$2 "; shift ;;
-    --only) only=$2; shift ;;
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --only) only+=" $2 "; shift ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test-arm64: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -37,7 +38,7 @@ failures=()
 step() {
   local name=$1 label=$2 t0=$SECONDS
   shift 2
-  if [[ $skip == *" $name "* ]] || { [ -n "$only" ] && [ "$name" != "$only" ]; }; then
+  if [[ $skip == *" $name "* ]] || { [ -n "$only" ] && [[ $only != *" $name "* ]]; }; then
     [ -n "$only" ] || echo "== arm64: $label: skipped (--skip $name)"
     return 0
   fi
@@ -150,6 +151,12 @@ else
   step build "builds: aarch64 (+ tests) and amd64 with swiftlang 6.0.3 (scripts/cross-arm64.sh --no-amd64-tests)" \
     scripts/cross-arm64.sh --no-amd64-tests
   [ -n "$only" ] || echo "== arm64: unit tests, amd64, swiftlang 6.0.3: not run (the aarch64 run below is 6.0.3 on the same libraries; --amd64-tests runs them)"
+fi
+# Without the builds the other steps have nothing to run: exit 3 says so.
+if ((${#failures[@]})); then
+  printf '   %s\n' "${timings[@]}"
+  echo "arm64: FAILED: $(printf '%s; ' "${failures[@]}" | sed 's/; $//'); the other steps need the builds" >&2
+  exit 3
 fi
 step unit-arm64 "unit tests, aarch64 under qemu-user, trixie libraries" unit_arm64
 step render "render: x86-64 vs aarch64 build, same libraries" render_compare
