@@ -14,6 +14,13 @@
 #                            24 bytes each, which the loader reads whole at every start
 #   --no-export-dynamic      the executable's symbols stay out of its dynamic symbol table:
 #                            nothing looks them up, and the loader searches that table first
+#   libstdc++.a, -static-libgcc  the C++ library the Swift runtime uses, and libgcc's unwinder,
+#                            linked in like the runtime itself: only what it calls, instead of
+#                            two more shared libraries to map, relocate and initialise at every
+#                            start (docs/PERFORMANCE.md, "The executable's pages"). The target's
+#                            libstdc++.a (its sysroot's, PKG_CONFIG_SYSROOT_DIR, when cross-
+#                            building) is found ahead of libstdc++.so through a folder of its own
+#                            on the library path; without one the build links libstdc++.so
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +35,21 @@ done
 # SwiftPM does not relink when only linker flags change: an old binary would stay.
 rm -f "$scratch"/*/release/KioskCards "$scratch"/release/KioskCards
 
+# swiftc's static-stdlib arguments say -lstdc++; a folder holding only libstdc++.a, searched
+# before the compiler's own, makes that the archive (the newest GCC's, as clang picks).
+static_cxx=()
+cxx_archive=$(printf '%s\n' "${PKG_CONFIG_SYSROOT_DIR:-}"/usr/lib/gcc/*-linux-gnu/*/libstdc++.a | sort -V | tail -n 1)
+if [ -f "$cxx_archive" ]; then
+  cxx_dir=$(realpath -m "$scratch/static-libstdc++")
+  mkdir -p "$cxx_dir"
+  ln -sfn "$cxx_archive" "$cxx_dir/libstdc++.a"
+  static_cxx=(-Xlinker -L -Xlinker "$cxx_dir" -Xswiftc -Xclang-linker -Xswiftc -static-libgcc)
+else
+  echo "release-build: no libstdc++.a (Debian's libstdc++-dev); linking libstdc++.so" >&2
+fi
+
 exec swift build -c release --static-swift-stdlib --product KioskCards \
+  "${static_cxx[@]}" \
   -Xswiftc -Xfrontend -Xswiftc -function-sections \
   -Xswiftc -use-ld=lld \
   -Xlinker --symbol-ordering-file="$PWD/deploy/kioskcards.order" -Xlinker --no-warn-symbol-ordering \
