@@ -19,12 +19,13 @@ let package = Package(
             name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]
         ),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
-        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
-        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        // Headers only, no pkg-config (its -l flags would link them): these three are loaded with
-        // dlopen when first used (KioskSystem's DynamicLibrary), so a kiosk without a fleet or
-        // speech never maps them (docs/PERFORMANCE.md, "Libraries loaded when used").
+        // Headers only, no pkg-config (its -l flags would link them): these are loaded with
+        // dlopen when first used (KioskSystem's DynamicLibrary), so a kiosk without photos, QR
+        // codes, a staff PIN, a fleet or speech never maps them (docs/PERFORMANCE.md, "Libraries
+        // loaded when used").
+        .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CEspeakNG", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CALSA", providers: [.apt(["libasound2-dev"])]),

@@ -1,6 +1,6 @@
 #ifndef CCRYPT_SHIM_H
 #define CCRYPT_SHIM_H
-// libxcrypt (Debian's libcrypt-dev): crypt_r, crypt_gensalt_rn. Nothing here needs a shim
-// beyond the header itself.
+// libxcrypt (Debian's libcrypt-dev): crypt_r, crypt_gensalt_rn. Types only: nothing links
+// libcrypt. The staff PIN's `CryptFunctions` loads libcrypt.so.1 with dlopen at the first PIN.
 #include <crypt.h>
 #endif

@@ -171,17 +171,21 @@ package final class ImageCache: Sendable {
     /// `tjDecompress2` straight into cairo's ARGB32 layout (BGRX in memory on little-endian),
     /// using libjpeg-turbo's DCT scaling to skip detail larger than `maxDimension`.
     static func decodeJPEG(_ bytes: [UInt8], path: String, maxDimension: Int) -> Result<CairoImage, RenderError> {
-        guard let tj = tjInitDecompress() else { return .failure(.io("libjpeg-turbo: cannot start a decoder")) }
-        defer { tjDestroy(tj) }
+        let tj: TurboJPEGFunctions
+        do { tj = try TurboJPEGFunctions.shared.get() } catch {
+            return .failure(.io("cannot decode JPEG '\(path)': \(error)"))
+        }
+        guard let handle = tj.initDecompress() else { return .failure(.io("libjpeg-turbo: cannot start a decoder")) }
+        defer { _ = tj.destroy(handle) }
         var width: Int32 = 0
         var height: Int32 = 0
         var subsamp: Int32 = 0
         var colorspace: Int32 = 0
         let header = bytes.withUnsafeBufferPointer {
-            tjDecompressHeader3(tj, $0.baseAddress, UInt(bytes.count), &width, &height, &subsamp, &colorspace)
+            tj.decompressHeader3(handle, $0.baseAddress, UInt(bytes.count), &width, &height, &subsamp, &colorspace)
         }
         guard header == 0, width > 0, height > 0 else {
-            return .failure(.io("cannot decode JPEG '\(path)': \(String(cString: tjGetErrorStr2(tj)))"))
+            return .failure(.io("cannot decode JPEG '\(path)': \(tj.errorText(handle))"))
         }
         // The smallest libjpeg-turbo scaling factor (n/8) that keeps the longer side ≥ maxDimension.
         var scaledW = Int(width)
@@ -198,13 +202,13 @@ package final class ImageCache: Sendable {
             return .failure(.io("image '\(path)' is too large (\(width)×\(height))"))
         }
         let rc = bytes.withUnsafeBufferPointer {
-            tjDecompress2(
-                tj, $0.baseAddress, UInt(bytes.count), image.data.assumingMemoryBound(to: UInt8.self),
+            tj.decompress2(
+                handle, $0.baseAddress, UInt(bytes.count), image.data.assumingMemoryBound(to: UInt8.self),
                 Int32(scaledW), Int32(image.stride), Int32(scaledH), Int32(TJPF_BGRX.rawValue), 0)
         }
         image.markDirty()
         guard rc == 0 else {
-            return .failure(.io("cannot decode JPEG '\(path)': \(String(cString: tjGetErrorStr2(tj)))"))
+            return .failure(.io("cannot decode JPEG '\(path)': \(tj.errorText(handle))"))
         }
         return .success(image)
     }

@@ -3,6 +3,28 @@ import CardModel
 import Glibc
 import KioskSystem
 
+/// libqrencode's functions, looked up in libqrencode.so.4 when the first QR code is encoded: a
+/// kiosk whose decks link nothing never maps the library. `CQRencode` links nothing; each
+/// field's type is the one Swift imports from qrencode.h.
+package struct QRencodeFunctions: Sendable {
+    let encodeString8bit: @convention(c) (UnsafePointer<CChar>?, Int32, QRecLevel) -> UnsafeMutablePointer<QRcode>?
+    let free: @convention(c) (UnsafeMutablePointer<QRcode>?) -> Void
+
+    init(_ lib: DynamicLibrary) throws(DynamicLibraryError) {
+        encodeString8bit = try lib.function("QRcode_encodeString8bit")
+        free = try lib.function("QRcode_free")
+    }
+
+    /// The process's one table (Debian's libqrencode4, bookworm and trixie).
+    package static let shared = LibraryFunctions<QRencodeFunctions> {
+        do throws(DynamicLibraryError) {
+            return .success(try QRencodeFunctions(DynamicLibrary("libqrencode.so.4", debianPackage: "libqrencode4")))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
 /// A QR code's modules, encoded by libqrencode (`QRcode_encodeString8bit`, error correction
 /// level M) and copied out at once, so drawing works on a value.
 package struct QRCode: Hashable, Sendable {
@@ -14,11 +36,17 @@ package struct QRCode: Hashable, Sendable {
     package static let quietZone = 4
 
     /// The code for `text` as bytes (UTF-8); nil when it is empty or longer than a QR code
-    /// holds (2331 bytes at level M) or libqrencode fails.
+    /// holds (2331 bytes at level M) or libqrencode fails or cannot be loaded (logged; check-deck
+    /// names the package: `QRencodeFunctions.shared.get()`'s error).
     package init?(_ text: String) {
         guard !text.isEmpty else { return nil }
-        guard let code = QRcode_encodeString8bit(text, 0, QR_ECLEVEL_M) else { return nil }
-        defer { QRcode_free(code) }
+        let lib: QRencodeFunctions
+        do { lib = try QRencodeFunctions.shared.get() } catch {
+            Log.error("QR code: \(error)")
+            return nil
+        }
+        guard let code = lib.encodeString8bit(text, 0, QR_ECLEVEL_M) else { return nil }
+        defer { lib.free(code) }
         let n = Int(code.pointee.width)
         guard n > 0, let data = code.pointee.data else { return nil }
         size = n

@@ -4,15 +4,19 @@ import Testing
 
 @testable import KioskSystem
 
-/// libpq, espeak-ng and ALSA are loaded when first used (`DynamicLibrary`), not at start.
+/// libpq, espeak-ng, ALSA, libjpeg-turbo, libqrencode and libxcrypt are loaded when first used
+/// (`DynamicLibrary`), not at start.
 @Suite struct SystemDynamicLibraryTests {
-    /// The libraries a kiosk without a fleet and without speech must not map.
-    static let loadedWhenUsed = ["libpq.so", "libespeak-ng.so", "libasound.so"]
+    /// The libraries a kiosk without a fleet, speech, photos, QR codes or a staff PIN must not map.
+    static let loadedWhenUsed = [
+        "libpq.so", "libespeak-ng.so", "libasound.so", "libturbojpeg.so", "libqrencode.so", "libcrypt.so",
+    ]
 
-    /// A real KioskCards process that uses neither (`set-pin`, blocked reading the PIN from
-    /// stdin, so it has started and is waiting) maps the libraries it links — SQLite, cairo —
-    /// but none of those three. Its stdin is then closed: no PIN, exit 2, nothing written.
-    @Test func aProcessWithoutFleetOrSpeechMapsNeitherLibrary() throws {
+    /// A real KioskCards process that uses none of them (`set-pin`, blocked reading the PIN
+    /// from stdin, so it has started and is waiting: it hashes only once it has the PIN) maps the
+    /// libraries it links — SQLite, cairo — but none of those. Its stdin is then closed: no PIN,
+    /// exit 2, nothing written.
+    @Test func aProcessThatUsesNoneOfThemMapsNone() throws {
         try #require(StoreTestSupport.executableExists, "build KioskCards first (swift build --build-tests)")
         let dir = DeckFixtures.temporaryDirectory("dynlib")
         defer { _ = rmdir(dir) }

@@ -1,6 +1,41 @@
 import CCrypt
 import Glibc
 import KioskStore
+import KioskSystem
+
+/// libxcrypt's functions, looked up in libcrypt.so.1 when a PIN is first set or checked: a
+/// kiosk without a staff PIN never maps the library. `CCrypt` links nothing; each field's type
+/// is the one Swift imports from crypt.h.
+struct CryptFunctions: Sendable {
+    let cryptR:
+        @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<crypt_data>?) ->
+            UnsafeMutablePointer<CChar>?
+    let gensaltRN:
+        @convention(c) (UnsafePointer<CChar>?, UInt, UnsafePointer<CChar>?, Int32, UnsafeMutablePointer<CChar>?, Int32)
+            -> UnsafeMutablePointer<CChar>?
+
+    init(_ lib: DynamicLibrary) throws(DynamicLibraryError) {
+        cryptR = try lib.function("crypt_r")
+        gensaltRN = try lib.function("crypt_gensalt_rn")
+    }
+
+    /// The process's one table (Debian's libcrypt1, essential in bookworm and trixie).
+    static let shared = LibraryFunctions<CryptFunctions> {
+        do throws(DynamicLibraryError) {
+            return .success(try CryptFunctions(DynamicLibrary("libcrypt.so.1", debianPackage: "libcrypt1")))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The table, or nil after logging why it cannot be loaded.
+    static func loaded() -> CryptFunctions? {
+        do { return try shared.get() } catch {
+            Log.error("staff PIN: \(error)")
+            return nil
+        }
+    }
+}
 
 /// The staff PIN as a salted crypt(3) hash (libxcrypt: yescrypt `$y$`, else SHA-512 `$6$`),
 /// the form `kiosk.conf` keeps in `staff-pin-hash`.
@@ -16,9 +51,10 @@ enum StaffPin {
     /// A new salted hash of `pin` (`crypt_gensalt_rn` with the kernel's random bytes, then
     /// `crypt_r`); nil if libxcrypt cannot make one.
     static func hash(_ pin: String, prefix: String = "$y$") -> String? {
+        guard let lib = CryptFunctions.loaded() else { return nil }
         var salt = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
         let random = RandomID.bytes(32).map { CChar(bitPattern: $0) }
-        guard crypt_gensalt_rn(prefix, 0, random, Int32(random.count), &salt, Int32(salt.count)) != nil else {
+        guard lib.gensaltRN(prefix, 0, random, Int32(random.count), &salt, Int32(salt.count)) != nil else {
             return prefix == "$6$" ? nil : hash(pin, prefix: "$6$")
         }
         return crypted(
@@ -38,13 +74,14 @@ enum StaffPin {
     }
 
     private static func crypted(_ pin: String, setting: String) -> String? {
+        guard let lib = CryptFunctions.loaded() else { return nil }
         let data = UnsafeMutablePointer<crypt_data>.allocate(capacity: 1)
         defer {
             memset(data, 0, MemoryLayout<crypt_data>.size)  // the PIN passed through here
             data.deallocate()
         }
         memset(data, 0, MemoryLayout<crypt_data>.size)
-        guard let out = crypt_r(pin, setting, data) else { return nil }
+        guard let out = lib.cryptR(pin, setting, data) else { return nil }
         let text = String(cString: out)
         // libxcrypt returns a string starting with "*" on failure.
         return text.hasPrefix("*") ? nil : text

@@ -94,6 +94,10 @@ enum CheckDeckCommand {
         var out: [String] = []
         for (owner, link) in links {
             guard let code = QRCode(link) else {
+                do { _ = try QRencodeFunctions.shared.get() } catch {
+                    out.append("\(file): error: \(owner): its link's QR code cannot be drawn: \(error)")
+                    continue
+                }
                 out.append("\(file): error: \(owner): its link cannot be encoded as a QR code; shorten it")
                 continue
             }
