@@ -371,7 +371,9 @@ package enum ReportQuery {
             try q.rows(
                 "SELECT COUNT(*) FROM \(events) WHERE \(range) AND NOT COALESCE(\(known) AND session_id IS NOT NULL, 1 = 0)"
             ).first?[0])
-        // `card` is the card's id, '' for the end state (`code_of` keeps the two apart).
+        // `card` is the card's id, '' for the end state (`code_of` keeps the two apart). Only the
+        // decisions on a card whose code was shown are joined: a deck without codes costs nothing.
+        // `shown` has one row per visit and code, so the LEFT JOIN finds at most one.
         for r in try q.rows(
             """
             WITH shown AS (
@@ -384,17 +386,20 @@ package enum ReportQuery {
             ), reached AS (
                 SELECT deck_id, deck_version, code_of, card, kiosk_id, session_id FROM shown
                 UNION
-                SELECT v.deck_id, v.deck_version, 'card', d.card_id, v.kiosk_id, v.session_id
+                SELECT v.deck_id, v.deck_version, c.code_of, c.card, v.kiosk_id, v.session_id
                 FROM report_d d JOIN report_v v ON v.kiosk_id = d.kiosk_id AND v.session_id = d.session_id
+                JOIN codes c ON c.code_of = 'card' AND c.card = d.card_id AND c.deck_id = v.deck_id
+                    AND c.deck_version = v.deck_version
                 UNION
-                SELECT deck_id, deck_version, 'end', '', kiosk_id, session_id FROM report_v WHERE end_reason = 'completed'
+                SELECT v.deck_id, v.deck_version, c.code_of, c.card, v.kiosk_id, v.session_id
+                FROM report_v v JOIN codes c ON c.code_of = 'end' AND c.deck_id = v.deck_id
+                    AND c.deck_version = v.deck_version
+                WHERE v.end_reason = 'completed'
             )
-            SELECT r.deck_id, r.deck_version, r.code_of, r.card, r.kiosk_id, COUNT(*),
-                COUNT(*) FILTER (WHERE EXISTS (
-                    SELECT 1 FROM shown s WHERE s.kiosk_id = r.kiosk_id AND s.session_id = r.session_id
-                        AND s.code_of = r.code_of AND s.card = r.card))
-            FROM reached r JOIN codes c ON c.deck_id = r.deck_id AND c.deck_version = r.deck_version
-                AND c.code_of = r.code_of AND c.card = r.card
+            SELECT r.deck_id, r.deck_version, r.code_of, r.card, r.kiosk_id, COUNT(*), COUNT(s.session_id)
+            FROM reached r LEFT JOIN shown s ON s.kiosk_id = r.kiosk_id AND s.session_id = r.session_id
+                AND s.deck_id = r.deck_id AND s.deck_version = r.deck_version AND s.code_of = r.code_of
+                AND s.card = r.card
             GROUP BY r.deck_id, r.deck_version, r.code_of, r.card, r.kiosk_id
             """)
         {
