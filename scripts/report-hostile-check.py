@@ -4,7 +4,8 @@
 Usage: scripts/report-hostile-check.py KIOSKCARDS OUT_DIR
 
 Makes a data directory with `simulate`, then, as a rescued or forged file would, rewrites kiosk
-ids, deck ids, card ids, end reasons, input methods and languages into payloads: a tag with an
+ids, deck ids, card ids, end reasons, input methods and languages into payloads, and adds QR
+code events whose card id is one: a tag with an
 event handler, a `</script>` that would end the embedded JSON, `javascript:` URLs, quotes that
 would break out of an attribute, a line separator. Each payload, if it ran, would set
 `window.__kioskPwned`, fetch from a local HTTP listener and then navigate to it. Writes the report and opens it in
@@ -66,7 +67,17 @@ def payloads(port):
         "language": [
             f"</script><!--<script>\u2028{act}//",
         ],
+        "qr_card_id": [
+            f"<img src=x onerror=\"{act}\">",
+        ],
     }
+
+def forge_codes(db, payload):
+    """A `qr_shown` event in every visit, its card id the payload: the report's QR code table."""
+    db.execute("""INSERT INTO kiosk_events (uid, kiosk_id, kind, wall_ms, monotonic_ns, session_id, card_id, code_of)
+                  SELECT 'qr-' || id, kiosk_id, 'qr_shown', started_wall_ms + 1, started_monotonic_ns + 1, session_id,
+                      ?, 'card'
+                  FROM visits""", (payload,))
 
 def forge_fleet_rows(db_path, port):
     """The same payloads in the columns a kiosk role writes itself (not its kiosk id, which row
@@ -81,9 +92,10 @@ def forge_fleet_rows(db_path, port):
     for i, reason in enumerate(p["end_reason"]):
         db.execute("UPDATE visits SET end_reason = ? WHERE id % 3 = ?", (reason, i))
     db.execute("UPDATE decisions SET language = ? WHERE id % 5 = 0", (p["language"][0],))
+    forge_codes(db, p["qr_card_id"][0])
     db.commit()
     db.close()
-    return p["deck_id"] + p["card_id"] + p["kiosk_id"] + p["end_reason"] + p["language"]
+    return p["deck_id"] + p["card_id"] + p["kiosk_id"] + p["end_reason"] + p["language"] + p["qr_card_id"]
 
 def postgres_bin():
     for v in ("17", "16", "15"):
@@ -160,6 +172,7 @@ def forge(db_path, port):
         db.execute("UPDATE visits SET end_reason = ? WHERE id % 3 = ?", (reason, i))
     db.execute("UPDATE decisions SET input_method = ? WHERE id % 4 = 0", (p["input_method"][0],))
     db.execute("UPDATE decisions SET language = ? WHERE id % 5 = 0", (p["language"][0],))
+    forge_codes(db, p["qr_card_id"][0])
     db.commit()
     db.close()
     assert ids, "simulate stored no visits"

@@ -171,6 +171,36 @@ package struct ReportAggregates: Hashable, Sendable {
     /// Each card's answers per kiosk, by deck, version, card, kiosk.
     package var kioskCards: [CardCell] = []
 
+    /// One QR code of a deck version at one kiosk: a card's, or the end state's (`cardID` nil).
+    /// The visits that showed it, and the visits that reached it (its card decided on or its
+    /// code shown; for the end state, the deck completed or its code shown).
+    package struct LinkCode: Hashable, Sendable {
+        package var deckID: String
+        package var deckVersion: Int
+        /// The card's id; nil: the end state's code.
+        package var cardID: String?
+        package var kioskID: String
+        package var shownVisits = 0
+        package var reachedVisits = 0
+
+        package init(
+            deckID: String, deckVersion: Int, cardID: String?, kioskID: String, shownVisits: Int = 0,
+            reachedVisits: Int = 0
+        ) {
+            self.deckID = deckID
+            self.deckVersion = deckVersion
+            self.cardID = cardID
+            self.kioskID = kioskID
+            self.shownVisits = shownVisits
+            self.reachedVisits = reachedVisits
+        }
+    }
+    /// Every code shown in the period, per deck version, code and kiosk (unordered).
+    package var linkCodes: [LinkCode] = []
+    /// `qr_shown` events in the period whose code is not recorded (stored before the kiosk kept
+    /// which code it was); 0 without kiosk events.
+    package var linkShownNotRecorded = 0
+
     /// Counted visits' left/right/removed decision rows, and their undo rows.
     package var decidedRows = 0
     package var undoRows = 0

@@ -39,7 +39,13 @@ package struct ReportDialect: Sendable {
     package static let sqlite = ReportDialect(
         schema: "", tempTableSuffix: "", storageOrder: ["id"], newestFirst: "id DESC",
         afterMashing: ["CREATE UNIQUE INDEX temp.report_m_visit ON report_m (kiosk_id, session_id)"],
-        afterTables: ["CREATE INDEX temp.report_f_card ON report_f (deck_id, card_id, dwell_ms)"],
+        // SQLite builds no automatic index for a correlated subquery: without the visit indexes
+        // each visit's EXISTS over report_d scanned every decision (quadratic).
+        afterTables: [
+            "CREATE INDEX temp.report_f_card ON report_f (deck_id, card_id, dwell_ms)",
+            "CREATE INDEX temp.report_d_visit ON report_d (kiosk_id, session_id)",
+            "CREATE INDEX temp.report_v_visit ON report_v (kiosk_id, session_id)",
+        ],
         nullBoolean: "NULL", nullText: "NULL",
         weekdayHour: { column in
             "((CAST(strftime('%w', \(column) / 1000, 'unixepoch', 'localtime') AS INTEGER) + 6) % 7) * 24"

@@ -368,6 +368,7 @@ package struct ReportFigures {
             ("decks", .array(decks)), ("kiosks", .array(kiosks)), ("quality", quality),
             ("approvalOverTime", .object([("bucket", .string(weekly ? "week" : "day")), ("cards", .array(overTime))])),
             ("kioskCards", .object([("kiosks", .array(kioskOrder.map { .string($0) })), ("cards", .array(byKiosk))])),
+            ("linkCodes", codesJSON),
         ])
     }
 

@@ -185,6 +185,8 @@ package enum ReportQuery {
                 ).first?[0])
         }
 
+        if a.hasEvents { try linkCodes(q, into: &a, events: table("kiosk_events")) }
+
         // Per deck version: visits, and how far each got — split by whether it completed the
         // deck, so a completed visit is never counted as stopping (drop-off). Positions 1-based.
         var decks: [String: ReportAggregates.Deck] = [:]
@@ -343,6 +345,69 @@ package enum ReportQuery {
             a.mashingDecisions = int(r[1])
         }
         return a
+    }
+
+    /// QR codes shown (`qr_shown` events), per deck version, code and kiosk: the visits that
+    /// showed the code, and the visits that reached it — its card was decided on (any row,
+    /// an undo included) or its code shown; for the end state's code, the visit completed the
+    /// deck or its code was shown. Both count the report's visits (`report_v`: started in the
+    /// period), the deck version is the visit's. Events whose code was not recorded (stored
+    /// before the store's migration 8 or the central schema 12) are counted apart, never guessed.
+    private static func linkCodes<Database: ReportDatabase>(
+        _ q: Runner<Database>, into a: inout ReportAggregates, events: String
+    ) throws {
+        func inRange(_ e: String) -> String {
+            "\(e)kind = 'qr_shown' AND \(e)wall_ms >= :since AND \(e)wall_ms < :until"
+                + " AND (:kiosk IS NULL OR \(e)kiosk_id = :kiosk)"
+        }
+        let range = inRange("")
+        guard try q.db.has(table: "kiosk_events", column: "code_of") else {
+            a.linkShownNotRecorded = int(try q.rows("SELECT COUNT(*) FROM \(events) WHERE \(range)").first?[0])
+            return
+        }
+        // A code this version knows: the end state's, or a card's with its id.
+        let known = "(code_of = 'end' OR (code_of = 'card' AND card_id IS NOT NULL))"
+        a.linkShownNotRecorded = int(
+            try q.rows(
+                "SELECT COUNT(*) FROM \(events) WHERE \(range) AND NOT COALESCE(\(known) AND session_id IS NOT NULL, 1 = 0)"
+            ).first?[0])
+        // `card` is the card's id, '' for the end state (`code_of` keeps the two apart). Only the
+        // decisions on a card whose code was shown are joined: a deck without codes costs nothing.
+        // `shown` has one row per visit and code, so the LEFT JOIN finds at most one.
+        for r in try q.rows(
+            """
+            WITH shown AS (
+                SELECT DISTINCT v.deck_id, v.deck_version, e.code_of, COALESCE(e.card_id, '') AS card, v.kiosk_id,
+                    v.session_id
+                FROM \(events) e JOIN report_v v ON v.kiosk_id = e.kiosk_id AND v.session_id = e.session_id
+                WHERE \(inRange("e.")) AND \(known)
+            ), codes AS (
+                SELECT DISTINCT deck_id, deck_version, code_of, card FROM shown
+            ), reached AS (
+                SELECT deck_id, deck_version, code_of, card, kiosk_id, session_id FROM shown
+                UNION
+                SELECT v.deck_id, v.deck_version, c.code_of, c.card, v.kiosk_id, v.session_id
+                FROM report_d d JOIN report_v v ON v.kiosk_id = d.kiosk_id AND v.session_id = d.session_id
+                JOIN codes c ON c.code_of = 'card' AND c.card = d.card_id AND c.deck_id = v.deck_id
+                    AND c.deck_version = v.deck_version
+                UNION
+                SELECT v.deck_id, v.deck_version, c.code_of, c.card, v.kiosk_id, v.session_id
+                FROM report_v v JOIN codes c ON c.code_of = 'end' AND c.deck_id = v.deck_id
+                    AND c.deck_version = v.deck_version
+                WHERE v.end_reason = 'completed'
+            )
+            SELECT r.deck_id, r.deck_version, r.code_of, r.card, r.kiosk_id, COUNT(*), COUNT(s.session_id)
+            FROM reached r LEFT JOIN shown s ON s.kiosk_id = r.kiosk_id AND s.session_id = r.session_id
+                AND s.deck_id = r.deck_id AND s.deck_version = r.deck_version AND s.code_of = r.code_of
+                AND s.card = r.card
+            GROUP BY r.deck_id, r.deck_version, r.code_of, r.card, r.kiosk_id
+            """)
+        {
+            a.linkCodes.append(
+                ReportAggregates.LinkCode(
+                    deckID: r[0] ?? "", deckVersion: int(r[1]), cardID: r[2] == "end" ? nil : r[3] ?? "",
+                    kioskID: r[4] ?? "", shownVisits: int(r[6]), reachedVisits: int(r[5])))
+        }
     }
 
     /// Uptime share (PostgreSQL only: heartbeats and maintenance live on the fleet server). For

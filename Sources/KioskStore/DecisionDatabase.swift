@@ -104,6 +104,14 @@ package enum DecisionDatabase {
         // 7 (index 6): the language the visitor read the card in (a BCP 47 tag;
         // NULL on older rows).
         "ALTER TABLE decisions ADD COLUMN language TEXT;",
+        // 8 (index 7): which QR code a `qr_shown` event showed, and in which visit: `code_of`
+        // 'card' (its id in `card_id`) or 'end' (the end state's). Older rows keep NULL in all
+        // three: the code is unknown, and the report shows them as such.
+        """
+        ALTER TABLE kiosk_events ADD COLUMN session_id TEXT;
+        ALTER TABLE kiosk_events ADD COLUMN card_id TEXT;
+        ALTER TABLE kiosk_events ADD COLUMN code_of TEXT;
+        """,
     ]
 
     static var schemaVersion: Int { migrations.count }
@@ -227,8 +235,8 @@ package enum DecisionDatabase {
         """
 
     static let eventSQL = """
-        INSERT OR IGNORE INTO kiosk_events (uid, kiosk_id, kind, wall_ms, monotonic_ns)
-        VALUES (?1, ?2, ?3, ?4, ?5)
+        INSERT OR IGNORE INTO kiosk_events (uid, kiosk_id, kind, wall_ms, monotonic_ns, session_id, card_id, code_of)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
         """
 
     /// Writes `batch` in one transaction; when this returns, every record is durable.
@@ -274,6 +282,9 @@ package enum DecisionDatabase {
                     try event.bind(3, e.kind)
                     try event.bind(4, e.wallMs)
                     try event.bind(5, e.monotonicNs)
+                    try event.bind(6, e.sessionID)
+                    try event.bind(7, e.code?.cardID)
+                    try event.bind(8, e.code?.codeOf)
                     _ = try event.step()
                     event.reset()
                     continue
@@ -334,7 +345,7 @@ package enum DecisionDatabase {
         package var language: String?
     }
 
-    /// The columns each table has from each schema version on (migrations 1–7).
+    /// The columns each table has from each schema version on (migrations 1–8).
     static let columnsByVersion: [(version: Int, table: String, columns: [String])] = [
         (
             1, "decisions",
@@ -356,6 +367,7 @@ package enum DecisionDatabase {
         (5, "decisions", ["discarded", "too_fast"]),
         (6, "decisions", ["accessibility_mode"]),
         (7, "decisions", ["language"]),
+        (8, "kiosk_events", ["session_id", "card_id", "code_of"]),
     ]
 
     /// Refuses a file (one `export` or `report` is given, perhaps rescued, perhaps forged) whose

@@ -146,8 +146,10 @@ package enum DecisionSync {
                         accessibilityUsed: v.optionalInt64(10).map { $0 != 0 })))
         }
         var events: [StoredEvent] = []
+        // Store migration 8: the visit and the code of a `qr_shown` event (NULL on older rows).
+        let code = version >= 8 ? "session_id, card_id, code_of" : "NULL, NULL, NULL"
         let e = try db.prepare(
-            "SELECT id, uid, kiosk_id, kind, wall_ms, monotonic_ns FROM kiosk_events WHERE id > ?1 ORDER BY id LIMIT ?2"
+            "SELECT id, uid, kiosk_id, kind, wall_ms, monotonic_ns, \(code) FROM kiosk_events WHERE id > ?1 ORDER BY id LIMIT ?2"
         )
         try e.bind(1, try cursor(db, target: eventsTarget(target)))
         try e.bind(2, Int64(max(1, limit)))
@@ -156,7 +158,9 @@ package enum DecisionSync {
                 StoredEvent(
                     id: e.int64(0), uid: e.text(1),
                     event: KioskEventRecord(
-                        kioskID: e.text(2), kind: e.text(3), wallMs: e.int64(4), monotonicNs: e.int64(5))))
+                        kioskID: e.text(2), kind: e.text(3), wallMs: e.int64(4), monotonicNs: e.int64(5),
+                        sessionID: e.optionalText(6),
+                        code: ShownCode(codeOf: e.optionalText(8), cardID: e.optionalText(7)))))
         }
         var maintenance: [MaintenanceRow] = []
         if version >= 5 {

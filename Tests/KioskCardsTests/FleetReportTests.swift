@@ -373,6 +373,69 @@ extension FleetTests {
         #expect(rows.values == [["300", "300", "300"]])
     }
 
+    /// Which QR code each `qr_shown` event showed travels with it (payload 5): the server's
+    /// events equal the kiosk's, column by column, and `report --postgres` gives the same
+    /// `linkCodes` as the kiosk's own file. A server that takes payload 4 at most gets the events
+    /// without their code, and its report counts them as not recorded, never as a card's.
+    @Test func theCodesShownTravelWithTheirCardAndReportTheSame() throws {
+        try #require(StoreTestSupport.executableExists, "build the executable: swift build --build-tests")
+        let name = try freshFleet()
+        let kiosks = ["codes-a-\(getpid())", "codes-b-\(getpid())"]
+        var dirs: [String] = []
+        let admin = try pg.admin(name)
+        // The second kiosk syncs first, to a server that does not list payload 5 yet (as before
+        // central schema 12); then the server lists it again and the first kiosk syncs.
+        let five = try admin.execute("SELECT description FROM fleet.payload_versions WHERE version = 5").scalar
+        try admin.execute("DELETE FROM fleet.payload_versions WHERE version = 5")
+        for (i, kiosk) in kiosks.enumerated().reversed() {
+            let settings = try addKiosk(kiosk, database: name)
+            let dir = scratch + "/" + kiosk
+            try ReportRuns.simulate(dir, seed: 31 + i, visitors: 120, kiosk: kiosk, deck: "take-it-with-you.json")
+            if i == 0 { try admin.execute("INSERT INTO fleet.payload_versions VALUES (5, $1)", [five]) }
+            let worker = FleetSyncWorker(settings: settings, dataDirectory: dir) { FleetHealth.standalone() }
+            #expect(worker.syncOnce() == nil)
+            #expect(worker.payloadVersion == (i == 0 ? FleetSchema.payloadVersion : 4))
+            dirs.insert(dir, at: 0)
+        }
+        func rows(_ dir: String) throws -> [String] {
+            let db = try SQLiteDatabase(path: DecisionDatabase.path(dataDirectory: dir), readOnly: true, create: false)
+            let stmt = try db.prepare(
+                "SELECT uid || ' ' || kind || ' ' || COALESCE(session_id, '-') || ' ' || COALESCE(code_of, '-') || ' '"
+                    + " || COALESCE(card_id, '-') FROM kiosk_events")
+            var out: [String] = []
+            while try stmt.step() { out.append(stmt.text(0)) }
+            return out.sorted()
+        }
+        let central = { (kiosk: String) in
+            try admin.execute(
+                """
+                SELECT event_uid || ' ' || kind || ' ' || COALESCE(session_id, '-') || ' ' || COALESCE(code_of, '-')
+                    || ' ' || COALESCE(card_id, '-')
+                FROM fleet.kiosk_events WHERE kiosk_id = $1
+                """, [kiosk]
+            ).values.map { $0[0] ?? "" }.sorted()
+        }
+        let sent = try rows(dirs[0])
+        #expect(sent.contains { $0.hasSuffix(" card lageplan") } && sent.contains { $0.hasSuffix(" end -") })
+        #expect(try central(kiosks[0]) == sent)
+        let url = try operatorURL(name)
+        let until = WallClock.iso8601(milliseconds: WallClock.nowMilliseconds() - 60_000)
+        let local = try #require(try reportJSON(["--data", dirs[0], "--kiosk", kiosks[0], "--until", until]).json)
+        let fleet = try #require(try reportJSON(["--postgres", url, "--kiosk", kiosks[0], "--until", until]).json)
+        let codes = try #require(local["linkCodes"])
+        #expect(codes["codes"]?.elements?.count == 3)
+        #expect(Self.comparable(codes) == Self.comparable(try #require(fleet["linkCodes"])))
+        // Payload 4: the events arrived, their codes did not.
+        let old = try central(kiosks[1])
+        let there = try rows(dirs[1])
+        let shownThere = there.filter { $0.contains(" qr_shown ") }.count
+        #expect(old.count == there.count && shownThere > 0)
+        #expect(old.allSatisfy { $0.hasSuffix(" - - -") })
+        let oldReport = try #require(try reportJSON(["--postgres", url, "--kiosk", kiosks[1], "--until", until]).json)
+        #expect(oldReport["linkCodes"]?["codes"]?.elements?.isEmpty == true)
+        #expect(ReportRuns.number(oldReport["linkCodes"]?["notRecorded"]) == Double(shownThere))
+    }
+
     @Test func theReportRowsArePrivateToTheirKiosk() throws {
         let name = try freshFleet()
         let a = "priv-a-\(getpid())"

@@ -4,7 +4,8 @@ import KioskSystem
 
 /// Turns the visitor session's visit events and the deck's decisions into what the store keeps:
 /// a visit row when a visit starts, the same row completed when it ends (reason, cards shown,
-/// whether an accessible way in was used), and an event each time the attract screen appears.
+/// whether an accessible way in was used), an event each time the attract screen appears, and
+/// one each time a visit first has a QR code in front of it (which card's, or the end state's).
 ///
 /// Pure apart from its caller's clock: the wall time of an instant comes in as a function, so
 /// the running kiosk (real clocks) and `simulate` (a simulated clock) share it.
@@ -36,12 +37,12 @@ struct VisitRecorder {
                         kioskID: kioskID, kind: KioskEventRecord.attractShown, wallMs: wallMs(t),
                         monotonicNs: t.nanoseconds))
             ]
-        case .linkShown(_, _, let t):
+        case .linkShown(let id, let card, let t):
             return [
                 .event(
                     KioskEventRecord(
                         kioskID: kioskID, kind: KioskEventRecord.linkShown, wallMs: wallMs(t),
-                        monotonicNs: t.nanoseconds))
+                        monotonicNs: t.nanoseconds, sessionID: id, code: card.map { .card($0) } ?? .endState))
             ]
         case .started(let id, let t):
             let visit = VisitRecord(

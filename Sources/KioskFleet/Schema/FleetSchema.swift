@@ -11,8 +11,9 @@ package enum FleetSchema {
     /// 1: the first fleet payload (no boot id, clock flag or retraction); 2: with them;
     /// 3: with each decision's local id, position, input method and flags, and the kiosk's
     /// visits, events and maintenance log (central schema 5); 4: with each decision's
-    /// accessibility mode and language (central schema 7).
-    package static let payloadVersion = 4
+    /// accessibility mode and language (central schema 7); 5: with each event's visit and which
+    /// QR code it showed (central schema 12).
+    package static let payloadVersion = 5
 
     /// The schema version the report (`report --postgres`) needs: visits and positions.
     package static let reportSchemaVersion = 5
@@ -539,6 +540,19 @@ package enum FleetSchema {
                     USING (kiosk_id = fleet.current_kiosk() AND state = 'requested')
                     WITH CHECK (kiosk_id = fleet.current_kiosk() AND state IN ('taken', 'refused'));
                 """),
+        // 11 → 12: payload version 5, what the kiosk's store has kept since its migration 8: the
+        // visit of a `qr_shown` event and which code it showed, `code_of` 'card' (its id in
+        // `card_id`) or 'end' (the end state's). Existing rows keep NULL: an unknown code.
+        Migration(
+            description: "kiosk event visit and QR code shown: card id or the end state (payload version 5)",
+            sql: """
+                INSERT INTO fleet.payload_versions VALUES
+                    (5, 'kiosk event with session_id, card_id, code_of');
+                ALTER TABLE fleet.kiosk_events
+                    ADD COLUMN session_id text,
+                    ADD COLUMN card_id text,
+                    ADD COLUMN code_of text;
+                """),
     ]
 
     package static var schemaVersion: Int { migrations.count }
@@ -641,7 +655,8 @@ package enum FleetSchema {
 
     /// The newest payload version, at most `newest`, that the server accepts: this one, or an
     /// older one down to `oldestPayloadVersion` on a server not yet migrated. Then the columns
-    /// that server lacks stay on the kiosk: with 3, each decision's accessibility mode and
+    /// that server lacks stay on the kiosk: with 4, each event's visit and QR code; with 3 also
+    /// each decision's accessibility mode and
     /// language; with 2 also the report's columns, and the visits wait locally until the server
     /// is upgraded.
     package static func negotiatePayload(_ db: PostgresConnection, upTo newest: Int = payloadVersion)

@@ -17,7 +17,8 @@ package struct MaintenanceUpload: Hashable, Sendable {
 /// kiosk's stored rows as `KioskStore` read them (KioskFleet never reads SQLite; the executable
 /// hands them over), in the record types defined once on the floor (KioskSystem/Records).
 /// Payload 3 adds the row id (`local_id`, storage order), position, input method and flags,
-/// and the visits and events; payload 4 the accessibility mode and language. A visit is sent
+/// and the visits and events; payload 4 the accessibility mode and language; payload 5 each
+/// event's visit and QR code. A visit is sent
 /// once it has ended, or once a newer one started (left open by a crash): then it never
 /// changes, so the server keeps the first copy.
 package struct UploadBatch: Hashable, Sendable {
@@ -156,10 +157,11 @@ package enum FleetUpload {
         precondition(
             batch.decisions.count <= maxBatch && batch.visits.count <= maxBatch && batch.events.count <= maxBatch
                 && batch.maintenance.count <= maxBatch, "a batch part is over \(maxBatch)")
-        precondition((2...4).contains(payloadVersion), "payload version \(payloadVersion)")
+        precondition((2...5).contains(payloadVersion), "payload version \(payloadVersion)")
         if batch.isEmpty { return 0 }
         let v3 = payloadVersion >= 3
         let v4 = payloadVersion >= 4
+        let v5 = payloadVersion >= 5
         var statements: [(sql: String, parameters: [String?])] = []
         if !batch.decisions.isEmpty {
             let width = v4 ? 20 : v3 ? 18 : 13
@@ -232,15 +234,23 @@ package enum FleetUpload {
         if v3 && !batch.events.isEmpty {
             var tuples: [String] = []
             var parameters: [String?] = []
+            let width = v5 ? 7 : 4
             for (n, e) in batch.events.enumerated() {
-                let b = n * 4
-                tuples.append("(fleet.current_kiosk(), $\(b + 1), 3, $\(b + 2), $\(b + 3)::bigint, $\(b + 4)::bigint)")
+                let b = n * width
+                var tuple =
+                    "(fleet.current_kiosk(), $\(b + 1), \(v5 ? 5 : 3), $\(b + 2), $\(b + 3)::bigint, $\(b + 4)::bigint"
                 parameters += [e.uid, e.event.kind, String(e.event.wallMs), String(e.event.monotonicNs)]
+                if v5 {
+                    tuple += ", $\(b + 5), $\(b + 6), $\(b + 7)"
+                    parameters += [e.event.sessionID, e.event.code?.cardID, e.event.code?.codeOf]
+                }
+                tuples.append(tuple + ")")
             }
+            let extra = v5 ? ", session_id, card_id, code_of" : ""
             statements.append(
                 (
                     """
-                    INSERT INTO fleet.kiosk_events (kiosk_id, event_uid, payload_version, kind, wall_ms, monotonic_ns)
+                    INSERT INTO fleet.kiosk_events (kiosk_id, event_uid, payload_version, kind, wall_ms, monotonic_ns\(extra))
                     VALUES \(tuples.joined(separator: ",\n"))
                     ON CONFLICT (kiosk_id, event_uid) DO NOTHING
                     """, parameters

@@ -113,12 +113,60 @@ package struct KioskEventRecord: Hashable, Sendable {
     package var kind: String
     package var wallMs: Int64
     package var monotonicNs: Int64
+    /// The visit it happened in (`qr_shown`); nil: none (`attract_shown`), or a row stored
+    /// before the store kept it (schema 8).
+    package var sessionID: String?
+    /// Which code a `qr_shown` event showed; nil: not a code, or a row stored before the store
+    /// kept it (schema 8) — an unknown code, never guessed.
+    package var code: ShownCode?
 
-    package init(kioskID: String, kind: String, wallMs: Int64, monotonicNs: Int64) {
+    package init(
+        kioskID: String, kind: String, wallMs: Int64, monotonicNs: Int64, sessionID: String? = nil,
+        code: ShownCode? = nil
+    ) {
         self.kioskID = kioskID
         self.kind = kind
         self.wallMs = wallMs
         self.monotonicNs = monotonicNs
+        self.sessionID = sessionID
+        self.code = code
+    }
+}
+
+/// Which QR code a visitor saw: a card's (by its id) or the end state's. Stored as two
+/// columns, `code_of` ('card' or 'end') and `card_id` (the card's id; NULL for the end state),
+/// so no card id, however odd, can pass for the end state; both NULL: not recorded.
+package enum ShownCode: Hashable, Sendable {
+    case card(String)
+    case endState
+
+    /// `code_of` for a card's code.
+    package static let cardColumnValue = "card"
+    /// `code_of` for the end state's code.
+    package static let endStateColumnValue = "end"
+
+    /// The `code_of` column.
+    package var codeOf: String {
+        switch self {
+        case .card: Self.cardColumnValue
+        case .endState: Self.endStateColumnValue
+        }
+    }
+
+    /// The `card_id` column.
+    package var cardID: String? {
+        if case .card(let id) = self { return id }
+        return nil
+    }
+
+    /// From the stored columns; nil when they name no code this version knows (NULL on older
+    /// rows, or a card code without its id).
+    package init?(codeOf: String?, cardID: String?) {
+        switch (codeOf, cardID) {
+        case (Self.cardColumnValue?, let id?): self = .card(id)
+        case (Self.endStateColumnValue?, _): self = .endState
+        default: return nil
+        }
     }
 }
 

@@ -220,7 +220,7 @@ struct ReportPage {
             <div class="chart"><canvas id="chart-kiosks"></canvas></div>
             <div class="scroll"><table><tr><th>Rank</th><th>Kiosk</th><th>Visits</th><th>Visits / active day</th><th>Completion</th>
             <th>Approval</th><th>Last seen</th><th>Uptime</th></tr>\(kiosks)</table></div></section>
-            """ + kioskCardSection
+            """ + kioskCardSection + codesSection
         // 6. Quality.
         var positions = ""
         for d in 0..<count("decks") {
