@@ -32,7 +32,9 @@ import Testing
     }
 
     static func stampKinds(_ renderer: SceneRenderer) -> [DismissDirection] {
-        renderer.cacheContents.compactMap { if case .stamp(_, _, let side) = $0.key.kind { side } else { nil } }
+        renderer.cacheContents.compactMap { entry -> DismissDirection? in
+            if case .stamp(_, _, let side) = entry.key.kind { side } else { nil }
+        }
     }
 
     /// With a preparation thread, a drag's first frames show the stamp faint: not drawn yet, it
