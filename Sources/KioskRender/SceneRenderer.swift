@@ -53,13 +53,16 @@ package final class SceneRenderer {
         package static let unchanged = FrameWork(rawValue: 1 << 6)
         /// A detail page not yet prepared was shown as a flat fill of its colour (no image).
         package static let flatStandIn = FrameWork(rawValue: 1 << 7)
+        /// A swipe stamp not yet drawn by the preparation thread was left out while faint
+        /// (`leavesOutStamp`).
+        package static let stampLeftOut = FrameWork(rawValue: 1 << 8)
 
         /// Each kind with its name, most costly first (`bench --worst` prints these).
         package static let names: [(FrameWork, String)] = [
             (.adoptedPrepared, "prepared images arrived"), (.wholeScreen, "whole screen"),
             (.layerRebuilt, "still layer rebuilt"), (.imageDrawn, "image drawn in the frame"),
             (.standInDrawn, "stand-in drawn"), (.standInShown, "stand-in shown"), (.flatStandIn, "flat stand-in"),
-            (.unchanged, "unchanged"),
+            (.stampLeftOut, "stamp left out"), (.unchanged, "unchanged"),
         ]
 
         /// "still layer rebuilt, stand-in drawn"; "composed" when the frame only restored the
@@ -79,7 +82,7 @@ package final class SceneRenderer {
     package let preparer: ElementPreparer?
     package internal(set) var stats = Stats()
     /// What the last `render` call did, and the pixels it wrote.
-    package private(set) var lastFrame = FrameWork()
+    package internal(set) var lastFrame = FrameWork()
     package private(set) var lastFramePixels = 0
     /// The compositor's pixel loops (SIMD or scalar: identical pixels; tests compare them).
     package var kernel = Compositor.Kernel.standard
@@ -87,15 +90,17 @@ package final class SceneRenderer {
     /// elements (the same pixels; tests compare the two).
     var wholeScreenLayer = false
     /// Images the preparation thread is drawing for which a frame showed a stand-in.
-    private var standInsShown: Set<SurfaceCache.Key> = []
-    private var frameUsedStandIn = false
+    var standInsShown: Set<SurfaceCache.Key> = []
+    var frameUsedStandIn = false
     /// Where elements that showed stand-ins get their prepared images: damaged in the next frame.
     private var adoptedDamage = PixelRect.empty
     /// Images `prepare` asked the preparation thread for that no frame has shown yet: what
     /// `discardPreparedAhead` drops (a list's detail page once the touch became a swipe).
     private var preparedAhead: Set<SurfaceCache.Key> = []
     /// Discarded while the thread was drawing them: dropped when they arrive.
-    private var discardedInFlight: Set<SurfaceCache.Key> = []
+    var discardedInFlight: Set<SurfaceCache.Key> = []
+    /// The swipe stamps asked for and the one the screen shows (`SceneRenderer+Stamps`).
+    var stamps = StampMemory()
 
     var surfaces: SurfaceCache
     let layer: StillLayer
@@ -331,6 +336,7 @@ package final class SceneRenderer {
         defer { if frameUsedStandIn { stats.placeholderFrames += 1 } }
         let elements = scene.elements
         background = scene.background
+        noteStamps(in: scene)
         let (still, reuse) = stillCount(scene, prior: prior)
         if !reuse { rebuildLayer(scene, count: still, frameStart: frameStart) }
         moving = []
@@ -515,6 +521,8 @@ package final class SceneRenderer {
         var drawnAt = key
         if let cached = surfaces.lookup(key) {
             image = cached
+        } else if leavesOutStamp(element, key: key, pixelsPerPoint: k) {
+            return nil
         } else if let preparer, Self.drawnAhead(element.kind),
             preparer.request(key, pixelsPerPoint: k, images: images, urgent: true),
             let (standIn, standInKey) = standIn(for: key, frameStart: frameStart)

@@ -48,11 +48,12 @@ struct SurfaceCache {
     /// - A stack: `card · (2 + Σᵢ sᵢ² + 2·s_deepest²)` for i in 0…`StackLayout.visibleDepth`
     ///   (card i scaled by sᵢ = 1 − 0.04·i), each a 320×440 pt card with the drag shadow: 7.7
     ///   cards' bytes. What it holds: the top card at rest and as dragged, the card beneath as
-    ///   it lies and as it will look on top, the card a swipe brings up to the bottom, the two
-    ///   card-sized swipe stamps, the card under a returning undo — 6.6 such cards at 1.8 px/pt
-    ///   — and the cards deeper than the one beneath, kept framed (`FramedImage`: drawn so in
-    ///   the frame, or framed when idle; about 14 % of a card each). The probe's drag holds
-    ///   13.7 MB at 1920×1080.
+    ///   it lies and as it will look on top, the card a swipe brings up to the bottom, the
+    ///   card-sized swipe stamp of the drag's direction (both stamps for a moment when a drag
+    ///   turns back; the other goes at the release), the card under a returning undo — 5.8
+    ///   such cards at 1.8 px/pt, 6.6 with both stamps — and the cards deeper than the one
+    ///   beneath, kept framed (`FramedImage`: drawn so in the frame, or framed when idle; about
+    ///   14 % of a card each). The probe's drag holds 12.0 MB at 1920×1080.
     /// - A list: a screenful of rows and a detail page, two frames' bytes.
     ///
     /// The larger of the two: at 1920×1080 (1.8 px/pt) 17.8 MB, at 800×480 (0.8 px/pt) 3.5 MB.

@@ -71,27 +71,35 @@ import Testing
         #expect(revealed.transform == shown.transform && revealed.shadowRadius == shown.shadowRadius)
     }
 
-    /// The stamps a drag shows are prepared too, as the drag draws them (kind, size, scale).
-    @Test func stackPreparesTheStampsOfADragEachWay() throws {
-        var deck = StackDeck(
-            cards: cards, metrics: metrics, options: StackOptions(leftLabel: "Nein", rightLabel: "Ja"))
+    /// No stamp at rest (both would be held for a drag that shows one); while a card is held
+    /// and dragged, the stamp of that direction only, as the drag draws it (kind, size, scale);
+    /// none again once released.
+    @Test func stackPreparesOnlyTheStampOfTheDragsDirection() throws {
+        let options = StackOptions(leftLabel: "Nein", rightLabel: "Ja")
+        var deck = StackDeck(cards: cards, metrics: metrics, options: options)
         let scene = deck.scene(at: .seconds(1))
-        let prepared = deck.elementsToPrepare(in: scene)
-        #expect(prepared.map(\.id) == ["card:c0", "card:c1", "card:c1", "label:left", "label:right"])
+        #expect(deck.elementsToPrepare(in: scene).map(\.id) == ["card:c0", "card:c1", "card:c1"])
 
         let start = try #require(scene.elements.first { $0.id == "card:c0" }).frame.center
         for (dx, id) in [(-80.0, "label:left"), (80.0, "label:right")] {
-            var d = StackDeck(
-                cards: cards, metrics: metrics, options: StackOptions(leftLabel: "Nein", rightLabel: "Ja"))
+            var d = StackDeck(cards: cards, metrics: metrics, options: options)
             _ = d.scene(at: .seconds(1))
             d.handle(TouchFrame(time: .seconds(1), contacts: [TouchContact(id: 1, position: start, phase: .began)]))
+            let held = d.scene(at: .seconds(1))
+            #expect(d.elementsToPrepare(in: held).map(\.id) == ["card:c0", "card:c1", "card:c1"], "held, not moved")
             let moved = start + Point(x: dx, y: 0)
             d.handle(TouchFrame(time: .seconds(1.1), contacts: [TouchContact(id: 1, position: moved, phase: .moved)]))
             let drag = d.scene(at: .seconds(1.1))
+            let prepared = d.elementsToPrepare(in: drag)
+            #expect(prepared.map(\.id) == ["card:c0", "card:c1", "card:c1", id])
             let shown = try #require(drag.elements.first { $0.id == id })
             let ready = try #require(prepared.first { $0.id == id })
             #expect(ready.kind == shown.kind && ready.frame.size == shown.frame.size)
             #expect(ready.transform.scale == shown.transform.scale)
+            // Back where it began, then let go: the card returns and nothing is held.
+            d.handle(TouchFrame(time: .seconds(1.2), contacts: [TouchContact(id: 1, position: start, phase: .ended)]))
+            let released = d.scene(at: .seconds(1.2))
+            #expect(!d.elementsToPrepare(in: released).contains { $0.id.hasPrefix("label:") })
         }
     }
 }

@@ -44,10 +44,11 @@ import Testing
 
     /// After the probe's drag at 1920×1080 the cache holds what the drag and the next gestures
     /// show whole — the top card at rest and dragged, the card beneath as it lies and on top,
-    /// the card a swipe brings up to the bottom, both stamps — and of each card deeper than the
-    /// one beneath only what the card above leaves: its image less the straight-sided band of the
-    /// card above (inset by its corner radius and a few pixels). The bound comes from the
-    /// stack's geometry, not from the cache's budget; and the drag draws no image.
+    /// the card a swipe brings up to the bottom, the stamp of the drag's direction (not the
+    /// other) — and of each card deeper than the one beneath only what the card above leaves: its
+    /// image less the straight-sided band of the card above (inset by its corner radius and a few
+    /// pixels). The bound comes from the stack's geometry, not from the cache's budget; and the
+    /// drag draws no image but its stamp (without a preparation thread, as the probe runs).
     @Test func cardImagesAfterTheProbeDragFitTheGeometry() {
         let (w, h, s) = (1920, 1080, 1.8)
         let size = Size(width: Double(w) / s, height: 600)
@@ -59,13 +60,16 @@ import Testing
         for e in deck.elementsToPrepare(in: rest) { renderer.prepare(e, background: rest.background) }
         let drawn = renderer.stats.surfaceRenders
         for scene in drag { renderer.render(scene, into: buffer) }
-        #expect(renderer.stats.surfaceRenders == drawn, "the drag drew an image: one it needed was not kept")
+        #expect(renderer.stats.surfaceRenders == drawn + 1, "the drag drew an image besides its stamp")
+        let stamps = renderer.cacheContents.map(\.key.kind).filter { if case .stamp = $0 { true } else { false } }
+        let right = stamps.first.map { if case .stamp(_, _, .right) = $0 { true } else { false } } ?? false
+        #expect(stamps.count == 1 && right, "only the stamp of the drag's direction (right)")
 
         func bytes(_ d: (width: Int, height: Int)) -> Int { d.width * d.height * 4 }
         let depthScale = { (i: Int) in 1 - 0.04 * Double(i) }
         // Whole: the top card at rest and dragged, the card beneath at its level and on top, the
-        // card a swipe brings up to the bottom (depth 3), the two stamps (no shadow).
-        let whole: [(level: Int, radius: Double)] = [(0, 8), (0, 18), (1, 8), (0, 8), (3, 8), (0, 0), (0, 0)]
+        // card a swipe brings up to the bottom (depth 3), one stamp (no shadow).
+        let whole: [(level: Int, radius: Double)] = [(0, 8), (0, 18), (1, 8), (0, 8), (3, 8), (0, 0)]
         var bound = whole.reduce(0) { $0 + bytes(Self.cardImageBound(k: s * depthScale($1.level), radius: $1.radius)) }
         let cards = rest.elements.filter { if case .card = $0.kind { true } else { false } }.reversed().map { $0 }
         var rings = 0

@@ -552,14 +552,19 @@ public struct StackDeck: CardDeck, IntakeDrivenDeck {
     /// The top card as it looks when grabbed (the larger shadow), so the first frame of the
     /// next drag only places it; the card beneath as it lies, whole (at rest the top card hides
     /// its contents and the renderer draws it bare: a drag uncovers it), and as it will look on
-    /// top, so the close-up after a swipe draws nothing new either; then the "Nein"/"Ja" stamps
-    /// as a drag shows them, so the first drag each way lays out no text on the frame path;
-    /// last the card a swipe reveals at the bottom of the stack. Top first.
+    /// top, so the close-up after a swipe draws nothing new either; while a card is held and
+    /// dragged sideways, the stamp of that direction ("Später"/"Verstanden", card-sized: only
+    /// the one a drag shows is held, never both at rest); last the card a swipe reveals at the
+    /// bottom of the stack. Top first.
     public func elementsToPrepare(in scene: Scene) -> [SceneElement] {
         let cards = scene.elements.filter { if case .card = $0.kind { true } else { false } }
         guard var top = cards.last else { return [] }
         top.shadowRadius = StackLayout.dragShadow
-        let stamps = labels(drag: Point(x: -1, y: 0), depth: 0) + labels(drag: Point(x: 1, y: 0), depth: 0)
+        // The scene shows a stamp only while its card is held and dragged sideways.
+        let side = scene.elements.lazy.compactMap { e -> DismissDirection? in
+            if case .stamp(_, _, let side) = e.kind { side } else { nil }
+        }.first
+        let stamps = side.map { labels(drag: Point(x: $0 == .left ? -1 : 1, y: 0), depth: 0) } ?? []
         guard cards.count >= 2 else { return [top] + stamps }
         let beneath = cards[cards.count - 2]
         var next = beneath

@@ -192,7 +192,12 @@ enum Bench {
             let prepare = deck.elementsToPrepare(in: rest)
             let offsets = dragOffsets(frames: frames).map { Point(x: $0, y: 0) }
             let drag = ExampleScenes.drag(&deck, from: ExampleScenes.origin(of: rest), offsets: offsets)
-            return (rest, [.idle(prepare)] + drag.map { .frame($0) })
+            var steps: [ExampleScenes.Step] = [.idle(prepare)]
+            for (i, scene) in drag.enumerated() {
+                steps.append(.frame(scene))
+                if ExampleScenes.showsStampFirst(scene, after: i > 0 ? drag[i - 1] : rest) { steps.append(.catchUp) }
+            }
+            return (rest, steps)
         case "stack-visit":
             let v = ExampleScenes.stackVisit(decks.stack, size: size)
             return (v.first, v.steps)
@@ -245,6 +250,8 @@ enum Bench {
             case .idle(let elements):
                 if elements.isEmpty { pipeline.discard() }
                 for e in elements { pipeline.prepare(e, first.background) }
+                pipeline.idle()
+            case .catchUp:
                 pipeline.idle()
             case .frame(let scene):
                 let t = now()

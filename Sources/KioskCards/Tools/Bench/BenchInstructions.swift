@@ -109,6 +109,8 @@ enum BenchInstructions {
                 if elements.isEmpty { renderer.discardPreparedAhead() }
                 for e in elements { renderer.prepare(e, background: first.background) }
                 preparer.waitUntilIdle()
+            case .catchUp:
+                preparer.waitUntilIdle()
             case .frame(let scene):
                 kioskBenchMeasuredFrame { show.show(scene) }
                 preparer.waitUntilIdle()
