@@ -65,18 +65,26 @@ extension ReportFigures {
                 ("shownShare", .number(Double(shown) / Double(reached), 6)),
             ]
         }
-        let codes: [JSONValue] = codeRows.map { r in
-            let title = r.cardID.flatMap { self.title(deck: r.deckID, version: r.deckVersion, card: $0) }
-            let kiosks: [JSONValue] = r.kiosks.map { c in
-                .object([("kiosk", .string(c.kioskID))] + counts(shown: c.shownVisits, reached: c.reachedVisits))
+        // Built in steps with their types spelled out: as one expression Swift 6.0.3's type
+        // checker gives up on it.
+        var codes: [JSONValue] = []
+        for r in codeRows {
+            var kiosks: [JSONValue] = []
+            for c in r.kiosks {
+                let fields: [(String, JSONValue)] = [("kiosk", JSONValue.string(c.kioskID))]
+                kiosks.append(.object(fields + counts(shown: c.shownVisits, reached: c.reachedVisits)))
             }
-            return .object(
-                [
-                    ("deck", .string(r.deckID)), ("version", .int(r.deckVersion)),
-                    ("deckVersion", .string("\(r.deckID)@\(r.deckVersion)")),
-                    ("card", r.cardID.map { .string($0) } ?? .null), ("endState", .bool(r.cardID == nil)),
-                    ("title", title.map { .string($0) } ?? .null),
-                ] + counts(shown: r.shownVisits, reached: r.reachedVisits) + [("kiosks", .array(kiosks))])
+            let title: String? = r.cardID.flatMap { self.title(deck: r.deckID, version: r.deckVersion, card: $0) }
+            let card: JSONValue = r.cardID.map { JSONValue.string($0) } ?? JSONValue.null
+            let titleValue: JSONValue = title.map { JSONValue.string($0) } ?? JSONValue.null
+            var fields: [(String, JSONValue)] = [
+                ("deck", .string(r.deckID)), ("version", .int(r.deckVersion)),
+                ("deckVersion", .string("\(r.deckID)@\(r.deckVersion)")),
+                ("card", card), ("endState", .bool(r.cardID == nil)), ("title", titleValue),
+            ]
+            fields += counts(shown: r.shownVisits, reached: r.reachedVisits)
+            fields.append(("kiosks", .array(kiosks)))
+            codes.append(.object(fields))
         }
         return .object([("codes", .array(codes)), ("notRecorded", .int(aggregates.linkShownNotRecorded))])
     }
