@@ -61,9 +61,11 @@ extension SceneRenderer {
 
     /// The pixels of `elements[i]`'s image (a covered card's, placed on whole pixels) that the
     /// next card drawn after it covers opaquely: that card's outline on screen inset by two
-    /// pixels and by as much again as its corners cut off a rectangle (r·(1 − 1/√2)), in whole
+    /// pixels (three when it is placed reduced from a larger image, for the bilinear sampler's
+    /// spread) and by as much again as its corners cut off a rectangle (r·(1 − 1/√2)), in whole
     /// pixels, in the image's coordinates. Empty when that card is not an unturned, fully
-    /// opaque card placed on whole pixels at its own scale: then nothing is left out.
+    /// opaque card, or `elements[i]` is not placed on whole pixels at its own scale: then
+    /// nothing is left out.
     ///
     /// Why the next card and not any: on a stack it is the card above, which stays put when the
     /// top card is dragged, so the still layer then rebuilt (the cards below the dragged one)
@@ -73,11 +75,12 @@ extension SceneRenderer {
         guard elements.indices.contains(i),
             let cover = elements[(i + 1)...].first(where: { if case .card = $0.kind.unmirrored { true } else { false } }
             ),
-            cover.opacity >= 1, cover.transform.rotation == 0, let coverOutline = outline(cover),
-            let own = outline(elements[i])
+            cover.opacity >= 1, cover.transform.rotation == 0, let own = outline(elements[i])
         else { return .empty }
+        let placedOutline = outline(cover)
+        let coverOutline = placedOutline.map { (rect: $0.rect, k: $0.k) } ?? reducedOutline(cover)
         let r = ElementPainter.cornerRadius(cover.kind) * coverOutline.k
-        let inset = 2 + r * (1 - 0.5.squareRoot())
+        let inset = (placedOutline == nil ? 3 : 2) + r * (1 - 0.5.squareRoot())
         let x0 = Int((coverOutline.rect.minX + inset).rounded(.up))
         let y0 = Int((coverOutline.rect.minY + inset).rounded(.up))
         let x1 = Int((coverOutline.rect.maxX - inset).rounded(.down))
@@ -103,6 +106,19 @@ extension SceneRenderer {
             x: Double(o.x + l.originX), y: Double(o.y + l.originY), width: e.frame.width * k,
             height: e.frame.height * k)
         return (o, PixelRect(x: 0, y: 0, width: l.width, height: l.height), rect, k)
+    }
+
+    /// `e`'s card outline on screen (pixels) and its pixels per point there, wherever its image
+    /// is placed (unturned): a card placed reduced from a larger image (the card beneath the top
+    /// one, `contentScale`) lands on no whole pixel.
+    private func reducedOutline(_ e: SceneElement) -> (rect: Rect, k: Double) {
+        let k = scale * e.transform.scale
+        let c = e.frame.center
+        let t = e.transform.translation
+        let rect = Rect(
+            x: (c.x + t.x) * scale - e.frame.width / 2 * k, y: (c.y + t.y) * scale - e.frame.height / 2 * k,
+            width: e.frame.width * k, height: e.frame.height * k)
+        return (rect, k)
     }
 
     /// Where a card's title, subtitle, watermark and photo can draw, in points from its

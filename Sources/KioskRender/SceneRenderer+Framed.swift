@@ -71,15 +71,16 @@ extension SceneRenderer {
     }
 
     /// The columns of each row of `box` that `part` writes opaque, a framed image counted as
-    /// whole (its hole is hidden in turn by the part above it); nil unless it is unturned,
-    /// unscaled and unfaded.
+    /// whole (its hole is hidden in turn by the part above it); nil unless it is unturned and
+    /// unfaded (a whole image may be placed reduced: the card beneath the top one; a framed one
+    /// only on whole pixels).
     func coverSpans(_ part: StillPart, box: PixelRect) -> Compositor.Hidden? {
-        guard part.element.opacity >= 1, let o = part.shown.placement.offset else { return nil }
+        guard part.element.opacity >= 1 else { return nil }
         let screen = PixelRect(x: 0, y: 0, width: pixelWidth, height: pixelHeight)
         if let image = part.shown.image {
             return Compositor.opaqueSpans(image, at: part.shown.placement, opacity: 1, clip: box, bounds: screen)
         }
-        guard let framed = part.shown.framed else { return nil }
+        guard let framed = part.shown.framed, let o = part.shown.placement.offset else { return nil }
         let clip = box.intersection(screen)
         guard !clip.isEmpty else { return nil }
         var hidden = Compositor.Hidden(rows: clip.y..<clip.maxY)

@@ -642,15 +642,18 @@ package final class SceneRenderer {
     /// The scale an element's image is drawn at, for an element shown at `scale`.
     ///
     /// Below 1 it is `scale` rounded *up* to the stack's depth grid (1 − 0.04·i): a card at
-    /// rest at depth i is drawn at exactly its scale (sharp), and a card moving up the stack
-    /// (0.96 → 1) is placed from its image at the level above, slightly reduced by the
-    /// bilinear sampler, so the close-up animation draws no new images. Other scales round to
-    /// 1/50.
+    /// rest at depth i ≥ 2 is drawn at exactly its scale (sharp), and a card moving up the
+    /// stack from depth i + 1 is placed from its image at depth i, slightly reduced by the
+    /// bilinear sampler, so the close-up animation draws no new images. Depth 1 (0.96) is drawn
+    /// at 1: the card beneath the top one is placed from the image it will have on top, reduced
+    /// by 4 %, so one image serves both levels (at rest the top card hides all of it but a strip
+    /// along its edge; a drag uncovers it). Other scales round to 1/50.
     static func contentScale(_ scale: Double) -> Double {
         guard scale > 0.02 else { return 0.02 }
         if scale <= 1 {
             let step = 0.04
             let level = 1 - step * ((1 - scale) / step + 1e-6).rounded(.down)
+            if level > 1 - 1.5 * step { return 1 }
             if level >= 0.5 { return level }
         }
         return max(0.02, (scale * 50).rounded() / 50)

@@ -43,12 +43,13 @@ import Testing
     }
 
     /// After the probe's drag at 1920×1080 the cache holds what the drag and the next gestures
-    /// show whole — the top card at rest and dragged, the card beneath as it lies and on top,
-    /// the card a swipe brings up to the bottom, the stamp of the drag's direction (not the
-    /// other) — and of each card deeper than the one beneath only what the card above leaves: its
-    /// image less the straight-sided band of the card above (inset by its corner radius and a few
-    /// pixels). The bound comes from the stack's geometry, not from the cache's budget; and the
-    /// drag draws no image but its stamp (without a preparation thread, as the probe runs).
+    /// show whole — the top card at rest and dragged, the card beneath (as on top, which serves
+    /// its level too), the card a swipe brings up to the bottom, the stamp of the drag's
+    /// direction (not the other) — and of each card deeper than the one beneath only what the
+    /// card above leaves: its image less the straight-sided band of the card above (inset by its
+    /// corner radius and a few pixels). The bound comes from the stack's geometry, not from the
+    /// cache's budget; and the drag draws no image but its stamp (without a preparation thread,
+    /// as the probe runs).
     @Test func cardImagesAfterTheProbeDragFitTheGeometry() {
         let (w, h, s) = (1920, 1080, 1.8)
         let size = Size(width: Double(w) / s, height: 600)
@@ -67,9 +68,9 @@ import Testing
 
         func bytes(_ d: (width: Int, height: Int)) -> Int { d.width * d.height * 4 }
         let depthScale = { (i: Int) in 1 - 0.04 * Double(i) }
-        // Whole: the top card at rest and dragged, the card beneath at its level and on top, the
-        // card a swipe brings up to the bottom (depth 3), one stamp (no shadow).
-        let whole: [(level: Int, radius: Double)] = [(0, 8), (0, 18), (1, 8), (0, 8), (3, 8), (0, 0)]
+        // Whole: the top card at rest and dragged, the card beneath as on top, the card a swipe
+        // brings up to the bottom (depth 3), one stamp (no shadow).
+        let whole: [(level: Int, radius: Double)] = [(0, 8), (0, 18), (0, 8), (3, 8), (0, 0)]
         var bound = whole.reduce(0) { $0 + bytes(Self.cardImageBound(k: s * depthScale($1.level), radius: $1.radius)) }
         let cards = rest.elements.filter { if case .card = $0.kind { true } else { false } }.reversed().map { $0 }
         var rings = 0
@@ -107,6 +108,72 @@ import Testing
         )
         #expect(renderer.cachedBytes <= bound)
         #expect(held.filter(\.framed).count == 2, "the cards at depths 2 and 3 are kept framed")
+    }
+
+    /// The card beneath the top one (depth 1, scale 0.96) is placed from its image on top: at
+    /// rest, through a drag, after the release, through a swipe's close-up and on the settled
+    /// stack, no card has an image at 0.96 of the panel's density, nor a bare image beside its
+    /// whole one; with a preparation thread (each scene drawn again once it is idle) and
+    /// without. Every key the cache held is listed.
+    @Test(arguments: [false, true]) func theCardBeneathHasOneImageForBothLevels(prepared: Bool) throws {
+        let (w, h, s) = (560, 336, 0.56)
+        let size = Size(width: Double(w) / s, height: Double(h) / s)
+        var deck = Self.deck(cards: 9, size: size)
+        let (rest, drag) = Self.probeScenes(&deck, size: size, frames: 6)
+        let origin = DeckScenes.origin(of: rest, size: size)
+        var t = DeckScenes.start.advanced(bySeconds: 0.5)
+        deck.handle(TouchFrame(time: t, contacts: [TouchContact(id: 1, position: origin, phase: .ended)]))
+        t = t.advanced(bySeconds: 2)
+        let released = deck.scene(at: t)
+        var swipe: [Scene] = []
+        for i in 0...30 {
+            t = t.advanced(bySeconds: 1.0 / 60)
+            if i <= 6 {
+                let phase: TouchPhase = i == 0 ? .began : i < 6 ? .moved : .ended
+                let p = origin + Point(x: Double(i) * 60, y: 0)
+                deck.handle(TouchFrame(time: t, contacts: [TouchContact(id: 2, position: p, phase: phase)]))
+            }
+            swipe.append(deck.scene(at: t))
+        }
+        let settled = deck.scene(at: t.advanced(bySeconds: 5))
+        let preparer = prepared ? ElementPreparer() : nil
+        if let preparer { try #require(preparer.isRunning) }
+        let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s, preparer: preparer)
+        let buffer = PixelBuffer(width: w, height: h)
+        let depth1 = Int((s * 0.96 * 1000).rounded())
+        var seen: Set<String> = []
+        func show(_ scene: Scene, _ what: String, prepare: Bool = false) {
+            renderer.render(scene, into: buffer)
+            if let preparer {
+                #expect(preparer.waitUntilIdle())
+                renderer.render(scene, into: buffer)
+            }
+            if prepare {
+                for e in deck.elementsToPrepare(in: scene) { renderer.prepare(e, background: scene.background) }
+                if let preparer {
+                    #expect(preparer.waitUntilIdle())
+                    renderer.invalidate()
+                    renderer.render(scene, into: buffer)
+                }
+            }
+            let keys = renderer.cacheContents.map(\.key)
+            for key in keys {
+                guard case .card(let card) = key.kind.unmirrored else { continue }
+                let name = card.title.isEmpty ? "bare \(card.color)" : card.title
+                seen.insert("\(name) at \(key.pixelsPerPoint) ‰ px/pt, shadow \(key.shadowRadius)")
+                #expect(key.pixelsPerPoint != depth1, "\(what): \(name) has an image at the card beneath's scale")
+                if let bare = SceneRenderer.bareKey(key) {
+                    #expect(!keys.contains(bare), "\(what): \(name) is cached whole and bare")
+                }
+            }
+        }
+        show(rest, "at rest", prepare: true)
+        for scene in drag { show(scene, "dragged") }
+        show(released, "released", prepare: true)
+        for (i, scene) in swipe.enumerated() { show(scene, "swipe frame \(i)") }
+        show(settled, "settled", prepare: true)
+        for line in seen.sorted() { print("cached \(prepared ? "with" : "without") a preparation thread: \(line)") }
+        #expect(seen.contains { $0.hasPrefix("bare") } || prepared, "drawn in the frame, covered cards are bare")
     }
 
     /// A renderer keeping covered cards framed draws what one keeping them whole draws, pixel for
@@ -153,8 +220,8 @@ import Testing
         #expect(framed.stats.surfaceRenders <= whole.stats.surfaceRenders, "framing cost a redraw")
     }
 
-    /// Drawn in the frame (no preparation thread), every covered card is drawn framed at once,
-    /// none left to frame when idle. A framed card whose hole the card above no longer hides
+    /// Drawn in the frame (no preparation thread), every covered card deeper than the one
+    /// beneath the top card is drawn framed at once, none left to frame when idle. A framed card whose hole the card above no longer hides
     /// (it moved) is drawn whole again, as a renderer that never framed it draws it.
     @Test func aFramedCardIsDrawnAgainWhenItsHoleShows() {
         let (w, h, s) = (560, 336, 0.56)
@@ -164,7 +231,9 @@ import Testing
         let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s)
         let buffer = PixelBuffer(width: w, height: h)
         renderer.render(rest, into: buffer)
-        let covered = rest.elements.filter { if case .card = $0.kind { $0.opacity > 0 } else { false } }.count - 1
+        // Every covered card but the one beneath the top card, which is placed reduced from its
+        // image on top (not on whole pixels: strips would blend differently at their seams).
+        let covered = rest.elements.filter { if case .card = $0.kind { $0.opacity > 0 } else { false } }.count - 2
         #expect(renderer.pendingFrames.isEmpty, "drawn framed, nothing left to frame")
         #expect(renderer.cacheContents.filter(\.framed).count == covered)
         // The card under the top one moved 16 pt to the right: it still covers the contents of
