@@ -424,7 +424,8 @@ extension FleetTests {
         let fleet = try #require(try reportJSON(["--postgres", url, "--kiosk", kiosks[0], "--until", until]).json)
         let codes = try #require(local["linkCodes"])
         #expect(codes["codes"]?.elements?.count == 3)
-        #expect(Self.comparable(codes) == Self.comparable(try #require(fleet["linkCodes"])))
+        let fleetCodes = try #require(fleet["linkCodes"])
+        #expect(Self.comparable(codes) == Self.comparable(fleetCodes))
         // Payload 4: the events arrived, their codes did not.
         let old = try central(kiosks[1])
         let there = try rows(dirs[1])
