@@ -46,19 +46,21 @@ struct SurfaceCache {
     /// what the screen can need at once, and no more.
     ///
     /// - A stack: `card · (2 + Σᵢ sᵢ² + 2·s_deepest²)` for i in 0…`StackLayout.visibleDepth`
-    ///   but 1 (card i scaled by sᵢ = 1 − 0.04·i; the card beneath, at depth 1, is placed from
-    ///   its image on top, `SceneRenderer.contentScale`), each a 320×440 pt card with the drag
-    ///   shadow: 6.7 cards' bytes. What it holds: the top card at rest and as dragged, the card
-    ///   beneath (as it will look on top, which serves its level too), the card a swipe brings
-    ///   up to the bottom, the card-sized swipe stamp of the drag's direction (both stamps for a
-    ///   moment when a drag turns back; the other goes at the release), the card under a
-    ///   returning undo — 4.9 such cards at 1.8 px/pt, 5.7 with both stamps — and the cards
-    ///   deeper than the one beneath, kept framed (`FramedImage`: drawn so in the frame, or
-    ///   framed when idle; about 14 % of a card each). The probe's drag holds 10.1 MB at
-    ///   1920×1080.
-    /// - A list: a screenful of rows and a detail page, two frames' bytes.
+    ///   (card i scaled by sᵢ = 1 − 0.04·i), each a 320×440 pt card with the drag shadow: 7.7
+    ///   cards' bytes. What it holds: the top card at rest and as dragged, the card beneath (as
+    ///   it will look on top, which serves its level too: `SceneRenderer.contentScale`), the card
+    ///   a swipe brings up to the bottom, the card-sized swipe stamp of the drag's direction
+    ///   (both stamps for a moment when a drag turns back; the other goes at the release), the
+    ///   card under a returning undo — 4.9 such cards at 1.8 px/pt, 5.7 with both stamps — and
+    ///   the cards deeper than the one beneath, kept framed (`FramedImage`: drawn so in the frame,
+    ///   or framed when idle; about 14 % of a card each). The probe's drag holds 10.1 MB at
+    ///   1920×1080. The term still counts the card beneath at its level: without it the budget
+    ///   fell below what a list needs, and a list's detail page, prepared whole, found no room
+    ///   (VM scenario 52 at 800×480, 3.09 MB).
+    /// - A list: a screenful of rows and a detail page, two frames' bytes (with the page's
+    ///   shadow margin and the controls a little more).
     ///
-    /// The larger of the two: at 1920×1080 (1.8 px/pt) 15.8 MB, at 800×480 (0.8 px/pt) 3.1 MB.
+    /// The larger of the two: at 1920×1080 (1.8 px/pt) 17.8 MB, at 800×480 (0.8 px/pt) 3.5 MB.
     /// On a portrait screen the card grows into the width (`StackLayout.fit` above 1), and its
     /// images with it: the cards are counted at the largest size the layout gives this screen
     /// (with buttons and nothing reserved, the most room a card can have).
@@ -68,7 +70,7 @@ struct SurfaceCache {
         let l = ElementSurface.layout(
             for: StackLayout.cardSize, shadowRadius: StackLayout.dragShadow, pixelsPerPoint: scale * grown)
         let card = Double(l.width * l.height * 4)
-        let depths = (0...StackLayout.visibleDepth).filter { $0 != 1 }.map { 1 - StackLayout.depthScale * Double($0) }
+        let depths = (0...StackLayout.visibleDepth).map { 1 - StackLayout.depthScale * Double($0) }
         let deepest = depths.last ?? 1
         let stack = card * (2 + depths.reduce(0) { $0 + $1 * $1 } + 2 * deepest * deepest)
         let list = Double(2 * pixelWidth * pixelHeight * 4)
