@@ -110,9 +110,17 @@ package enum StoreTestSupport {
         mount("tmpfs", dir, "tmpfs", 0, "size=\(kilobytes)k,mode=0755") == 0
     }
 
+    /// Remounts `dir`. A read-only remount fails with EBUSY while any process holds a file on
+    /// it open for writing, and a child that another test is spawning holds copies of this
+    /// process's descriptors until its exec closes them; so EBUSY is retried for up to 5 s.
     package static func remount(_ dir: String, readOnly: Bool, kilobytes: Int) -> Bool {
         let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
-        return mount("tmpfs", dir, "tmpfs", flags, "size=\(kilobytes)k") == 0
+        for _ in 0..<250 {
+            if mount("tmpfs", dir, "tmpfs", flags, "size=\(kilobytes)k") == 0 { return true }
+            guard errno == EBUSY else { return false }
+            usleep(20_000)
+        }
+        return false
     }
 
     package static func unmount(_ dir: String) {
