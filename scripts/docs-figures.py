@@ -58,6 +58,7 @@ class Bench:
         self.worst_instructions = {}  # (scene, size) -> the worst frame's instructions, M
         self.probes = {}  # "1920x1080" -> {"first": [ms, process, thread], "peak": MB, "parts": {what: MB}}
         self.scanout_bytes = {}  # (size, format) -> (whole frame, drag frame) MB
+        self.visits = {}  # (scene, size) -> a whole visit's peak RSS, MB (the visit memory lines)
         scene = size = None
         worst_scene_size = None
         probe = None
@@ -77,6 +78,10 @@ class Bench:
                     probe["parts"][m.group(2)] = m.group(1)
                     continue
                 probe = None
+            m = re.match(r"^    ([a-z]+-visit) (\d+)×(\d+)\s+([0-9.]+) MB;", line)
+            if m:
+                self.visits[(m.group(1), f"{m.group(2)}x{m.group(3)}")] = m.group(4)
+                continue
             m = re.match(r"^  (\d+x\d+) ([a-z0-9]+): ([0-9.]+) MB(?:; ([0-9.]+) MB)?$", line)
             if m:
                 self.scanout_bytes[(m.group(1), m.group(2))] = (m.group(3), m.group(4))
@@ -188,6 +193,10 @@ RULES = {
         ("time", lambda b: b.goal("worst frame of a whole visit"), False),
     "start → first composed frame, 1080p, 50 cards (CPU: process, drawing thread)":
         ("time", lambda b: b.probe("1920x1080", "first") or [None], False),
+    "peak RSS over a whole visit, stack / photo / list, 1920×1080, the shipped build":
+        ("time", lambda b: [b.visits.get((v, "1920x1080")) for v in VISITS], False),
+    "peak RSS over a whole visit, stack / photo / list, 800×480":
+        ("time", lambda b: [b.visits.get((v, "800x480")) for v in VISITS], False),
     "peak RSS of the probe at 1920×1080 / 800×480, the shipped build":
         ("time", lambda b: [b.probe("1920x1080", "peak"), b.probe("800x480", "peak")], False),
     "of which libraries' pages / card images / the band buffer / still layer / shadow masks / fonts / rest of the heap, 1920×1080":

@@ -103,13 +103,15 @@ package final class ElementPreparer: Sendable {
     package func drainReady() { core.signal.drain() }
 
     /// Blocks until nothing is queued or being drawn (tests, headless renders, the bench's
-    /// idle moments), at most `seconds`; whether it got there.
+    /// idle moments), at most `seconds`; whether it got there. `meanwhile` runs between checks
+    /// (every millisecond or so).
     @discardableResult
-    package func waitUntilIdle(seconds: Double = 30) -> Bool {
+    package func waitUntilIdle(seconds: Double = 30, meanwhile: () -> Void = {}) -> Bool {
         let deadline = MonotonicClock.now().advanced(bySeconds: seconds)
         while core.state.withLock({ !$0.inFlight.isEmpty && !$0.stopped }) {
             if MonotonicClock.now() >= deadline { return false }
             sleepMilliseconds(1)
+            meanwhile()
         }
         return true
     }

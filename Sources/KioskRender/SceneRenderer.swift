@@ -94,6 +94,8 @@ package final class SceneRenderer {
     var frameUsedStandIn = false
     /// Where elements that showed stand-ins get their prepared images: damaged in the next frame.
     private var adoptedDamage = PixelRect.empty
+    /// Images that replaced a stand-in were taken in since the last frame (`takeInPrepared`).
+    private var adoptedSinceFrame = false
     /// Images `prepare` asked the preparation thread for that no frame has shown yet: what
     /// `discardPreparedAhead` drops (a list's detail page once the touch became a swipe).
     private var preparedAhead: Set<SurfaceCache.Key> = []
@@ -248,7 +250,8 @@ package final class SceneRenderer {
     /// (`adoptedDamage`), and the still layer only if the element is baked in it: the rest of
     /// the screen is what it was. (Drawing the whole screen again, as before, was the costliest
     /// frame of a stack visit's close-up after a swipe, `bench --worst`.)
-    private func adoptPrepared(_ preparer: ElementPreparer) {
+    @discardableResult
+    private func adoptPrepared(_ preparer: ElementPreparer) -> Bool {
         var replaced: Set<SurfaceCache.Key> = []
         for done in preparer.takeFinished() {
             if discardedInFlight.remove(done.key) != nil { continue }
@@ -257,15 +260,38 @@ package final class SceneRenderer {
             dropBare(of: done.key)
             if standInsShown.remove(done.key) != nil { replaced.insert(done.key) }
         }
-        guard !replaced.isEmpty else { return }
-        lastFrame.insert(.adoptedPrepared)
-        guard let previous else { return }
+        guard !replaced.isEmpty else { return false }
+        adoptedSinceFrame = true
+        guard let previous else { return true }
         for e in previous.elements where shows(e, oneOf: replaced) {
             adoptedDamage = adoptedDamage.union(pixels(e.bounds))
         }
         if let baked = layerElements, baked.contains(where: { shows($0, oneOf: replaced) }) {
             layerElements = nil
         }
+        return true
+    }
+
+    /// Takes in what the preparation thread finished, between frames: the app's loop calls it
+    /// when the thread signals. Each image goes into the cache as it arrives, which evicts down
+    /// to its budget, rather than waiting beside the cache for the next frame: a resting stack
+    /// prepares about six card images at once (13 MB at 1920×1080), and a kiosk can rest for
+    /// hours. Returns whether one replaced a stand-in the screen shows (the next frame differs).
+    @discardableResult
+    package func takeInPrepared() -> Bool {
+        guard let preparer else { return false }
+        return adoptPrepared(preparer)
+    }
+
+    /// Blocks until the preparation thread has nothing queued or being drawn, taking each image
+    /// in as it finishes, as the app's loop does (tests, the bench's idle moments), at most
+    /// `seconds`; whether it got there.
+    @discardableResult
+    package func waitForPrepared(seconds: Double = 30) -> Bool {
+        guard let preparer else { return true }
+        let idle = preparer.waitUntilIdle(seconds: seconds) { self.takeInPrepared() }
+        takeInPrepared()
+        return idle
     }
 
     /// Whether `element`'s image, whole or bare, is one of `keys`.
@@ -309,6 +335,10 @@ package final class SceneRenderer {
         lastFrame = []
         lastFramePixels = 0
         if let preparer { adoptPrepared(preparer) }
+        if adoptedSinceFrame {
+            lastFrame.insert(.adoptedPrepared)
+            adoptedSinceFrame = false
+        }
         if let images {
             let g = images.generation
             if g != imageGeneration {

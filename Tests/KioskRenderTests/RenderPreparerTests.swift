@@ -102,6 +102,46 @@ import Testing
         #expect(renderer.stats.placeholderFrames == standInsAtRest, "the dragged card was ready")
     }
 
+    /// What the thread finishes goes into the cache between frames, as the app's loop takes it
+    /// in when the thread signals, and the cache evicts down to its budget as each arrives: a
+    /// resting stack prepares more images than a small budget has room for, and never more
+    /// than the budget is held. The next frame redraws where a stand-in was replaced.
+    @Test func preparedImagesGoIntoTheCacheBetweenFrames() throws {
+        /// The cache's bytes after a first frame and after everything a resting stack prepares
+        /// was taken in, with `budget`, and the most it held on the way.
+        func rest(budget: Int?) -> (afterFrame: Int, afterPrepared: Int, largest: Int, redraw: Bool) {
+            let preparer = ElementPreparer()
+            let renderer = SceneRenderer(
+                pixelWidth: Self.width, pixelHeight: Self.height, scale: Self.scale, cacheBytes: budget,
+                preparer: preparer)
+            let buffer = PixelBuffer(width: Self.width, height: Self.height)
+            var deck = StackDeck(cards: BuiltInCards.stack, metrics: DeckScenes.metrics(Self.size))
+            let rest = deck.scene(at: DeckScenes.start)
+            renderer.render(rest, into: buffer)
+            let afterFrame = renderer.cachedBytes
+            for e in deck.elementsToPrepare(in: rest) { renderer.prepare(e, background: rest.background) }
+            var largest = afterFrame
+            // The loop's part when the thread signals.
+            _ = preparer.waitUntilIdle {
+                renderer.takeInPrepared()
+                largest = max(largest, renderer.cachedBytes)
+            }
+            renderer.takeInPrepared()
+            largest = max(largest, renderer.cachedBytes)
+            let afterPrepared = renderer.cachedBytes
+            renderer.render(rest, into: buffer)
+            return (afterFrame, afterPrepared, largest, renderer.lastFrame.contains(.adoptedPrepared))
+        }
+        let unbounded = rest(budget: 1 << 30)
+        #expect(unbounded.afterPrepared > unbounded.afterFrame, "taken in before the next frame")
+        #expect(unbounded.redraw, "the frame after redraws the stand-ins the first one showed")
+        // Room for all but about two of the images: they are evicted as the others arrive.
+        let budget = unbounded.afterPrepared * 2 / 3
+        let bounded = rest(budget: budget)
+        #expect(bounded.largest <= budget, "the cache held \(bounded.largest) bytes, over its budget of \(budget)")
+        #expect(bounded.afterPrepared > bounded.afterFrame)
+    }
+
     /// Without a preparer (headless `render`, goldens) everything is drawn in the frame.
     @Test func withoutPreparerNothingIsDeferred() {
         let renderer = SceneRenderer(pixelWidth: Self.width, pixelHeight: Self.height, scale: Self.scale)

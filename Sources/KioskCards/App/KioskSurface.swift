@@ -37,7 +37,8 @@ struct KioskSurface {
 
     /// Product photos are decoded, and cards drawn, off the loop: when a photo is ready, or
     /// a card that replaces a stand-in on screen, `redraw` asks for a frame (a card drawn
-    /// ahead of need waits for the next one). Returns the loop's tokens.
+    /// ahead of need goes into the cache and waits for the frame that shows it). Returns the
+    /// loop's tokens.
     func watch(on loop: EventLoop, redraw: @escaping () -> Void) -> [Int] {
         var tokens: [Int] = []
         if let images = renderer.images {
@@ -52,7 +53,10 @@ struct KioskSurface {
             tokens.append(
                 loop.add(fd: preparer.readyFD) { _ in
                     preparer.drainReady()
-                    if renderer.isShowingStandIns { redraw() }
+                    // Into the cache now (it evicts down to its budget), not beside it until
+                    // the next frame.
+                    let replaced = renderer.takeInPrepared()
+                    if replaced || renderer.isShowingStandIns { redraw() }
                 })
         }
         return tokens

@@ -9,6 +9,8 @@ import KioskSystem
 /// Exit status: 0 after SIGTERM/SIGINT, 1 when the display cannot be used, 2 for bad
 /// configuration or an invalid deck file.
 func runKioskCommand(arguments: [String], processStart: Instant) -> Int32 {
+    // Before any thread starts: one malloc arena, card images returned to the system when evicted.
+    ProcessMemory.setUpForKiosk()
     let config: KioskConfig
     switch KioskConfig.resolve(arguments: arguments) {
     case .success(let c): config = c

@@ -106,6 +106,25 @@ package enum ProcessMemory {
     /// helper threads for its first frame (fonts, covered cards) had 0.6 MB more peak RSS.
     package static func useOneArena() { _ = mallopt(M_ARENA_MAX, 1) }
 
+    /// The allocator as the kiosk sets it up, before its second thread starts (`run`, `render`
+    /// and the bench's probes that stand for them): every thread in one arena (`useOneArena`),
+    /// and every block of `largeBlockBytes` or more mapped on its own, so that a card image the
+    /// cache evicts goes back to the system when it is freed.
+    ///
+    /// glibc maps a block on its own from 128 KiB, but raises that threshold to the size of each
+    /// such block freed (up to 32 MiB): after the first card image went, the next ones came from
+    /// the heap, whose freed middle stays resident. A whole stack visit at 1920×1080 ends with
+    /// 12.4 MB free in malloc without the set-up, 0.6 MB with it (`bench --scene stack-visit`,
+    /// the visit memory lines; docs/PERFORMANCE.md, "A whole visit").
+    package static func setUpForKiosk() {
+        useOneArena()
+        _ = mallopt(M_MMAP_THRESHOLD, Int32(largeBlockBytes))
+    }
+
+    /// Blocks this large or larger are mapped on their own once `setUpForKiosk` ran (a card
+    /// image at 1920×1080 is about 2 MB, at 800×480 about 0.4 MB).
+    package static let largeBlockBytes = 256 << 10
+
     package static func allocator() -> Allocator {
         let m = mallinfo2()
         return Allocator(arenas: Int(m.arena), free: Int(m.fordblks), mapped: Int(m.hblkhd))

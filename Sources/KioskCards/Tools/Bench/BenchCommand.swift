@@ -226,7 +226,7 @@ enum Bench {
                     show.show(scene)
                     pixels += r.lastFramePixels
                 }, prepare: { r.prepare($0, background: $1) },
-                idle: { preparer.waitUntilIdle() }, discard: { r.discardPreparedAhead() },
+                idle: { r.waitForPrepared() }, discard: { r.discardPreparedAhead() },
                 standIns: { r.stats.placeholderFrames }, work: { r.lastFrame },
                 pixelsWritten: { pixels })
         case "cairo-redraw":
@@ -562,6 +562,7 @@ struct BenchOptions: Equatable {
     var budget = 4.0
     var instructions = false
     var instructionsChild = false
+    var visitProbe = false
     /// Name this many worst frames of each real-pipeline scene, with counts by kind.
     var worst = 0
     var kernel: String?
@@ -631,6 +632,9 @@ struct BenchOptions: Equatable {
             .flag("instructions-child", help: "be the process valgrind counts (bench starts it)", hidden: true) {
                 $0.instructionsChild = true
             },
+            .flag("visit-probe", help: "be a whole visit's memory probe (bench starts it)", hidden: true) {
+                $0.visitProbe = true
+            },
         ])
 }
 
@@ -639,13 +643,14 @@ func runBenchCommand(_ args: [String]) -> Int32 {
 }
 
 func runBench(_ options: BenchOptions) -> Int32 {
+    // The allocator set up as the app's (the probes, the valgrind child and the timed
+    // pipelines alike), before a second thread starts.
+    ProcessMemory.setUpForKiosk()
     if options.cpuTime { Bench.clock = CLOCK_THREAD_CPUTIME_ID }
     // Before anything draws (`Compositor.Kernel.standard` reads it once); the probe and
     // valgrind children inherit it.
     if let kernel = options.kernel { setenv("KIOSK_COMPOSITOR", kernel, 1) }
     if options.probe {
-        // Its helper threads allocate in the main arena, as `render`'s do.
-        ProcessMemory.useOneArena()
         let label = options.size ?? "1920x1080"
         // Fonts load on a thread of their own while the probe reads its deck and draws the
         // covered cards, as in `render` and the app (`FontWarmUp`).
@@ -658,6 +663,13 @@ func runBench(_ options: BenchOptions) -> Int32 {
     }
     guard let decks = Bench.exampleDecks() else { return 1 }
     if options.instructionsChild { return BenchInstructions.child(options, decks: decks) }
+    if options.visitProbe {
+        guard let scene = options.scene, let size = options.size else {
+            Log.error("bench: --visit-probe needs --scene and --size")
+            return 2
+        }
+        return Bench.visitProbe(scene: scene, size: size, decks: decks)
+    }
     var results = Bench.run(
         frames: options.frames, budget: options.budget, only: options.size, scene: options.scene, decks: decks
     ) {
@@ -683,10 +695,18 @@ func runBench(_ options: BenchOptions) -> Int32 {
             Bench.startupAndMemory(frames: options.frames, budget: options.budget, size: $0)
         }
     results += memory
+    // A whole visit's memory for each visit scene run (none with --scene stack-drag).
+    let visits =
+        options.noProbe
+        ? []
+        : Bench.visitProbeScenes.filter { options.scene == nil || options.scene == $0 }.flatMap { scene in
+            (options.size.map { [$0] } ?? Bench.probeSizes).compactMap { Bench.visitMemory(scene: scene, size: $0) }
+        }
+    results += visits
     if options.json {
         print("[" + results.map { $0.json(worst: options.worst) }.joined(separator: ",\n ") + "]")
         return 0
     }
-    BenchReport.print(results, memory: memory, options: options)
+    BenchReport.print(results, memory: memory, visits: visits, options: options)
     return 0
 }

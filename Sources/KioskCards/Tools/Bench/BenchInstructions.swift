@@ -101,19 +101,19 @@ enum BenchInstructions {
         // decides what a frame draws (a stand-in or the whole card, a still layer rebuilt or
         // not), and under valgrind, which runs one thread at a time, how far it got would
         // otherwise follow the machine's load.
-        preparer.waitUntilIdle()
+        renderer.waitForPrepared()
         var drawn = 0
         for step in steps {
             switch step {
             case .idle(let elements):
                 if elements.isEmpty { renderer.discardPreparedAhead() }
                 for e in elements { renderer.prepare(e, background: first.background) }
-                preparer.waitUntilIdle()
+                renderer.waitForPrepared()
             case .catchUp:
-                preparer.waitUntilIdle()
+                renderer.waitForPrepared()
             case .frame(let scene):
                 kioskBenchMeasuredFrame { show.show(scene) }
-                preparer.waitUntilIdle()
+                renderer.waitForPrepared()
                 print("work \(drawn) \(renderer.lastFrame.rawValue)")
                 drawn += 1
             }

@@ -27,7 +27,9 @@ enum BenchReport {
         }
     }
 
-    static func print(_ results: [BenchResult], memory probes: [BenchResult], options: BenchOptions) {
+    static func print(
+        _ results: [BenchResult], memory probes: [BenchResult], visits: [BenchResult], options: BenchOptions
+    ) {
         func f(_ v: Double, _ width: Int = 7) -> String {
             var s = String(format2: v)
             while s.count < width { s = " " + s }
@@ -80,8 +82,10 @@ enum BenchReport {
                 "  real / cold memcpy floor, 1080p:                         \(String(format2: real.stats.median / cold.stats.median))×"
             )
         }
-        let visits = ["stack-visit", "photo-visit", "list-visit"].map { find($0, "1920x1080", "real")?.stats.max }
-        Swift.print("  worst frame of a whole visit, 1080p (stack / photo / list): \(list(visits, unit: " ms"))")
+        let worstInVisits = ["stack-visit", "photo-visit", "list-visit"].map {
+            find($0, "1920x1080", "real")?.stats.max
+        }
+        Swift.print("  worst frame of a whole visit, 1080p (stack / photo / list): \(list(worstInVisits, unit: " ms"))")
         let flatCounted = sizes.map { find("stack-drag", $0, "real")?.instructionsP99OverMedian }
         Swift.print(
             "  p99 / median, stack drag, by size:                       "
@@ -125,6 +129,7 @@ enum BenchReport {
                 "    \(f(value("end_rss_mb"), 6)) MB  in all at the end of the drag "
                     + "(the peak is \(String(format2: value("peak_rss_mb"))) MB)")
         }
+        printVisitMemory(visits)
         let clockName = Bench.clock == CLOCK_THREAD_CPUTIME_ID ? "thread CPU time" : "wall time"
         Swift.print("(times in ms of \(clockName); drags \(options.frames) frames; warm-up 30 frames per pipeline)")
     }

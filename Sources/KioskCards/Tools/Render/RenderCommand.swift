@@ -414,7 +414,7 @@ func runRenderCommand(_ args: [String]) -> Int32 {
 
 func runRender(_ o: RenderOptions) -> Int32 {
     // The first frame's helper threads (fonts, covered cards) allocate in the main arena.
-    ProcessMemory.useOneArena()
+    ProcessMemory.setUpForKiosk()
     do {
         let logical = o.rotation.logicalSize(physical: Size(width: Double(o.width), height: Double(o.height)))
         let pw = Int(logical.width)
