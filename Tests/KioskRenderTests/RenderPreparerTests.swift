@@ -106,10 +106,10 @@ import Testing
     /// in when the thread signals, and the cache evicts down to its budget as each arrives: a
     /// resting stack prepares more images than a small budget has room for, and never more
     /// than the budget is held. The next frame redraws where a stand-in was replaced.
-    @Test func preparedImagesGoIntoTheCacheBetweenFrames() throws {
+    @Test func preparedImagesGoIntoTheCacheBetweenFrames() {
         /// The cache's bytes after a first frame and after everything a resting stack prepares
         /// was taken in, with `budget`, and the most it held on the way.
-        func rest(budget: Int?) -> (afterFrame: Int, afterPrepared: Int, largest: Int, redraw: Bool) {
+        func rest(budget: Int) -> (afterFrame: Int, afterPrepared: Int, largest: Int, redraw: Bool) {
             let preparer = ElementPreparer()
             let renderer = SceneRenderer(
                 pixelWidth: Self.width, pixelHeight: Self.height, scale: Self.scale, cacheBytes: budget,

@@ -51,9 +51,8 @@ extension Bench {
                     top = rss
                     let a = ProcessMemory.allocator()
                     atTop = [
-                        ("rss-kb", rss), ("cache-kb", renderer.cachedBytes / 1024),
-                        ("layer-kb", renderer.layerBytes / 1024), ("free-kb", a.free / 1024),
-                        ("in-use-kb", a.inUse / 1024), ("frames", frames),
+                        ("rss-kb", rss), ("cache-kb", renderer.cachedBytes / 1024), ("free-kb", a.free / 1024),
+                        ("in-use-kb", a.inUse / 1024),
                     ]
                 }
             }
