@@ -9,56 +9,6 @@ import Testing
 /// its back buffer needs and copies each band in as it comes (turned, converted); the picture
 /// in the scanout buffer is the whole frame's, under every rotation and format.
 @Suite struct DisplayBandsTests {
-    /// Two buffers in memory of the panel's size in `format` (rows padded by 3 pixels), flips
-    /// completing at once.
-    final class MemoryScanout: Scanout {
-        let outputName = "test"
-        let driverName = "memory"
-        let mode: ScanoutMode
-        let hasVblank = false
-        let bufferCount = 2
-        let pixelFormat: PixelFormat
-        var onFlipComplete: ((UInt64, Instant) -> Void)?
-        var onHotplug: (() -> Void)?
-        var panelRotation: Rotation? { nil }
-        let pitch: Int
-        var buffers: [[UInt32]]
-
-        init(width: Int, height: Int, format: PixelFormat) {
-            mode = ScanoutMode(
-                name: "\(width)x\(height)", width: width, height: height, periodNanoseconds: 16_666_667,
-                refreshHz: 60, physicalSizeMM: nil)
-            pixelFormat = format
-            pitch = width + 3
-            // UInt32 storage either way; an RGB565 buffer uses the first half of each row's bytes.
-            buffers = [[UInt32]](repeating: [UInt32](repeating: 0xDEAD_BEEF, count: pitch * height), count: 2)
-        }
-
-        func start() throws(SystemCallError) {}
-        func summary(rotation: Rotation) -> String { "test" }
-        func withBuffer<R>(_ index: Int, _ body: (UnsafeMutableRawPointer, Int) -> R) -> R? {
-            let stride = pitch * pixelFormat.bytesPerPixel
-            return buffers[index].withUnsafeMutableBytes { body($0.baseAddress!, stride) }
-        }
-        func show(_ index: Int, damage: PixelRect, serial: UInt64) throws(SystemCallError) -> ScanoutCommit { .done }
-        func modeset(showing index: Int) throws(SystemCallError) {}
-        func waitForEvents(seconds: Double) -> Bool { false }
-        func setPower(on: Bool) {}
-        func reprobe(wasConnected: Bool) -> ScanoutChange { .unchanged }
-        func adoptReprobedMode() throws(SystemCallError) {}
-        func close() {}
-
-        /// Physical pixel (x, y) of buffer `index`, in the buffer's format.
-        func pixel(_ index: Int, x: Int, y: Int) -> UInt32 {
-            buffers[index].withUnsafeBytes { b in
-                switch pixelFormat {
-                case .xrgb8888: b.load(fromByteOffset: (y * pitch + x) * 4, as: UInt32.self)
-                case .rgb565: UInt32(b.load(fromByteOffset: (y * pitch + x) * 2, as: UInt16.self))
-                }
-            }
-        }
-    }
-
     /// Where logical pixel (x, y) of a `w`×`h` picture lies on the panel (written out here, not
     /// taken from `Rotation` or `ScanoutCopy`).
     static func physical(_ x: Int, _ y: Int, w: Int, h: Int, _ rotation: Rotation) -> (Int, Int) {
@@ -104,7 +54,7 @@ import Testing
         for format in PixelFormat.allCases {
             for (n, rows) in [1, 7, 16, 40].enumerated() {
                 // A panel of 37×23 (tiles of 16 do not fit it), the picture turned onto it.
-                let scanout = MemoryScanout(width: 37, height: 23, format: format)
+                let scanout = MemoryScanout(width: 37, height: 23, format: format, padding: 3, fill: 0xDEAD_BEEF)
                 let display = try Display(scanout: scanout, rotation: rotation, loop: EventLoop(), takeTerminal: false)
                 let (w, h) = (display.pixelWidth, display.pixelHeight)
                 let frame = DisplayRGB565Tests.randomFrame(width: w, height: h, seed: UInt64(n + 1))

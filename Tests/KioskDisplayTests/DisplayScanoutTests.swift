@@ -7,7 +7,8 @@ import Testing
 
 /// Which back end the options lead to, and `Display` driving a real `FbdevScanout` whose
 /// framebuffer is ordinary memory (conversion, damage, rotation, power) through the `Scanout`
-/// protocol, plus the two-buffer damage rule over a recording scanout.
+/// protocol, plus the two-buffer damage rule over a `MemoryScanout` whose flips complete when
+/// the test says so.
 @Suite struct DisplayScanoutTests {
     static let cards = ["/dev/dri/card0", "/dev/dri/card1"]
 
@@ -143,55 +144,11 @@ import Testing
 
     // MARK: Two buffers
 
-    /// Two buffers in memory whose flips complete when the test says so: records what each
-    /// present handed over.
-    final class RecordingScanout: Scanout {
-        let outputName = "test"
-        let driverName = "recording"
-        let mode = ScanoutMode(
-            name: "4x4", width: 4, height: 4, periodNanoseconds: 16_666_667, refreshHz: 60, physicalSizeMM: nil)
-        let hasVblank = true
-        let bufferCount = 2
-        var onFlipComplete: ((UInt64, Instant) -> Void)?
-        var onHotplug: (() -> Void)?
-        var panelRotation: Rotation? { nil }
-        let buffers = [PixelBuffer(width: 4, height: 4), PixelBuffer(width: 4, height: 4)]
-        var shown: [(index: Int, damage: PixelRect, serial: UInt64)] = []
-        /// Makes the next `show` fail with this.
-        var failure: Errno?
-        private var flips: Int64 = 0
-
-        func start() throws(SystemCallError) {}
-        func summary(rotation: Rotation) -> String { "test" }
-        func withBuffer<R>(_ index: Int, _ body: (UnsafeMutableRawPointer, Int) -> R) -> R? {
-            body(buffers[index].pixels, buffers[index].stride)
-        }
-        func show(_ index: Int, damage: PixelRect, serial: UInt64) throws(SystemCallError) -> ScanoutCommit {
-            if let failure { throw SystemCallError(call: "drmModePageFlip", errno: failure, detail: "test") }
-            shown.append((index, damage, serial))
-            return .pending
-        }
-        func modeset(showing index: Int) throws(SystemCallError) {}
-        func waitForEvents(seconds: Double) -> Bool { false }
-        func setPower(on: Bool) {}
-        func reprobe(wasConnected: Bool) -> ScanoutChange { .unchanged }
-        func adoptReprobedMode() throws(SystemCallError) {}
-        func close() {}
-
-        /// Completes the flip in flight, one refresh period after the previous one (on the vblank
-        /// grid, so pacing stays vblank-paced).
-        func completeFlip() {
-            flips += 1
-            let stamp = Instant(nanoseconds: MonotonicClock.now().nanoseconds + flips * mode.periodNanoseconds)
-            onFlipComplete?(shown.last?.serial ?? 0, stamp)
-        }
-    }
-
     /// A flip event does not draw the next frame from inside its handler: the frame comes from
     /// the loop after every descriptor poll() found ready with it, so touches that arrived
     /// together with the flip event are in that frame.
     @Test func theFrameAfterAFlipComesFromTheLoopNotFromTheFlipEvent() throws {
-        let scanout = RecordingScanout()
+        let scanout = MemoryScanout(width: 4, height: 4, vblank: true)
         let loop = EventLoop()
         let display = try Display(scanout: scanout, rotation: nil, loop: loop, takeTerminal: false)
         let frame = PixelBuffer(width: 4, height: 4)
@@ -214,7 +171,7 @@ import Testing
     /// flip in flight) and the callbacks in which the app presented nothing (its scene changed
     /// no pixel): the vkms scenario checks the first two and reports the third.
     @Test func frameCallbacksThatPresentNothingAndRefusedPresentsAreCounted() throws {
-        let scanout = RecordingScanout()
+        let scanout = MemoryScanout(width: 4, height: 4, vblank: true)
         let loop = EventLoop()
         let display = try Display(scanout: scanout, rotation: nil, loop: loop, takeTerminal: false)
         let frame = PixelBuffer(width: 4, height: 4)
@@ -241,7 +198,7 @@ import Testing
     /// its `present`, and not for the next frame requested while the flip is in flight. A
     /// `present` outside a delivered frame still asks (and a flip in flight refuses it).
     @Test func pacingIsAskedOncePerFrame() throws {
-        let scanout = RecordingScanout()
+        let scanout = MemoryScanout(width: 4, height: 4, vblank: true)
         let loop = EventLoop()
         let display = try Display(scanout: scanout, rotation: nil, loop: loop, takeTerminal: false)
         let frame = PixelBuffer(width: 4, height: 4)
@@ -263,7 +220,7 @@ import Testing
     }
 
     @Test func eachBufferGetsTheDamageItMissedAndARefusedOneIsCopiedWhole() throws {
-        let scanout = RecordingScanout()
+        let scanout = MemoryScanout(width: 4, height: 4, vblank: true)
         let display = try Display(scanout: scanout, rotation: nil, loop: EventLoop(), takeTerminal: false)
         let frame = PixelBuffer(width: 4, height: 4)
         let a = PixelRect(x: 0, y: 0, width: 1, height: 1)
