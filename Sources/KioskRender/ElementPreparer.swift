@@ -1,6 +1,5 @@
 import CardModel
 import Dispatch
-import Glibc
 import KioskSystem
 import Synchronization
 
@@ -33,21 +32,12 @@ package final class ElementPreparer: Sendable {
     package var readyFD: Int32 { core.signal.fd }
 
     package init() {
-        let context = Unmanaged.passRetained(core).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(
-            &thread, nil,
-            { context in
-                let core = Unmanaged<Core>.fromOpaque(context!).takeRetainedValue()
-                core.run()
-                return nil
-            }, context)
-        if rc == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Core>.fromOpaque(context).release()
+        do {
+            try HelperThread.detach { [core] in core.run() }
+        } catch {
             core.failed()
-            Log.warning("render: cannot start the preparation thread (\(Errno(rc))); cards are drawn on the frame loop")
+            Log.warning(
+                "render: cannot start the preparation thread (\(error.errno)); cards are drawn on the frame loop")
         }
     }
 
@@ -139,8 +129,6 @@ package final class ElementPreparer: Sendable {
         static let niceValue: Int32 = 10
 
         func run() {
-            // Signals stay with the main thread's loop (signalfd).
-            HelperThreadSignals.blockAll()
             // Below the frame loop, like the store's writer: where both want the one free core,
             // a frame is not shared with a card being drawn ahead of need.
             ThreadPriority.setCurrentThreadNice(Self.niceValue)

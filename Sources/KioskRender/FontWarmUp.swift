@@ -1,6 +1,5 @@
 import CPangoCairo
 import CardModel
-import Glibc
 import KioskSystem
 
 /// Fonts made ready on a thread of their own while the process does other start-up work.
@@ -44,30 +43,11 @@ package final class FontWarmUp: @unchecked Sendable {
         }
         guard first else { return }
         let k = pixelsPerPoint.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
-        let job = Unmanaged.passRetained(Job(warmUp: self, pixelsPerPoint: k)).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(
-            &thread, nil,
-            { context in
-                // Before pango starts threads of its own from this one: they inherit the mask.
-                HelperThreadSignals.blockAll()
-                let job = Unmanaged<Job>.fromOpaque(context!).takeRetainedValue()
-                job.warmUp.finish(FontWarmUp.warm(pixelsPerPoint: job.pixelsPerPoint))
-                return nil
-            }, job)
-        if rc == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Job>.fromOpaque(job).release()
+        // The threads pango starts from this one inherit its mask: every signal blocked.
+        do {
+            try HelperThread.detach { [self] in finish(Self.warm(pixelsPerPoint: k)) }
+        } catch {
             finish(nil)
-        }
-    }
-
-    private final class Job {
-        let warmUp: FontWarmUp
-        let pixelsPerPoint: Double?
-        init(warmUp: FontWarmUp, pixelsPerPoint: Double?) {
-            (self.warmUp, self.pixelsPerPoint) = (warmUp, pixelsPerPoint)
         }
     }
 

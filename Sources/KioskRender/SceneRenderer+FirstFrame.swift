@@ -1,5 +1,4 @@
 import CardModel
-import Glibc
 import KioskSystem
 
 /// A whole first frame drawn on two threads: the images the first `render` of a scene would
@@ -104,33 +103,16 @@ extension SceneRenderer {
 private final class OtherThread: @unchecked Sendable {
     private let body: () -> [SceneRenderer.AheadResult?]
     private var result: [SceneRenderer.AheadResult?]?
-    private var thread: pthread_t?
+    private var thread: HelperThread?
 
     init(_ body: @escaping () -> [SceneRenderer.AheadResult?]) {
         self.body = body
-        var t = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(
-            &t, nil,
-            { context in
-                HelperThreadSignals.blockAll()
-                let me = Unmanaged<OtherThread>.fromOpaque(context!).takeRetainedValue()
-                me.result = me.body()
-                return nil
-            }, context)
-        if rc == 0 {
-            thread = t
-        } else {
-            Unmanaged<OtherThread>.fromOpaque(context).release()
-        }
+        thread = try? HelperThread { [self] in result = self.body() }
     }
 
     /// The result, once the thread has finished.
     func join() -> [SceneRenderer.AheadResult?] {
-        if let thread {
-            pthread_join(thread, nil)
-            self.thread = nil
-        }
+        thread.take()?.join()
         if let result { return result }
         let r = body()
         result = r

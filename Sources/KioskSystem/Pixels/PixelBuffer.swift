@@ -102,22 +102,13 @@ package final class PixelBuffer {
     /// resident anyway. Does nothing for a buffer that is not a mapping, or before Linux 5.14.
     package func populateInBackground() {
         guard isMapped else { return }
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(
-            &thread, nil,
-            { context in
-                HelperThreadSignals.blockAll()
-                let buffer = Unmanaged<PixelBuffer>.fromOpaque(context!).takeRetainedValue()
-                let bytes = buffer.stride * buffer.height
-                _ = madvise(buffer.pixels, bytes, MADV_HUGEPAGE)
-                _ = madvise(buffer.pixels, bytes, MADV_POPULATE_WRITE)
-                return nil
-            }, context)
-        if rc == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<PixelBuffer>.fromOpaque(context).release()
+        // The thread keeps the buffer alive and only advises the kernel about its pages: the
+        // owner may draw into it meanwhile. No thread: the pages fault in as they are drawn.
+        let buffer = UncheckedBox(self)
+        try? HelperThread.detach {
+            let bytes = buffer.value.stride * buffer.value.height
+            _ = madvise(buffer.value.pixels, bytes, MADV_HUGEPAGE)
+            _ = madvise(buffer.value.pixels, bytes, MADV_POPULATE_WRITE)
         }
     }
 
