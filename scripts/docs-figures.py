@@ -59,6 +59,7 @@ class Bench:
         self.probes = {}  # "1920x1080" -> {"first": [ms, process, thread], "peak": MB, "parts": {what: MB}}
         self.scanout_bytes = {}  # (size, format) -> (whole frame, drag frame) MB
         self.visits = {}  # (scene, size) -> a whole visit's peak RSS, MB (the visit memory lines)
+        self.visit_budgets = {}  # (scene, size) -> the card image cache's budget in that visit, MB
         scene = size = None
         worst_scene_size = None
         probe = None
@@ -81,6 +82,9 @@ class Bench:
             m = re.match(r"^    ([a-z]+-visit) (\d+)×(\d+)\s+([0-9.]+) MB;", line)
             if m:
                 self.visits[(m.group(1), f"{m.group(2)}x{m.group(3)}")] = m.group(4)
+                b = re.search(r"\(budget ([0-9.]+) MB\)", line)
+                if b:
+                    self.visit_budgets[(m.group(1), f"{m.group(2)}x{m.group(3)}")] = b.group(1)
                 continue
             m = re.match(r"^  (\d+x\d+) ([a-z0-9]+): ([0-9.]+) MB(?:; ([0-9.]+) MB)?$", line)
             if m:
@@ -207,8 +211,10 @@ RULES = {
         ("time", lambda b: [b.executable("1920x1080"), b.executable("800x480")], False),
     "probe at 800×480, Swift runtime linked dynamically / statically: RSS before drawing; peak RSS":
         (TWO_BUILDS, None, False),
-    "card image cache budget at 1920×1080 / 800×480":
+    "card image cache budget of a stack at 1920×1080 / 800×480":
         ("time", lambda b: [b.budget("1920x1080"), b.budget("800x480")], True),
+    "card image cache budget of a list at 1920×1080 / 800×480":
+        ("time", lambda b: [b.visit_budgets.get(("list-visit", s)) for s in ("1920x1080", "800x480")], True),
     "scanout copy of a whole frame, thread CPU time, XRGB8888; RGB565 (dithered)":
         ("time", lambda b: b.column("scanout", "xrgb8888", "median") + b.column("scanout", "rgb565", "median"), False),
     "bytes written to scanout per drag frame (mean damage), XRGB8888; RGB565":

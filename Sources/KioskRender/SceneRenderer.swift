@@ -105,6 +105,8 @@ package final class SceneRenderer {
     var stamps = StampMemory()
 
     var surfaces: SurfaceCache
+    /// The bounds for a stack and for a list; nil when the caller fixed one (`cacheBytes`).
+    package let budgets: (stack: Int, list: Int)?
     let layer: StillLayer
     /// The current scene's elements above the still layer, bottom first (`takeIn`).
     var moving: [MovingElement] = []
@@ -132,7 +134,8 @@ package final class SceneRenderer {
     ///   - scale: pixels per point (see `RenderScale`).
     ///   - images: where card photos come from; nil draws placeholders.
     ///   - cacheBytes: bound on the element images kept (the LRU evicts beyond it); nil: what
-    ///     the panel can show at once (`SurfaceCache.budget`).
+    ///     the panel can show at once of the deck shown, a stack or a list
+    ///     (`SurfaceCache.budget`, `budget(for:)`).
     ///   - preparer: draws cards and detail pages off this thread; a frame that needs one not
     ///     yet drawn shows a stand-in (the same card at another shadow or scale, else its
     ///     colour without text) and the frame after the image arrives shows it. nil: drawn here.
@@ -145,15 +148,16 @@ package final class SceneRenderer {
         self.scale = scale
         self.images = images
         self.preparer = preparer
-        self.surfaces = SurfaceCache(
-            maxBytes: cacheBytes ?? SurfaceCache.budget(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale),
-            maxCount: 16)
+        let budgets = SurfaceCache.budget(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale)
+        self.budgets = cacheBytes == nil ? budgets : nil
+        // Until a scene says which deck it shows, the larger.
+        self.surfaces = SurfaceCache(maxBytes: cacheBytes ?? max(budgets.stack, budgets.list), maxCount: 16)
         self.layer = StillLayer(width: pixelWidth, height: pixelHeight)
     }
 
     deinit { band?.deallocate() }
 
-    /// The bound on `cachedBytes`.
+    /// The bound on `cachedBytes` now: the budget of the deck last shown.
     package var cacheBudget: Int { surfaces.maxBytes }
     /// Bytes held by cached element images now.
     package var cachedBytes: Int { surfaces.bytes }
@@ -330,10 +334,27 @@ package final class SceneRenderer {
         return takeIn(scene, whole: false)
     }
 
+    /// Whether `scene` shows a list (true) or a stack (false); nil when it shows neither (the
+    /// attract screen, the staff menu), which keeps the budget of the deck before.
+    static func showsList(_ scene: Scene) -> Bool? {
+        for e in scene.elements {
+            switch e.kind.unmirrored {
+            case .card: return false
+            case .row, .detailPage, .titleBar, .deleteArea: return true
+            default: continue
+            }
+        }
+        return nil
+    }
+
     private func takeIn(_ scene: Scene, whole wanted: Bool) -> PixelRect {
         stats.frames += 1
         lastFrame = []
         lastFramePixels = 0
+        if let budgets, let list = Self.showsList(scene) {
+            let bound = list ? budgets.list : budgets.stack
+            if bound != surfaces.maxBytes { surfaces.setMaxBytes(bound) }
+        }
         if let preparer { adoptPrepared(preparer) }
         if adoptedSinceFrame {
             lastFrame.insert(.adoptedPrepared)

@@ -27,7 +27,8 @@ struct SurfaceCache {
         var byteCount: Int { image?.image.byteCount ?? framed?.byteCount ?? 0 }
     }
 
-    let maxBytes: Int
+    /// The byte bound; lowering it (`setMaxBytes`) evicts down to it.
+    private(set) var maxBytes: Int
     let maxCount: Int
     private(set) var entries: [Key: Entry] = [:]
     private(set) var bytes = 0
@@ -42,29 +43,31 @@ struct SurfaceCache {
 
     var count: Int { entries.count }
 
-    /// The byte bound for a panel of `pixelWidth`×`pixelHeight` at `scale` pixels per point:
-    /// what the screen can need at once, and no more.
+    /// What the screen of a panel `pixelWidth`×`pixelHeight` at `scale` pixels per point can
+    /// need at once, and no more, for each kind of deck: the renderer holds to the one of the
+    /// scene it shows (`SceneRenderer.showsList`), so a stack does not carry a list's bound.
     ///
-    /// - A stack: `card · (2 + Σᵢ sᵢ² + 2·s_deepest²)` for i in 0…`StackLayout.visibleDepth`
-    ///   (card i scaled by sᵢ = 1 − 0.04·i), each a 320×440 pt card with the drag shadow: 7.7
-    ///   cards' bytes. What it holds: the top card at rest and as dragged, the card beneath (as
-    ///   it will look on top, which serves its level too: `SceneRenderer.contentScale`), the card
-    ///   a swipe brings up to the bottom, the card-sized swipe stamp of the drag's direction
-    ///   (both stamps for a moment when a drag turns back; the other goes at the release), the
-    ///   card under a returning undo — 4.9 such cards at 1.8 px/pt, 5.7 with both stamps — and
-    ///   the cards deeper than the one beneath, kept framed (`FramedImage`: drawn so in the frame,
-    ///   or framed when idle; about 14 % of a card each). The probe's drag holds 10.1 MB at
-    ///   1920×1080. The term still counts the card beneath at its level: without it the budget
-    ///   fell below what a list needs, and a list's detail page, prepared whole, found no room
-    ///   (VM scenario 52 at 800×480, 3.09 MB).
-    /// - A list: a screenful of rows and a detail page, two frames' bytes (with the page's
-    ///   shadow margin and the controls a little more).
+    /// - A stack: `card · (2 + s₀² + s₁² + 2·s_deepest² + ¼·Σᵢ sᵢ²)` for i in 2…
+    ///   `StackLayout.visibleDepth` (card i scaled by sᵢ = 1 − 0.04·i), each a 320×440 pt card
+    ///   with the drag shadow: 5.9 cards' bytes. What it holds: the top card at rest and as
+    ///   dragged, the card beneath (as it will look on top, which serves its level too:
+    ///   `SceneRenderer.contentScale`), the card a swipe brings up to the bottom, the card-sized
+    ///   swipe stamp of the drag's direction (both stamps for a moment when a drag turns back;
+    ///   the other goes at the release), the card under a returning undo, and the cards deeper
+    ///   than the one beneath, kept framed (`FramedImage`: drawn so in the frame, or framed when
+    ///   idle; about 14 % of a card each, counted as a quarter).
+    /// - A list: a screenful of rows and a detail page, each with its shadow margin, and the
+    ///   bars: two frames' bytes and more. Its bound is the one under which the list scenarios
+    ///   show no stand-ins: the larger of two frames' bytes and the stack's cards counted whole
+    ///   (7.7 cards); at 800×480 a bound of 3.09 MB left VM scenario 52's prepared detail page
+    ///   no room, and it showed the page's flat stand-in for good.
     ///
-    /// The larger of the two: at 1920×1080 (1.8 px/pt) 17.8 MB, at 800×480 (0.8 px/pt) 3.5 MB.
+    /// At 1920×1080 (1.8 px/pt) 13.7 MB for a stack and 17.8 MB for a list, at 800×480
+    /// (0.8 px/pt) 2.7 MB and 3.5 MB (MB of 2²⁰ bytes; `bench` prints the one of each scene).
     /// On a portrait screen the card grows into the width (`StackLayout.fit` above 1), and its
     /// images with it: the cards are counted at the largest size the layout gives this screen
     /// (with buttons and nothing reserved, the most room a card can have).
-    static func budget(pixelWidth: Int, pixelHeight: Int, scale: Double) -> Int {
+    static func budget(pixelWidth: Int, pixelHeight: Int, scale: Double) -> (stack: Int, list: Int) {
         let points = Size(width: Double(pixelWidth) / scale, height: Double(pixelHeight) / scale)
         let grown = max(1, StackLayout(screen: points, showButtons: true).fit)
         let l = ElementSurface.layout(
@@ -72,9 +75,23 @@ struct SurfaceCache {
         let card = Double(l.width * l.height * 4)
         let depths = (0...StackLayout.visibleDepth).map { 1 - StackLayout.depthScale * Double($0) }
         let deepest = depths.last ?? 1
-        let stack = card * (2 + depths.reduce(0) { $0 + $1 * $1 } + 2 * deepest * deepest)
-        let list = Double(2 * pixelWidth * pixelHeight * 4)
-        return Int(max(stack, list).rounded(.up))
+        let whole = depths.prefix(2).reduce(0) { $0 + $1 * $1 }
+        let deeper = depths.dropFirst(2).reduce(0) { $0 + $1 * $1 }
+        let stack = card * (2 + whole + 2 * deepest * deepest + deeper / 4)
+        let list = max(Double(2 * pixelWidth * pixelHeight * 4), card * (2 + whole + 2 * deepest * deepest + deeper))
+        return (Int(stack.rounded(.up)), Int(list.rounded(.up)))
+    }
+
+    /// Sets the byte bound; when lower than the bytes held, the least recently used entries go
+    /// until they fit.
+    mutating func setMaxBytes(_ bound: Int) {
+        maxBytes = bound
+        guard bytes > bound else { return }
+        for (k, e) in entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            guard bytes > bound else { break }
+            entries[k] = nil
+            bytes -= e.byteCount
+        }
     }
 
     /// `key`'s whole image, marked used; nil when there is none or it is kept framed.
