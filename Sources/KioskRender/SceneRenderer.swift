@@ -135,7 +135,7 @@ package final class SceneRenderer {
     ///   - images: where card photos come from; nil draws placeholders.
     ///   - cacheBytes: bound on the element images kept (the LRU evicts beyond it); nil: what
     ///     the panel can show at once of the deck shown, a stack or a list
-    ///     (`SurfaceCache.budget`, `budget(for:)`).
+    ///     (`SurfaceCache.budget`, chosen by `showsList`).
     ///   - preparer: draws cards and detail pages off this thread; a frame that needs one not
     ///     yet drawn shows a stand-in (the same card at another shadow or scale, else its
     ///     colour without text) and the frame after the image arrives shows it. nil: drawn here.
