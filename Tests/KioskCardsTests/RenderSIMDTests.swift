@@ -61,6 +61,32 @@ import Testing
         return ElementImage(image: image, anchorX: Double(width) / 2, anchorY: Double(height) / 2)
     }
 
+    /// A card-like vertical gradient: a shadow ring, then rows of one colour each across the
+    /// inside (steep steps between rows, stretches of equal rows and a translucent stretch), with
+    /// a noisy label breaking the rows in the middle.
+    static func gradientImage(width: Int, height: Int, seed: UInt64) throws -> ElementImage {
+        let image = try #require(CairoImage(width: width, height: height))
+        var random = RenderFixtures.Random(state: seed)
+        let data = image.data
+        for y in 1..<(height - 1) {
+            let opaque = y < height / 2 || y > height * 3 / 4
+            let a: UInt32 = opaque ? 255 : 190
+            let level = UInt32(y / 9 % 2 == 0 ? y * 37 % 256 : 90)
+            let (r, g, b) = (level * a / 255, (255 - level) * a / 255, UInt32(y * 5 % 256) * a / 255)
+            let color = (a << 24) | (r << 16) | (g << 8) | b
+            for x in 1..<(width - 1) {
+                let d = min(x - 1, y - 1, width - 2 - x, height - 2 - y)
+                var p: UInt32 = d < 6 ? UInt32(30 + d * 30) << 24 : color
+                if x > width / 3 && x < width / 2 && y > height / 3 && y < height / 3 + 14 {
+                    p = UInt32(truncatingIfNeeded: random.next()) | 0xFF00_0000
+                }
+                data.storeBytes(of: p, toByteOffset: y * image.stride + x * 4, as: UInt32.self)
+            }
+        }
+        image.markDirty()
+        return ElementImage(image: image, anchorX: Double(width) / 2, anchorY: Double(height) / 2)
+    }
+
     static func flatCard() throws -> ElementImage {
         try RenderFixtures.cardImage()
     }
@@ -68,7 +94,8 @@ import Testing
     /// Draws `source` with both kernels at the same placements and returns the first
     /// difference, if any.
     static func compare(
-        _ source: ElementImage, seed: UInt64, randomAngles: Int = 8, scales: [Double] = [1.0, 0.93, 1.11],
+        _ source: ElementImage, seed: UInt64, randomAngles: Int = 8, extraAngles: [Double] = [],
+        scales: [Double] = [1.0, 0.93, 1.11],
         opacities: [Double] = [1.0, 0.62, 0.05]
     ) -> String? {
         var random = RenderFixtures.Random(state: seed)
@@ -79,7 +106,7 @@ import Testing
             let row = (base.pixels + y * base.stride).assumingMemoryBound(to: UInt32.self)
             for x in 0..<w { row[x] = UInt32(truncatingIfNeeded: random.next()) & 0x00FF_FFFF }
         }
-        var angles = [0.0, 90, 180, 270, -90, 360]
+        var angles = [0.0, 90, 180, 270, -90, 360] + extraAngles
         // Every right angle always; fewer random ones under qemu-user (a debug build's SIMD code
         // is slow there), the same comparisons.
         for _ in 0..<(DeckFixtures.underEmulation ? min(2, randomAngles) : randomAngles) {
@@ -145,6 +172,21 @@ import Testing
             let difference = Self.compare(
                 source, seed: seed &* 31, randomAngles: 2, scales: [1.0, 0.93], opacities: [1.0, 0.4])
             #expect(difference == nil, "outline image \(seed): \(difference ?? "")")
+        }
+    }
+
+    /// A vertical gradient turned as a drag turns a card (a few degrees either way, at rest and
+    /// reduced), faded and not, over a base layer and in place: the SIMD row's level groups (two
+    /// products where a pixel's left taps equal its right ones) and bands of equal rows, across
+    /// steep, equal and translucent rows, give the scalar kernel's pixels, which always weighs
+    /// the four taps.
+    @Test func gradientImagesAreIdentical() throws {
+        for seed: UInt64 in [5, 6] {
+            let source = try Self.gradientImage(width: 163 + Int(seed), height: 201 + Int(seed), seed: seed)
+            let difference = Self.compare(
+                source, seed: seed &* 13, randomAngles: 2, extraAngles: [0.4, -0.4, 3, -3, 6.5, -6.5, 177],
+                scales: [1.0, 0.96], opacities: [1.0, 0.7])
+            #expect(difference == nil, "gradient image \(seed): \(difference ?? "")")
         }
     }
 
