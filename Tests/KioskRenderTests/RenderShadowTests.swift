@@ -8,11 +8,11 @@ import Testing
 @testable import KioskSystem
 
 /// The shadow blur and the shadow's composite against the plain way they were drawn before
-/// they were made fast: a per-pixel running sum blur (kept here as the reference) and cairo's
-/// mask composite at the shadow's fractional offset.
+/// they were made fast: three box passes per axis, each output summed from its box afresh (the
+/// reference kept here), and cairo's mask composite at the shadow's fractional offset.
 @Suite struct RenderShadowTests {
-    /// The blur as it was: three box passes per axis, one pixel at a time, rows then columns,
-    /// each pass rounded to a byte, zeros beyond the edges.
+    /// The blur by definition: three box passes per axis, one pixel at a time, rows then
+    /// columns, each pass rounded to a byte, zeros beyond the edges.
     enum ReferenceBlur {
         static func gaussian(_ data: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int, sigma: Double) {
             let rs = BoxBlur.radii(sigma: sigma)
@@ -38,15 +38,13 @@ import Testing
         ) {
             guard r > 0 else { return }
             for i in 0..<count { line[i] = p[i * step] }
+            // The box's definition: each output the rounded mean of the 2r + 1 inputs around it,
+            // summed afresh (not the running sum the renderer keeps), zeros beyond the edges.
             let width = 2 * r + 1
-            var sum = 0
-            for i in 0...min(r, count - 1) { sum += Int(line[i]) }
             for i in 0..<count {
+                var sum = 0
+                for j in max(0, i - r)...min(count - 1, i + r) { sum += Int(line[j]) }
                 out[i] = UInt8((sum + width / 2) / width)
-                let add = i + r + 1
-                if add < count { sum += Int(line[add]) }
-                let sub = i - r
-                if sub >= 0 { sum -= Int(line[sub]) }
             }
             for i in 0..<count { p[i * step] = out[i] }
         }
