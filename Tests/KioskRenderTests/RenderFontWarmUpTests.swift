@@ -5,6 +5,7 @@ import KioskTestSupport
 import Testing
 
 @testable import KioskRender
+@testable import KioskSystem
 
 /// Fonts prepared on a thread of their own (`FontWarmUp`): a thread that takes the warmed font
 /// map draws every card as a thread with a font map of its own does, byte for byte, in every
@@ -33,17 +34,12 @@ import Testing
     /// Runs `body` on a new thread, which starts with no pango font map of its own, and waits for it.
     static func onNewThread<T>(_ body: @escaping () -> T) -> T {
         let box = NewThreadJob { body() as Any }
-        let context = Unmanaged.passRetained(box).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(
-            &thread, nil,
-            { context in
-                let box = Unmanaged<NewThreadJob>.fromOpaque(context!).takeRetainedValue()
-                box.result = box.body()
-                return nil
-            }, context)
-        precondition(rc == 0, "pthread_create failed")
-        pthread_join(thread, nil)
+        do {
+            let thread = try HelperThread { box.result = box.body() }
+            thread.join()
+        } catch {
+            preconditionFailure("\(error)")
+        }
         return box.result as! T
     }
 
@@ -89,7 +85,7 @@ import Testing
 }
 
 /// `RenderFontWarmUpTests.onNewThread`'s work and its result.
-private final class NewThreadJob {
+private final class NewThreadJob: @unchecked Sendable {
     let body: () -> Any
     var result: Any?
     init(_ body: @escaping () -> Any) { self.body = body }

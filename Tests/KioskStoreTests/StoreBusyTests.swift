@@ -4,6 +4,7 @@ import KioskTestSupport
 import Testing
 
 @testable import KioskStore
+@testable import KioskSystem
 
 /// A reader never fails at once on another connection's brief lock. The fleet test that read
 /// the decisions file while the sync worker ran once failed with "database is locked": the
@@ -12,7 +13,7 @@ import Testing
 /// timeout (SQLite's default is 0), as had `export`'s.
 @Suite struct StoreBusyTests {
     /// Paths and pipes for the thread that holds the lock.
-    final class Holder {
+    final class Holder: Sendable {
         let path: String
         let locked: [Int32]
         let release: [Int32]
@@ -38,25 +39,20 @@ import Testing
         defer { for fd in locked + release { close(fd) } }
         // Another connection takes the exclusive lock a closing connection's checkpoint takes,
         // and keeps it until told, then a little longer (the reader below is waiting by then).
-        var thread = pthread_t()
-        let holder = Unmanaged.passRetained(Holder(path: path, locked: locked, release: release))
-        pthread_create(
-            &thread, nil,
-            { raw in
-                let h = Unmanaged<Holder>.fromOpaque(raw!).takeRetainedValue()
-                var byte: UInt8 = 1
-                do {
-                    let db = try SQLiteDatabase(path: h.path, create: false)
-                    try db.execute("PRAGMA locking_mode=EXCLUSIVE; BEGIN IMMEDIATE; INSERT INTO t VALUES (2); COMMIT")
-                    _ = write(h.locked[1], &byte, 1)
-                    _ = read(h.release[0], &byte, 1)
-                    usleep(200_000)
-                } catch {
-                    byte = 0
-                    _ = write(h.locked[1], &byte, 1)
-                }
-                return nil
-            }, holder.toOpaque())
+        let holder = Holder(path: path, locked: locked, release: release)
+        let thread = try HelperThread {
+            var byte: UInt8 = 1
+            do {
+                let db = try SQLiteDatabase(path: holder.path, create: false)
+                try db.execute("PRAGMA locking_mode=EXCLUSIVE; BEGIN IMMEDIATE; INSERT INTO t VALUES (2); COMMIT")
+                _ = write(holder.locked[1], &byte, 1)
+                _ = read(holder.release[0], &byte, 1)
+                usleep(200_000)
+            } catch {
+                byte = 0
+                _ = write(holder.locked[1], &byte, 1)
+            }
+        }
         var byte: UInt8 = 0
         _ = read(locked[0], &byte, 1)
         try #require(byte == 1, "the holder could not take its lock")
@@ -76,6 +72,6 @@ import Testing
         let reader = try SQLiteDatabase(path: path, readOnly: true, create: false)
         let count = try reader.scalarText("SELECT count(*) FROM t")
         #expect(count == "2")
-        pthread_join(thread, nil)
+        thread.join()
     }
 }

@@ -253,28 +253,22 @@ import Testing
         let dir = DeckFixtures.temporaryDirectory("store-threads")
         defer { DeckFixtures.removeTree(dir) }
         let store = DecisionStore(dataDirectory: dir)
-        final class Context: @unchecked Sendable {
-            let store: DecisionStore
-            let base: Int
-            init(_ store: DecisionStore, _ base: Int) {
-                self.store = store
-                self.base = base
+        // Four threads enqueue at once (HelperThread waits for each when it goes away).
+        func writer(_ t: Int) throws -> HelperThread {
+            try HelperThread { [store] in
+                for n in 0..<500 { store.enqueue(StoreTestSupport.record(t * 1000 + n)) }
             }
         }
-        var threads: [pthread_t] = []
-        for t in 0..<4 {
-            var thread = pthread_t()
-            let ctx = Unmanaged.passRetained(Context(store, t * 1000))
-            pthread_create(
-                &thread, nil,
-                { raw in
-                    let c = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
-                    for n in 0..<500 { c.store.enqueue(StoreTestSupport.record(c.base + n)) }
-                    return nil
-                }, ctx.toOpaque())
-            threads.append(thread)
+        do {
+            let a = try writer(0)
+            let b = try writer(1)
+            let c = try writer(2)
+            let d = try writer(3)
+            a.join()
+            b.join()
+            c.join()
+            d.join()
         }
-        for t in threads { pthread_join(t, nil) }
         #expect(store.flush(stalledFor: 60))
         store.close()
         let stored = Set(try StoreTestSupport.rows(dir).map(\.record.cardID))
