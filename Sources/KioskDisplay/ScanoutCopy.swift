@@ -181,6 +181,8 @@ protocol ScanoutDestination {
     func store(_ value: Pixel, at index: Int)
     /// Stores `count` pixels from `source` (same format) from pixel `index` on.
     func store(run source: UnsafeRawPointer, count: Int, at index: Int)
+    /// Stores the pixels of `vector` from pixel `index` on.
+    func store<V: SIMD>(vector: V, at index: Int) where V.Scalar == Pixel
 }
 
 /// A scanout buffer in memory, written through `ScanoutDestination` only.
@@ -195,6 +197,11 @@ struct WriteOnlyPixels<Pixel: FixedWidthInteger & UnsignedInteger>: ScanoutDesti
     @inline(__always)
     func store(run source: UnsafeRawPointer, count: Int, at index: Int) {
         memcpy(base + index, source, count * MemoryLayout<Pixel>.stride)
+    }
+
+    @inline(__always)
+    func store<V: SIMD>(vector: V, at index: Int) where V.Scalar == Pixel {
+        UnsafeMutableRawPointer(base + index).storeBytes(of: vector, as: V.self)
     }
 }
 
@@ -230,7 +237,8 @@ struct SameXRGB8888: PixelConversion {
 /// XRGB8888 to RGB565 with 4×4 ordered (Bayer) dithering: channel value c of n bits becomes
 /// ⌊c·(2ⁿ−1)/255 + (b + ½)/16⌋ for the Bayer index b of the pixel's position, so the mean of
 /// every 4×4 tile of a flat colour is within 1/32 of a step of the exact value and a gradient
-/// does not band. Three table lookups per pixel (tables per Bayer cell, 24 KiB in all).
+/// does not band. An upright row goes eight pixels at a time in 16-bit lanes (`quantized`); a
+/// turned copy's pixels one by one, three table lookups each (tables per Bayer cell, 24 KiB).
 struct DitheredRGB565: PixelConversion {
     static var isIdentity: Bool { false }
 
@@ -260,32 +268,54 @@ struct DitheredRGB565: PixelConversion {
 
     private let tables = DitheredRGB565.tables
 
-    /// The row's four Bayer cells' tables fetched once, so each pixel is three lookups.
+    /// ⌊255·(2b + 1)/32⌋ for each cell's Bayer index b, in the cells' order (row by row).
+    static let offsets: [UInt32] = bayer.map { UInt32(255 * (2 * $0 + 1) / 32) }
+
+    /// The dithered n-bit values of eight channel values c, given c·(2ⁿ−1) + ⌊255·(2b + 1)/32⌋
+    /// (`t`, below 2¹⁴): `quantize`'s ⌊(32·c·(2ⁿ−1) + 255·(2b + 1)) / 8160⌋, as ⌊t/255⌋
+    /// (⌊⌊x/32⌋/255⌋ = ⌊x/8160⌋, and 32·c·(2ⁿ−1) is a multiple of 32), which for t < 65535 is
+    /// (t + 1 + ⌊t/256⌋) >> 8.
+    @inline(__always) static func quantized(_ t: SIMD8<UInt16>) -> SIMD8<UInt16> {
+        (t &+ 1 &+ (t &>> 8)) &>> 8
+    }
+
+    /// Eight pixels at a time from a column that is a multiple of four (the Bayer row's four
+    /// offsets twice), the rest one by one through the row's four cells' tables.
     @inline(__always)
     func convertRow<D: ScanoutDestination>(
         _ row: UnsafePointer<UInt32>, columns: Range<Int>, y: Int, to destination: D, at index: Int
     ) where D.Pixel == UInt16 {
         let base = tables + ((y & 3) << 2) * 768
-        let cells = (base, base + 768, base + 2 * 768, base + 3 * 768)
-        @inline(__always) func one(_ x: Int, _ t: UnsafeMutablePointer<UInt16>) {
+        @inline(__always) func one(_ x: Int) {
             let p = row[x]
+            let t = base + (x & 3) * 768
             destination.store(
                 t[Int((p >> 16) & 0xff)] | t[256 + Int((p >> 8) & 0xff)] | t[512 + Int(p & 0xff)], at: index + x)
         }
         var x = columns.lowerBound
         while x < columns.upperBound && x & 3 != 0 {
-            one(x, base + (x & 3) * 768)
+            one(x)
             x &+= 1
         }
-        while x &+ 4 <= columns.upperBound {
-            one(x, cells.0)
-            one(x &+ 1, cells.1)
-            one(x &+ 2, cells.2)
-            one(x &+ 3, cells.3)
-            x &+= 4
+        let o = Self.offsets
+        let cell = (y & 3) << 2
+        let d = SIMD8<UInt16>(
+            truncatingIfNeeded: SIMD8<UInt32>(
+                o[cell], o[cell + 1], o[cell + 2], o[cell + 3], o[cell], o[cell + 1], o[cell + 2], o[cell + 3]))
+        let byte = SIMD8<UInt32>(repeating: 0xff)
+        while x &+ 8 <= columns.upperBound {
+            let p = UnsafeRawPointer(row + x).loadUnaligned(as: SIMD8<UInt32>.self)
+            let r = SIMD8<UInt16>(truncatingIfNeeded: (p &>> 16) & byte)
+            let g = SIMD8<UInt16>(truncatingIfNeeded: (p &>> 8) & byte)
+            let b = SIMD8<UInt16>(truncatingIfNeeded: p & byte)
+            let red = Self.quantized(r &* 31 &+ d)
+            let green = Self.quantized(g &* 63 &+ d)
+            let blue = Self.quantized(b &* 31 &+ d)
+            destination.store(vector: (red &<< 11) | (green &<< 5) | blue, at: index + x)
+            x &+= 8
         }
         while x < columns.upperBound {
-            one(x, base + (x & 3) * 768)
+            one(x)
             x &+= 1
         }
     }

@@ -89,6 +89,36 @@ import Testing
     /// No banding: over every 4×4 tile of a flat colour the mean of the dithered values is
     /// within 1/32 of a 5- or 6-bit step of the exact value, for every 8-bit level (truncation
     /// alone is off by up to a whole step: 8 levels of red, the bands of a gradient).
+    /// The upright copy converts eight pixels at a time: every value of every channel in every
+    /// cell of the Bayer matrix (column x holds x/4 in red, 255 − x/4 in green and a third
+    /// order in blue, four rows for the matrix's rows), from a column that is not a multiple of
+    /// four to one short of the end, is the oracle's.
+    @Test func everyChannelValueInEveryBayerCellIsTheDitheredValue() {
+        let (w, h) = (1024, 4)
+        let f = PixelBuffer(width: w, height: h)
+        for y in 0..<h {
+            for x in 0..<w {
+                let c = UInt32(x >> 2)
+                f.setPixel(x: x, y: y, 0xff00_0000 | c << 16 | (255 - c) << 8 | (c ^ 0x5a))
+            }
+        }
+        let damage = PixelRect(x: 1, y: 0, width: w - 2, height: h)
+        var dst = [UInt16](repeating: 0xBEEF, count: w * h)
+        dst.withUnsafeMutableBytes { d in
+            ScanoutCopy.copy(
+                f, damage: damage, rotation: .deg0, format: .rgb565, to: d.baseAddress!, destinationStride: w * 2)
+        }
+        var wrong: [String] = []
+        for y in 0..<h {
+            for x in 0..<w {
+                let inside = x >= damage.x && x < damage.maxX
+                let want = inside ? RGB565Oracle.expected565(f.pixel(x: x, y: y), x: x, y: y) : 0xBEEF
+                if dst[y * w + x] != want { wrong.append("(\(x), \(y))") }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) wrong pixels, first \(wrong.prefix(4))")
+    }
+
     @Test func tilesOfAFlatColourAverageToTheColour() {
         var worstRed = 0.0
         var worstGreen = 0.0
@@ -118,6 +148,9 @@ import Testing
         func store(_ value: Pixel, at index: Int) { stores[index, default: 0] += 1 }
         func store(run source: UnsafeRawPointer, count: Int, at index: Int) {
             for i in index..<(index + count) { stores[i, default: 0] += 1 }
+        }
+        func store<V: SIMD>(vector: V, at index: Int) where V.Scalar == Pixel {
+            for i in index..<(index + V.scalarCount) { stores[i, default: 0] += 1 }
         }
     }
 
