@@ -132,24 +132,19 @@ package enum ScanoutCopy {
             let right = logicalHeight - 1
             forEachTile(of: r) { columns, rows in
                 for x in columns {
-                    let d = x * dstPitch + right
-                    var y = rows.upperBound - 1
-                    while y >= rows.lowerBound {
-                        dst.store(conversion.convert(src[y * srcPitch + x], x: x, y: y), at: d - y)
-                        y &-= 1
-                    }
+                    let top = rows.upperBound - 1
+                    conversion.convertColumn(
+                        src + x, pitch: srcPitch, x: x, from: top, step: -1, count: rows.count, to: dst,
+                        at: x * dstPitch + right - top)
                 }
             }
         case .deg270:
             // Logical (x, y) lands on (y, W-1-x): destination row W-1-x takes source column x, top-down.
             forEachTile(of: r) { columns, rows in
                 for x in columns {
-                    let d = (logicalWidth - 1 - x) * dstPitch
-                    var y = rows.lowerBound
-                    while y < rows.upperBound {
-                        dst.store(conversion.convert(src[y * srcPitch + x], x: x, y: y), at: d + y)
-                        y &+= 1
-                    }
+                    conversion.convertColumn(
+                        src + x, pitch: srcPitch, x: x, from: rows.lowerBound, step: 1, count: rows.count, to: dst,
+                        at: (logicalWidth - 1 - x) * dstPitch + rows.lowerBound)
                 }
             }
         }
@@ -216,6 +211,13 @@ protocol PixelConversion {
     func convertRow<D: ScanoutDestination>(
         _ row: UnsafePointer<UInt32>, columns: Range<Int>, y: Int, to destination: D, at index: Int
     ) where D.Pixel == Pixel
+    /// Converts `count` pixels of source column `x` (`column` points at its row 0, rows `pitch`
+    /// pixels apart), rows `y0`, `y0 + step`, … into consecutive pixels of `destination` from
+    /// `index` on: a turned copy's inner loop.
+    func convertColumn<D: ScanoutDestination>(
+        _ column: UnsafePointer<UInt32>, pitch: Int, x: Int, from y0: Int, step: Int, count: Int, to destination: D,
+        at index: Int
+    ) where D.Pixel == Pixel
 }
 
 extension PixelConversion {
@@ -224,6 +226,21 @@ extension PixelConversion {
         _ row: UnsafePointer<UInt32>, columns: Range<Int>, y: Int, to destination: D, at index: Int
     ) where D.Pixel == Pixel {
         for x in columns { destination.store(convert(row[x], x: x, y: y), at: index + x) }
+    }
+
+    @inline(__always)
+    func convertColumn<D: ScanoutDestination>(
+        _ column: UnsafePointer<UInt32>, pitch: Int, x: Int, from y0: Int, step: Int, count: Int, to destination: D,
+        at index: Int
+    ) where D.Pixel == Pixel {
+        var y = y0
+        var at = y0 &* pitch
+        let rowStep = step &* pitch
+        for k in 0..<count {
+            destination.store(convert(column[at], x: x, y: y), at: index &+ k)
+            y &+= step
+            at &+= rowStep
+        }
     }
 }
 
@@ -302,21 +319,67 @@ struct DitheredRGB565: PixelConversion {
         let d = SIMD8<UInt16>(
             truncatingIfNeeded: SIMD8<UInt32>(
                 o[cell], o[cell + 1], o[cell + 2], o[cell + 3], o[cell], o[cell + 1], o[cell + 2], o[cell + 3]))
-        let byte = SIMD8<UInt32>(repeating: 0xff)
         while x &+ 8 <= columns.upperBound {
             let p = UnsafeRawPointer(row + x).loadUnaligned(as: SIMD8<UInt32>.self)
-            let r = SIMD8<UInt16>(truncatingIfNeeded: (p &>> 16) & byte)
-            let g = SIMD8<UInt16>(truncatingIfNeeded: (p &>> 8) & byte)
-            let b = SIMD8<UInt16>(truncatingIfNeeded: p & byte)
-            let red = Self.quantized(r &* 31 &+ d)
-            let green = Self.quantized(g &* 63 &+ d)
-            let blue = Self.quantized(b &* 31 &+ d)
-            destination.store(vector: (red &<< 11) | (green &<< 5) | blue, at: index + x)
+            destination.store(vector: Self.converted(p, offsets: d), at: index + x)
             x &+= 8
         }
         while x < columns.upperBound {
             one(x)
             x &+= 1
+        }
+    }
+
+    /// Eight XRGB8888 pixels as RGB565, each with its Bayer cell's offset (`offsets`).
+    @inline(__always) static func converted(_ p: SIMD8<UInt32>, offsets d: SIMD8<UInt16>) -> SIMD8<UInt16> {
+        let byte = SIMD8<UInt32>(repeating: 0xff)
+        let r = SIMD8<UInt16>(truncatingIfNeeded: (p &>> 16) & byte)
+        let g = SIMD8<UInt16>(truncatingIfNeeded: (p &>> 8) & byte)
+        let b = SIMD8<UInt16>(truncatingIfNeeded: p & byte)
+        let red = quantized(r &* 31 &+ d)
+        let green = quantized(g &* 63 &+ d)
+        let blue = quantized(b &* 31 &+ d)
+        return (red &<< 11) | (green &<< 5) | blue
+    }
+
+    /// The offsets of eight pixels of one column, rows y, y + step, … (step ±1): for each
+    /// direction, matrix row of y and matrix column, the cells' offsets down or up the column.
+    static let columnOffsets: [SIMD8<UInt16>] = [1, -1].flatMap { step in
+        (0..<4).flatMap { row in
+            (0..<4).map { column in
+                var v = SIMD8<UInt16>()
+                for k in 0..<8 { v[k] = UInt16(offsets[((row + step * k) & 3) << 2 | column]) }
+                return v
+            }
+        }
+    }
+
+    /// Eight pixels of the column at a time, gathered from their rows.
+    @inline(__always)
+    func convertColumn<D: ScanoutDestination>(
+        _ column: UnsafePointer<UInt32>, pitch: Int, x: Int, from y0: Int, step: Int, count: Int, to destination: D,
+        at index: Int
+    ) where D.Pixel == UInt16 {
+        var y = y0
+        var k = 0
+        let down = (step < 0 ? 16 : 0) | (x & 3)
+        let rowStep = step &* pitch
+        while k &+ 8 <= count {
+            var at = y &* pitch
+            var p = SIMD8<UInt32>()
+            for lane in 0..<8 {
+                p[lane] = column[at]
+                at &+= rowStep
+            }
+            let d = Self.columnOffsets[down | (y & 3) << 2]
+            destination.store(vector: Self.converted(p, offsets: d), at: index &+ k)
+            y &+= step &* 8
+            k &+= 8
+        }
+        while k < count {
+            destination.store(convert(column[y &* pitch], x: x, y: y), at: index &+ k)
+            y &+= step
+            k &+= 1
         }
     }
 

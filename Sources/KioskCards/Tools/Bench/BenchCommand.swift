@@ -326,14 +326,18 @@ enum Bench {
 
     /// The display's damage copy of a whole frame into a scanout buffer in `format` (ordinary
     /// memory here; on a Pi it is uncached), 0°.
-    static func timeScanoutCopy(_ frame: PixelBuffer, format: PixelFormat, frames: Int) -> [Double] {
-        let stride = frame.width * format.bytesPerPixel
-        let target = UnsafeMutableRawPointer.allocate(byteCount: stride * frame.height, alignment: 64)
+    static func timeScanoutCopy(
+        _ frame: PixelBuffer, format: PixelFormat, rotation: Rotation = .deg0, frames: Int
+    ) -> [Double] {
+        let turned = rotation == .deg90 || rotation == .deg270
+        let stride = (turned ? frame.height : frame.width) * format.bytesPerPixel
+        let target = UnsafeMutableRawPointer.allocate(
+            byteCount: stride * (turned ? frame.width : frame.height), alignment: 64)
         defer { target.deallocate() }
         return (0..<frames).map { _ in
             let t = now()
             ScanoutCopy.copy(
-                frame, damage: frame.bounds, rotation: .deg0, format: format, to: target, destinationStride: stride)
+                frame, damage: frame.bounds, rotation: rotation, format: format, to: target, destinationStride: stride)
             return milliseconds(since: t)
         }
     }
@@ -390,6 +394,15 @@ enum Bench {
                     result.extra.append(("bytes_per_drag_frame", dragPixels * Double(format.bytesPerPixel)))
                 }
                 results.append(result)
+            }
+            // The same onto a panel mounted a quarter turn from the picture (a portrait panel
+            // shown in landscape), which the copy walks in tiles.
+            for format in PixelFormat.allCases {
+                results.append(
+                    BenchResult(
+                        scene: "scanout", size: label, pipeline: format.rawValue + "-90",
+                        stats: FrameStats(
+                            timeScanoutCopy(buffer, format: format, rotation: .deg90, frames: frames), budget: budget)))
             }
         }
         return results

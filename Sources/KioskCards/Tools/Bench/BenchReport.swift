@@ -12,13 +12,14 @@ enum BenchReport {
         "photo-visit": "a whole visit of products.json (photo cards)",
         "list-visit": "seed-list.json ×40 rows: flicked up, a row deleted, a detail page opened and closed",
         "memcpy": "one frame copied in memory (hot: two buffers in cache; cold: a ring beyond the L3)",
-        "scanout": "the display's copy of a whole frame into a scanout buffer, per format (×real: × xrgb8888)",
+        "scanout":
+            "the display's copy of a whole frame into a scanout buffer, per format, upright and turned 90° (×real: × xrgb8888)",
     ]
 
     /// Bytes written into scanout per frame, each format: a whole frame and the drag frame's damage.
     static func printScanoutBytes(_ rows: [BenchResult]) {
         Swift.print("bytes written per frame (whole frame; stack-drag frame's damage, mean):")
-        for r in rows {
+        for r in rows where !r.extra.isEmpty {
             let whole = r.extra.first { $0.0 == "bytes_per_full_frame" }?.1 ?? 0
             let drag = r.extra.first { $0.0 == "bytes_per_drag_frame" }?.1
             Swift.print(
