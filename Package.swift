@@ -18,11 +18,12 @@ let package = Package(
         .systemLibrary(
             name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]
         ),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Headers only, no pkg-config (its -l flags would link them): these are loaded with
         // dlopen when first used (KioskSystem's DynamicLibrary), so a kiosk without photos, QR
-        // codes, a staff PIN, a fleet or speech never maps them (docs/PERFORMANCE.md, "Libraries
-        // loaded when used").
+        // codes, a staff PIN, a fleet or speech never maps them, and a tool or the bench's probe
+        // that opens no store never maps SQLite (docs/PERFORMANCE.md, "Libraries loaded when
+        // used").
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CTurboJPEG", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CQRencode", providers: [.apt(["libqrencode-dev"])]),

@@ -54,6 +54,8 @@ package struct SQLiteError: Error, CustomStringConvertible {
 struct SQLiteDatabase: ~Copyable {
     let handle: OpaquePointer
     let path: String
+    /// SQLite's functions (libsqlite3, loaded by the first database opened).
+    let sqlite: SQLiteFunctions
     /// A lock file descriptor closed with the connection (the data directory's writer lock); -1: none.
     private let heldLock: Int32
 
@@ -68,6 +70,13 @@ struct SQLiteDatabase: ~Copyable {
     init(
         path: String, readOnly: Bool = false, create: Bool = true, immutable: Bool = false, heldLock: Int32 = -1
     ) throws(SQLiteError) {
+        let sqlite: SQLiteFunctions
+        do throws(SQLiteError) {
+            sqlite = try SQLiteFunctions.loaded(path: path)
+        } catch {
+            if heldLock >= 0 { close(heldLock) }
+            throw error
+        }
         var db: OpaquePointer?
         var flags = readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly && !immutable { flags |= SQLITE_OPEN_CREATE }
@@ -77,44 +86,50 @@ struct SQLiteDatabase: ~Copyable {
             flags |= SQLITE_OPEN_URI
             name = "file:" + Self.uriEscaped(path) + "?immutable=1"
         }
-        let rc = sqlite3_open_v2(name, &db, flags, nil)
+        let rc = sqlite.open(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
-            let code = db.map { sqlite3_extended_errcode($0) } ?? rc
-            let system = db.map { sqlite3_system_errno($0) } ?? 0
-            if let db { sqlite3_close_v2(db) }
+            let message = Self.text(db.map { sqlite.errmsg($0) } ?? sqlite.errstr(rc))
+            let code = db.map { sqlite.extendedErrcode($0) } ?? rc
+            let system = db.map { sqlite.systemErrno($0) } ?? 0
+            if let db { _ = sqlite.closeV2(db) }
             if heldLock >= 0 { close(heldLock) }
             throw SQLiteError(call: "sqlite3_open_v2", code: code, message: message, path: path, systemErrno: system)
         }
-        sqlite3_extended_result_codes(db, 1)
+        _ = sqlite.extendedResultCodes(db, 1)
         // Every connection waits out another's brief lock instead of failing at once with
         // "database is locked": in WAL mode readers do not wait for writers, but they do for
         // a connection that is the last to close (it checkpoints and removes the WAL under an
         // exclusive lock) or that recovers the WAL index. The sync opens one per round.
-        sqlite3_busy_timeout(db, Self.defaultBusyMilliseconds)
+        _ = sqlite.busyTimeout(db, Self.defaultBusyMilliseconds)
         // A file opened for reading may be one the kiosk did not write (a rescued card, a file
         // sent in): defensive mode, and no function or virtual table called from its schema
         // (a view, a trigger, a default) unless SQLite marks it innocuous.
         if readOnly || immutable {
-            var rc = CSQLite_db_config_int(db, SQLITE_DBCONFIG_DEFENSIVE, 1)
+            var rc = CSQLite_db_config_int(sqlite.dbConfig, db, SQLITE_DBCONFIG_DEFENSIVE, 1)
             var call = "sqlite3_db_config(SQLITE_DBCONFIG_DEFENSIVE)"
             if rc == SQLITE_OK {
-                rc = CSQLite_db_config_int(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)
+                rc = CSQLite_db_config_int(sqlite.dbConfig, db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)
                 call = "sqlite3_db_config(SQLITE_DBCONFIG_TRUSTED_SCHEMA)"
             }
             if rc == SQLITE_OK {
-                rc = sqlite3_exec(db, "PRAGMA trusted_schema = OFF", nil, nil, nil)
+                rc = sqlite.exec(db, "PRAGMA trusted_schema = OFF", nil, nil, nil)
                 call = "PRAGMA trusted_schema = OFF"
             }
             guard rc == SQLITE_OK else {
-                sqlite3_close_v2(db)
+                _ = sqlite.closeV2(db)
                 if heldLock >= 0 { close(heldLock) }
-                throw SQLiteError(call: call, code: rc, message: String(cString: sqlite3_errstr(rc)), path: path)
+                throw SQLiteError(call: call, code: rc, message: Self.text(sqlite.errstr(rc)), path: path)
             }
         }
         handle = db
         self.path = path
         self.heldLock = heldLock
+        self.sqlite = sqlite
+    }
+
+    /// A message SQLite returned (never nil in practice; "" if it were).
+    static func text(_ message: UnsafePointer<CChar>?) -> String {
+        message.map { String(cString: $0) } ?? ""
     }
 
     /// `path` for a `file:` URI: '%', '?' and '#' (and anything outside printable ASCII) as %XX.
@@ -132,19 +147,19 @@ struct SQLiteDatabase: ~Copyable {
     }
 
     deinit {
-        sqlite3_close_v2(handle)
+        _ = sqlite.closeV2(handle)
         if heldLock >= 0 { close(heldLock) }
     }
 
     func error(_ call: String, _ rc: Int32) -> SQLiteError {
         SQLiteError(
-            call: call, code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
-            path: path, systemErrno: sqlite3_system_errno(handle))
+            call: call, code: sqlite.extendedErrcode(handle), message: Self.text(sqlite.errmsg(handle)),
+            path: path, systemErrno: sqlite.systemErrno(handle))
     }
 
     /// Runs one or more statements that return no rows we need.
     func execute(_ sql: String) throws(SQLiteError) {
-        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        let rc = sqlite.exec(handle, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw error("sqlite3_exec", rc) }
     }
 
@@ -153,14 +168,14 @@ struct SQLiteDatabase: ~Copyable {
 
     /// Milliseconds to wait for another connection's lock before SQLITE_BUSY.
     func setBusyTimeout(milliseconds: Int32) {
-        sqlite3_busy_timeout(handle, milliseconds)
+        _ = sqlite.busyTimeout(handle, milliseconds)
     }
 
     func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         var stmt: OpaquePointer?
-        let rc = sqlite3_prepare_v2(handle, sql, -1, &stmt, nil)
+        let rc = sqlite.prepare(handle, sql, -1, &stmt, nil)
         guard rc == SQLITE_OK, let stmt else { throw error("sqlite3_prepare_v2", rc) }
-        return SQLiteStatement(handle: stmt, db: handle, path: path)
+        return SQLiteStatement(handle: stmt, db: handle, path: path, sqlite: sqlite)
     }
 
     /// The first column of the first row of `sql`, as text (for PRAGMAs).
@@ -183,24 +198,25 @@ struct SQLiteStatement: ~Copyable {
     let handle: OpaquePointer
     let db: OpaquePointer
     let path: String
+    let sqlite: SQLiteFunctions
 
     deinit {
-        sqlite3_finalize(handle)
+        _ = sqlite.finalize(handle)
     }
 
     private func error(_ call: String, _ rc: Int32) -> SQLiteError {
         SQLiteError(
-            call: call, code: sqlite3_extended_errcode(db), message: String(cString: sqlite3_errmsg(db)), path: path,
-            systemErrno: sqlite3_system_errno(db))
+            call: call, code: sqlite.extendedErrcode(db), message: SQLiteDatabase.text(sqlite.errmsg(db)), path: path,
+            systemErrno: sqlite.systemErrno(db))
     }
 
     func bind(_ index: Int32, _ value: String) throws(SQLiteError) {
-        let rc = sqlite3_bind_text(handle, index, value, -1, CSQLite_transient())
+        let rc = sqlite.bindText(handle, index, value, -1, CSQLite_transient())
         guard rc == SQLITE_OK else { throw error("sqlite3_bind_text", rc) }
     }
 
     func bind(_ index: Int32, _ value: Int64) throws(SQLiteError) {
-        let rc = sqlite3_bind_int64(handle, index, value)
+        let rc = sqlite.bindInt64(handle, index, value)
         guard rc == SQLITE_OK else { throw error("sqlite3_bind_int64", rc) }
     }
 
@@ -216,23 +232,23 @@ struct SQLiteStatement: ~Copyable {
     }
 
     func bind(_ index: Int32, _ value: Double) throws(SQLiteError) {
-        let rc = sqlite3_bind_double(handle, index, value)
+        let rc = sqlite.bindDouble(handle, index, value)
         guard rc == SQLITE_OK else { throw error("sqlite3_bind_double", rc) }
     }
 
     func bindNull(_ index: Int32) throws(SQLiteError) {
-        let rc = sqlite3_bind_null(handle, index)
+        let rc = sqlite.bindNull(handle, index)
         guard rc == SQLITE_OK else { throw error("sqlite3_bind_null", rc) }
     }
 
     /// Whether the column's value is NULL.
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    func isNull(_ column: Int32) -> Bool { sqlite.columnType(handle, column) == SQLITE_NULL }
 
-    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    func double(_ column: Int32) -> Double { sqlite.columnDouble(handle, column) }
 
     /// Advances; true when a row is available, false when done.
     func step() throws(SQLiteError) -> Bool {
-        let rc = sqlite3_step(handle)
+        let rc = sqlite.step(handle)
         switch rc {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
@@ -242,18 +258,29 @@ struct SQLiteStatement: ~Copyable {
 
     /// Ready for new binds and another `step`.
     func reset() {
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        _ = sqlite.reset(handle)
+        _ = sqlite.clearBindings(handle)
     }
 
     func text(_ column: Int32) -> String {
-        guard let p = sqlite3_column_text(handle, column) else { return "" }
+        guard let p = sqlite.columnText(handle, column) else { return "" }
         return String(cString: p)
     }
 
     func int64(_ column: Int32) -> Int64 {
-        sqlite3_column_int64(handle, column)
+        sqlite.columnInt64(handle, column)
     }
+
+    /// How many parameters (`?`, `:name`) the statement has.
+    var parameterCount: Int32 { sqlite.bindParameterCount(handle) }
+
+    /// The parameter's name with its prefix (":name"), nil for a nameless one; 1-based.
+    func parameterName(_ index: Int32) -> String? {
+        sqlite.bindParameterName(handle, index).map { String(cString: $0) }
+    }
+
+    /// How many columns a row of the statement has.
+    var columnCount: Int32 { sqlite.columnCount(handle) }
 
     /// The text, or nil for NULL.
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }

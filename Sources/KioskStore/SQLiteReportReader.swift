@@ -38,11 +38,11 @@ package final class SQLiteReportReader {
         -> [[String?]]
     {
         let stmt = try db.prepare(sql)
-        let count = sqlite3_bind_parameter_count(stmt.handle)
+        let count = stmt.parameterCount
         if count > 0 {
             for i in 1...count {
-                guard let cName = sqlite3_bind_parameter_name(stmt.handle, i) else { continue }
-                let name = String(String(cString: cName).dropFirst())
+                guard let prefixed = stmt.parameterName(i) else { continue }
+                let name = String(prefixed.dropFirst())
                 if let value = integers[name] {
                     try stmt.bind(i, value)
                 } else if let value = texts[name] {
@@ -53,7 +53,7 @@ package final class SQLiteReportReader {
                 }
             }
         }
-        let columns = sqlite3_column_count(stmt.handle)
+        let columns = stmt.columnCount
         var rows: [[String?]] = []
         while try stmt.step() {
             var row: [String?] = []

@@ -8,18 +8,20 @@ import Testing
 @testable import KioskSystem
 
 /// `export` and `report --data` given a decisions file the kiosk did not write: crafted here with
-/// the sqlite3 C API (not the store), then read through the real commands.
+/// the sqlite3 C API (not the store; its functions from `SQLiteFunctions`), then read through the real commands.
 @Suite struct StoreForeignFileTests {
     /// A data directory whose `decisions.sqlite3` is built by `sql`, at schema version 7.
     func craft(_ label: String, _ sql: String) throws -> String {
         let dir = DeckFixtures.temporaryDirectory(label)
+        let sqlite = try SQLiteFunctions.shared.get()
         var db: OpaquePointer?
-        #expect(sqlite3_open(dir + "/decisions.sqlite3", &db) == SQLITE_OK)
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        #expect(sqlite.open(dir + "/decisions.sqlite3", &db, flags, nil) == SQLITE_OK)
         var error: UnsafeMutablePointer<CChar>?
-        let rc = sqlite3_exec(db, sql + "; PRAGMA user_version = 7;", nil, nil, &error)
+        let rc = sqlite.exec(db, sql + "; PRAGMA user_version = 7;", nil, nil, &error)
         let message = error.map { String(cString: $0) } ?? ""
-        sqlite3_free(error)
-        sqlite3_close(db)
+        sqlite.free(error)
+        _ = sqlite.closeV2(db)
         try #require(rc == SQLITE_OK, "\(message)")
         return dir
     }

@@ -4,17 +4,19 @@ import Testing
 
 @testable import KioskSystem
 
-/// libpq, espeak-ng, ALSA, libjpeg-turbo, libqrencode and libxcrypt are loaded when first used
-/// (`DynamicLibrary`), not at start.
+/// libpq, espeak-ng, ALSA, libjpeg-turbo, libqrencode, libxcrypt and SQLite are loaded when
+/// first used (`DynamicLibrary`), not at start.
 @Suite struct SystemDynamicLibraryTests {
-    /// The libraries a kiosk without a fleet, speech, photos, QR codes or a staff PIN must not map.
+    /// The libraries a kiosk without a fleet, speech, photos, QR codes or a staff PIN must not
+    /// map, nor a process that opens no decisions database.
     static let loadedWhenUsed = [
         "libpq.so", "libespeak-ng.so", "libasound.so", "libturbojpeg.so", "libqrencode.so", "libcrypt.so",
+        "libsqlite3.so",
     ]
 
     /// A real KioskCards process that uses none of them (`set-pin`, blocked reading the PIN
     /// from stdin, so it has started and is waiting: it hashes only once it has the PIN) maps the
-    /// libraries it links — SQLite, cairo — but none of those. Its stdin is then closed: no PIN,
+    /// libraries it links — cairo, pango — but none of those. Its stdin is then closed: no PIN,
     /// exit 2, nothing written.
     @Test func aProcessThatUsesNoneOfThemMapsNone() throws {
         try #require(StoreTestSupport.executableExists, "build KioskCards first (swift build --build-tests)")
@@ -54,7 +56,7 @@ import Testing
 
         #expect(waiting, "set-pin never blocked reading stdin")
         let text = try #require(maps, "cannot read /proc/\(pid)/maps")
-        let linked = text.contains("libsqlite3.so")
+        let linked = text.contains("libcairo.so")
         #expect(linked, "the maps read are not the started program's:\n\(text)")
         for library in Self.loadedWhenUsed {
             let mapped = text.contains(library)

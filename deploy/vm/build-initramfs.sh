@@ -233,9 +233,10 @@ if [ -x "$binary" ]; then
   cp "$binary" "$app/usr/bin/KioskCards"
   copy_ldd_closure "$app" "$binary"
   # The libraries the app opens with dlopen when first used (speech, the fleet's PostgreSQL
-  # client, JPEG photos, QR codes, the staff PIN), which ldd does not list: each with its own
-  # closure.
-  for lib in libespeak-ng.so.1 libasound.so.2 libpq.so.5 libturbojpeg.so.0 libqrencode.so.4 libcrypt.so.1; do
+  # client, JPEG photos, QR codes, the staff PIN, the decisions' SQLite), which ldd does not
+  # list: each with its own closure.
+  for lib in libespeak-ng.so.1 libasound.so.2 libpq.so.5 libturbojpeg.so.0 libqrencode.so.4 libcrypt.so.1 \
+    libsqlite3.so.0; do
     path=""
     for d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu; do
       [ -e "$VM_SYSROOT$d/$lib" ] && path=$d/$lib && break
