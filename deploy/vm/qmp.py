@@ -322,7 +322,10 @@ def wait_serial(log, text, timeout=30.0, count=1):
                 data = f.read()
         except FileNotFoundError:
             data = b""
-        lines = [ln for ln in data.decode(errors="replace").splitlines() if text in ln]
+        # Whole lines only: the guest's last line may still be arriving (a mark read as
+        # "… rotation=0 pan" lost the fields after it).
+        whole = data[: data.rfind(b"\n") + 1].decode(errors="replace")
+        lines = [ln for ln in whole.splitlines() if text in ln]
         if len(lines) >= count:
             return lines[count - 1]
         now = time.monotonic()
