@@ -254,83 +254,46 @@ struct SameXRGB8888: PixelConversion {
 /// XRGB8888 to RGB565 with 4×4 ordered (Bayer) dithering: channel value c of n bits becomes
 /// ⌊c·(2ⁿ−1)/255 + (b + ½)/16⌋ for the Bayer index b of the pixel's position, so the mean of
 /// every 4×4 tile of a flat colour is within 1/32 of a step of the exact value and a gradient
-/// does not band. An upright row goes eight pixels at a time in 16-bit lanes (`quantized`); a
-/// turned copy's pixels one by one, three table lookups each (tables per Bayer cell, 24 KiB).
+/// does not band. In integers that is ⌊(c·(2ⁿ−1) + oᵦ)/255⌋ with oᵦ = ⌊255·(2b + 1)/32⌋
+/// (`offsets`): ⌊(32·c·(2ⁿ−1) + 255·(2b + 1))/8160⌋ = ⌊⌊x/32⌋/255⌋, and 32·c·(2ⁿ−1) is a
+/// multiple of 32. The sum is below 2¹⁴, where ⌊t/255⌋ = (t + 1 + ⌊t/256⌋) >> 8: eight pixels
+/// at a time in 16-bit lanes, along a row or gathered down a turned copy's column, and the
+/// same integers one pixel at a time for the few left over.
 struct DitheredRGB565: PixelConversion {
     static var isIdentity: Bool { false }
 
     /// The 4×4 Bayer matrix, row by row: the order in which thresholds rise.
     static let bayer: [Int] = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5]
 
-    /// For each of the 16 Bayer cells, three 256-entry tables (red, green, blue) of the
-    /// channel's dithered value already shifted into place. Built once, never freed.
-    nonisolated(unsafe) private static let tables: UnsafeMutablePointer<UInt16> = {
-        let t = UnsafeMutablePointer<UInt16>.allocate(capacity: 16 * 3 * 256)
-        for cell in 0..<16 {
-            let b = bayer[cell]
-            for c in 0..<256 {
-                let base = t + cell * 768
-                base[c] = UInt16(quantize(c, max: 31, bayer: b) << 11)
-                base[256 + c] = UInt16(quantize(c, max: 63, bayer: b) << 5)
-                base[512 + c] = UInt16(quantize(c, max: 31, bayer: b))
-            }
-        }
-        return t
-    }()
+    /// ⌊255·(2b + 1)/32⌋ for each cell's Bayer index b, in the cells' order (row by row).
+    static let offsets: [UInt16] = bayer.map { UInt16(255 * (2 * $0 + 1) / 32) }
 
-    /// ⌊c·max/255 + (2b+1)/32⌋ in integers.
-    static func quantize(_ c: Int, max: Int, bayer b: Int) -> Int {
-        (c * max * 32 + (2 * b + 1) * 255) / (255 * 32)
+    /// The offsets of eight pixels along a row from a column that is a multiple of four (the
+    /// matrix row's four twice), for each matrix row.
+    static let rowOffsets: [SIMD8<UInt16>] = (0..<4).map { row in
+        var v = SIMD8<UInt16>()
+        for k in 0..<8 { v[k] = offsets[row << 2 | (k & 3)] }
+        return v
     }
 
-    private let tables = DitheredRGB565.tables
+    /// The offsets of eight pixels of one column, rows y, y + step, … (step ±1): for each
+    /// direction, matrix row of y and matrix column, the cells' offsets down or up the column.
+    static let columnOffsets: [SIMD8<UInt16>] = [1, -1].flatMap { step in
+        (0..<4).flatMap { row in
+            (0..<4).map { column in
+                var v = SIMD8<UInt16>()
+                for k in 0..<8 { v[k] = offsets[((row + step * k) & 3) << 2 | column] }
+                return v
+            }
+        }
+    }
 
-    /// ⌊255·(2b + 1)/32⌋ for each cell's Bayer index b, in the cells' order (row by row).
-    static let offsets: [UInt32] = bayer.map { UInt32(255 * (2 * $0 + 1) / 32) }
-
-    /// The dithered n-bit values of eight channel values c, given c·(2ⁿ−1) + ⌊255·(2b + 1)/32⌋
-    /// (`t`, below 2¹⁴): `quantize`'s ⌊(32·c·(2ⁿ−1) + 255·(2b + 1)) / 8160⌋, as ⌊t/255⌋
-    /// (⌊⌊x/32⌋/255⌋ = ⌊x/8160⌋, and 32·c·(2ⁿ−1) is a multiple of 32), which for t < 65535 is
-    /// (t + 1 + ⌊t/256⌋) >> 8.
+    /// ⌊t/255⌋ for eight sums t < 65535.
     @inline(__always) static func quantized(_ t: SIMD8<UInt16>) -> SIMD8<UInt16> {
         (t &+ 1 &+ (t &>> 8)) &>> 8
     }
 
-    /// Eight pixels at a time from a column that is a multiple of four (the Bayer row's four
-    /// offsets twice), the rest one by one through the row's four cells' tables.
-    @inline(__always)
-    func convertRow<D: ScanoutDestination>(
-        _ row: UnsafePointer<UInt32>, columns: Range<Int>, y: Int, to destination: D, at index: Int
-    ) where D.Pixel == UInt16 {
-        let base = tables + ((y & 3) << 2) * 768
-        @inline(__always) func one(_ x: Int) {
-            let p = row[x]
-            let t = base + (x & 3) * 768
-            destination.store(
-                t[Int((p >> 16) & 0xff)] | t[256 + Int((p >> 8) & 0xff)] | t[512 + Int(p & 0xff)], at: index + x)
-        }
-        var x = columns.lowerBound
-        while x < columns.upperBound && x & 3 != 0 {
-            one(x)
-            x &+= 1
-        }
-        let o = Self.offsets
-        let cell = (y & 3) << 2
-        let d = SIMD8<UInt16>(
-            truncatingIfNeeded: SIMD8<UInt32>(
-                o[cell], o[cell + 1], o[cell + 2], o[cell + 3], o[cell], o[cell + 1], o[cell + 2], o[cell + 3]))
-        while x &+ 8 <= columns.upperBound {
-            let p = UnsafeRawPointer(row + x).loadUnaligned(as: SIMD8<UInt32>.self)
-            destination.store(vector: Self.converted(p, offsets: d), at: index + x)
-            x &+= 8
-        }
-        while x < columns.upperBound {
-            one(x)
-            x &+= 1
-        }
-    }
-
-    /// Eight XRGB8888 pixels as RGB565, each with its Bayer cell's offset (`offsets`).
+    /// Eight XRGB8888 pixels as RGB565, each with its Bayer cell's offset.
     @inline(__always) static func converted(_ p: SIMD8<UInt32>, offsets d: SIMD8<UInt16>) -> SIMD8<UInt16> {
         let byte = SIMD8<UInt32>(repeating: 0xff)
         let r = SIMD8<UInt16>(truncatingIfNeeded: (p &>> 16) & byte)
@@ -342,19 +305,29 @@ struct DitheredRGB565: PixelConversion {
         return (red &<< 11) | (green &<< 5) | blue
     }
 
-    /// The offsets of eight pixels of one column, rows y, y + step, … (step ±1): for each
-    /// direction, matrix row of y and matrix column, the cells' offsets down or up the column.
-    static let columnOffsets: [SIMD8<UInt16>] = [1, -1].flatMap { step in
-        (0..<4).flatMap { row in
-            (0..<4).map { column in
-                var v = SIMD8<UInt16>()
-                for k in 0..<8 { v[k] = UInt16(offsets[((row + step * k) & 3) << 2 | column]) }
-                return v
-            }
+    /// Eight pixels at a time from a column that is a multiple of four, the rest one by one.
+    @inline(__always)
+    func convertRow<D: ScanoutDestination>(
+        _ row: UnsafePointer<UInt32>, columns: Range<Int>, y: Int, to destination: D, at index: Int
+    ) where D.Pixel == UInt16 {
+        var x = columns.lowerBound
+        while x < columns.upperBound && x & 3 != 0 {
+            destination.store(convert(row[x], x: x, y: y), at: index &+ x)
+            x &+= 1
+        }
+        let d = Self.rowOffsets[y & 3]
+        while x &+ 8 <= columns.upperBound {
+            let p = UnsafeRawPointer(row + x).loadUnaligned(as: SIMD8<UInt32>.self)
+            destination.store(vector: Self.converted(p, offsets: d), at: index &+ x)
+            x &+= 8
+        }
+        while x < columns.upperBound {
+            destination.store(convert(row[x], x: x, y: y), at: index &+ x)
+            x &+= 1
         }
     }
 
-    /// Eight pixels of the column at a time, gathered from their rows.
+    /// Eight pixels of the column at a time, gathered from their rows, the rest one by one.
     @inline(__always)
     func convertColumn<D: ScanoutDestination>(
         _ column: UnsafePointer<UInt32>, pitch: Int, x: Int, from y0: Int, step: Int, count: Int, to destination: D,
@@ -383,9 +356,14 @@ struct DitheredRGB565: PixelConversion {
         }
     }
 
+    /// One pixel: the same integers as `converted`.
     @inline(__always)
     func convert(_ pixel: UInt32, x: Int, y: Int) -> UInt16 {
-        let t = tables + (((y & 3) << 2) | (x & 3)) * 768
-        return t[Int((pixel >> 16) & 0xff)] | t[256 + Int((pixel >> 8) & 0xff)] | t[512 + Int(pixel & 0xff)]
+        let o = UInt32(Self.offsets[(y & 3) << 2 | (x & 3)])
+        @inline(__always) func level(_ c: UInt32, _ levels: UInt32) -> UInt16 {
+            let t = c &* levels &+ o
+            return UInt16(truncatingIfNeeded: (t &+ 1 &+ (t >> 8)) >> 8)
+        }
+        return level((pixel >> 16) & 0xff, 31) << 11 | level((pixel >> 8) & 0xff, 63) << 5 | level(pixel & 0xff, 31)
     }
 }

@@ -325,7 +325,8 @@ enum Bench {
     }
 
     /// The display's damage copy of a whole frame into a scanout buffer in `format` (ordinary
-    /// memory here; on a Pi it is uncached), 0°.
+    /// memory here; on a Pi it is uncached), turned by `rotation` (a quarter turn swaps the
+    /// buffer's sides).
     static func timeScanoutCopy(
         _ frame: PixelBuffer, format: PixelFormat, rotation: Rotation = .deg0, frames: Int
     ) -> [Double] {
