@@ -73,64 +73,87 @@ package enum Text {
         style: Style, draw: Bool = false, adoptingWarmUp: Bool = true
     ) -> Measure {
         guard !text.isEmpty, width > 0 else { return Measure(height: 0, width: 0, isCut: false) }
-        let layout = makeLayout(
-            text, cr: cr, width: width, maxHeight: maxHeight, style: style, adoptingWarmUp: adoptingWarmUp)
-        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-        var ink = PangoRectangle()
-        var logical = PangoRectangle()
-        pango_layout_get_extents(layout, &ink, &logical)
-        let height = Double(logical.height) / Double(PANGO_SCALE)
-        if draw {
-            Draw.setColor(cr, style.color)
-            if isMirrored(cr) {
-                // Inside a mirrored (right-to-left) element: flip back within the text's own
-                // box, so the glyphs read normally and the box stays where the mirror put it.
-                cairo_save(cr)
-                cairo_translate(cr, x + width, y)
-                cairo_scale(cr, -1, 1)
-                cairo_move_to(cr, 0, 0)
-                pango_cairo_update_layout(cr, layout)
-                pango_cairo_show_layout(cr, layout)
-                cairo_restore(cr)
-            } else {
-                cairo_move_to(cr, x, y)
-                pango_cairo_show_layout(cr, layout)
+        return inDevicePixels(cr) { k in
+            let layout = makeLayout(
+                text, cr: cr, width: width * k, maxHeight: maxHeight.map { $0 * k }, style: style, scale: k,
+                adoptingWarmUp: adoptingWarmUp)
+            defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+            var ink = PangoRectangle()
+            var logical = PangoRectangle()
+            pango_layout_get_extents(layout, &ink, &logical)
+            if draw {
+                Draw.setColor(cr, style.color)
+                if isMirrored(cr) {
+                    // Inside a mirrored (right-to-left) element: flip back within the text's own
+                    // box, so the glyphs read normally and the box stays where the mirror put it.
+                    cairo_save(cr)
+                    cairo_translate(cr, (x + width) * k, y * k)
+                    cairo_scale(cr, -1, 1)
+                    cairo_move_to(cr, 0, 0)
+                    pango_cairo_update_layout(cr, layout)
+                    pango_cairo_show_layout(cr, layout)
+                    cairo_restore(cr)
+                } else {
+                    cairo_move_to(cr, x * k, y * k)
+                    pango_cairo_show_layout(cr, layout)
+                }
             }
+            let units = Double(PANGO_SCALE) * k
+            return Measure(
+                height: Double(logical.height) / units, width: Double(logical.width) / units,
+                isCut: pango_layout_is_ellipsized(layout) != 0)
         }
-        return Measure(
-            height: height, width: Double(logical.width) / Double(PANGO_SCALE),
-            isCut: pango_layout_is_ellipsized(layout) != 0)
+    }
+
+    /// Runs `body` with `cr`'s user space scaled to device pixels (its rotation and mirror
+    /// kept), passing the pixels per point it took away. Text is laid out at its size in pixels
+    /// on an unscaled space: pango measures a font's metrics by laying out a sample in the
+    /// font's pixel size on a context of its own, and on a scaled space it would scale that
+    /// size again, opening a second, larger font for every size.
+    private static func inDevicePixels<R>(_ cr: OpaquePointer, _ body: (Double) -> R) -> R {
+        var m = cairo_matrix_t()
+        cairo_get_matrix(cr, &m)
+        let k = abs(m.xx * m.yy - m.xy * m.yx).squareRoot()
+        guard k.isFinite, k > 0, k != 1 else { return body(1) }
+        cairo_save(cr)
+        defer { cairo_restore(cr) }
+        cairo_scale(cr, 1 / k, 1 / k)
+        return body(k)
     }
 
     /// The x of every glyph's origin on the first line, in points from the layout's left edge,
     /// as the painter would place them on `cr` (for the glyph-spacing test).
     package static func glyphOrigins(_ text: String, cr: OpaquePointer, style: Style) -> [Double] {
-        let layout = makeLayout(text, cr: cr, width: 100_000, maxHeight: nil, style: style)
-        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-        guard let line = pango_layout_get_line_readonly(layout, 0) else { return [] }
-        var origins: [Double] = []
-        var x = 0
-        var run = line.pointee.runs
-        while let node = run {
-            if let item = node.pointee.data?.assumingMemoryBound(to: PangoGlyphItem.self),
-                let glyphs = item.pointee.glyphs
-            {
-                for i in 0..<Int(glyphs.pointee.num_glyphs) {
-                    let g = glyphs.pointee.glyphs[i]
-                    origins.append(Double(x + Int(g.geometry.x_offset)) / Double(PANGO_SCALE))
-                    x += Int(g.geometry.width)
+        inDevicePixels(cr) { k in
+            let layout = makeLayout(text, cr: cr, width: 100_000 * k, maxHeight: nil, style: style, scale: k)
+            defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+            guard let line = pango_layout_get_line_readonly(layout, 0) else { return [] }
+            var origins: [Double] = []
+            var x = 0
+            var run = line.pointee.runs
+            while let node = run {
+                if let item = node.pointee.data?.assumingMemoryBound(to: PangoGlyphItem.self),
+                    let glyphs = item.pointee.glyphs
+                {
+                    for i in 0..<Int(glyphs.pointee.num_glyphs) {
+                        let g = glyphs.pointee.glyphs[i]
+                        origins.append(Double(x + Int(g.geometry.x_offset)) / (Double(PANGO_SCALE) * k))
+                        x += Int(g.geometry.width)
+                    }
                 }
+                run = node.pointee.next
             }
-            run = node.pointee.next
+            return origins
         }
-        return origins
     }
 
     /// How many characters of `text` no installed font has (drawn as boxes, "tofu").
     package static func unknownGlyphCount(_ text: String, cr: OpaquePointer, style: Style) -> Int {
-        let layout = makeLayout(text, cr: cr, width: 100_000, maxHeight: nil, style: style)
-        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-        return Int(pango_layout_get_unknown_glyphs_count(layout))
+        inDevicePixels(cr) { k in
+            let layout = makeLayout(text, cr: cr, width: 100_000 * k, maxHeight: nil, style: style, scale: k)
+            defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+            return Int(pango_layout_get_unknown_glyphs_count(layout))
+        }
     }
 
     /// Whether `cr` draws mirrored (a right-to-left element, `ElementKind.mirrored`): its
@@ -143,9 +166,10 @@ package enum Text {
 
     /// A layout of `text` on `cr`'s font map: this thread's default, which is the one
     /// `FontWarmUp` prepared when this is the first thread to lay out text after its start
-    /// (`adoptingWarmUp`: false on the warm-up's own thread).
+    /// (`adoptingWarmUp`: false on the warm-up's own thread). `cr` draws in device pixels
+    /// (`inDevicePixels`): `width` and `maxHeight` are pixels, `k` the pixels per point of `style`.
     private static func makeLayout(
-        _ text: String, cr: OpaquePointer, width: Double, maxHeight: Double?, style: Style,
+        _ text: String, cr: OpaquePointer, width: Double, maxHeight: Double?, style: Style, scale k: Double,
         adoptingWarmUp: Bool = true
     ) -> OpaquePointer {
         if adoptingWarmUp { FontWarmUp.process.adopt() }
@@ -158,7 +182,7 @@ package enum Text {
         case .semibold: pango_font_description_set_weight(desc, PANGO_WEIGHT_SEMIBOLD)
         case .bold: pango_font_description_set_weight(desc, PANGO_WEIGHT_BOLD)
         }
-        pango_font_description_set_absolute_size(desc, style.size * Double(PANGO_SCALE))
+        pango_font_description_set_absolute_size(desc, style.size * k * Double(PANGO_SCALE))
         pango_layout_set_font_description(layout, desc)
         pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
         pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
@@ -204,6 +228,10 @@ package enum Text {
         let context = pango_layout_get_context(layout)
         pango_cairo_context_set_font_options(context, options)
         pango_context_set_round_glyph_positions(context, 0)
+        // The language pango gives Latin text anyway; left unset it would be the C locale's,
+        // whose font set pango matches and sorts once more for the same font (other scripts
+        // still get their own language: "en" covers only Latin).
+        pango_context_set_language(context, pango_language_from_string("en"))
         pango_layout_context_changed(layout)
     }
 }
