@@ -18,6 +18,9 @@ let package = Package(
         .systemLibrary(
             name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]
         ),
+        // cairo's and pango's functions as the code calls them, loaded with dlopen on first use
+        // (or ahead, on a thread: FontWarmUp), so that exec maps none of their 36 libraries.
+        .target(name: "CGraphics", dependencies: ["CPangoCairo"]),
         // Headers only, no pkg-config (its -l flags would link them): these are loaded with
         // dlopen when first used (KioskSystem's DynamicLibrary), so a kiosk without photos, QR
         // codes, a staff PIN, a fleet or speech never maps them, and a tool or the bench's probe
@@ -43,7 +46,8 @@ let package = Package(
         // Optimised in debug builds too: the compositor's SIMD loops unoptimised are ~50× slower,
         // and they are most of the unit tests' time (far more under qemu-user, the arm64 lane).
         .target(
-            name: "KioskRender", dependencies: ["KioskSystem", "CardModel", "CPangoCairo", "CTurboJPEG", "CQRencode"],
+            name: "KioskRender",
+            dependencies: ["KioskSystem", "CardModel", "CPangoCairo", "CGraphics", "CTurboJPEG", "CQRencode"],
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "KioskDisplay", dependencies: ["KioskSystem", "CardModel", "CDrm", "CLinux"]),
         .target(name: "KioskStore", dependencies: ["KioskSystem", "CardModel", "CSQLite"]),
@@ -89,7 +93,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskRenderTests",
-            dependencies: ["KioskRender", "KioskSystem", "CardModel", "CPangoCairo", "KioskTestSupport"]
+            dependencies: ["KioskRender", "KioskSystem", "CardModel", "CPangoCairo", "CGraphics", "KioskTestSupport"]
         ),
         .testTarget(
             name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskSystem", "CardModel", "KioskTestSupport"]),

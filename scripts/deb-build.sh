@@ -68,7 +68,8 @@ chmod 0644 "$root/usr/share/bash-completion/completions/KioskCards"
 # them says which package to install. trixie's ALSA is libasound2t64. libjpeg-turbo
 # (photos), libqrencode (QR codes), libxcrypt (the staff PIN) and SQLite (the decisions) are
 # dlopened too, so that a start maps none of them, but decks, the staff menu and the store
-# need them: they are Depends.
+# need them: they are Depends. So are cairo and pango, which every drawing process loads
+# (CGraphics) but the release build does not link.
 mkdir -p "$work/src/debian"
 printf 'Source: kioskcards\n\nPackage: kioskcards\nArchitecture: any\n' >"$work/src/debian/control"
 cp "$root/usr/bin/KioskCards" "$work/src/KioskCards"
@@ -102,7 +103,7 @@ Version: $version
 Architecture: $arch
 Maintainer: KioskCards maintainers <maintainers@users.noreply.a-seed-7d4289fb.example>
 Installed-Size: $installed
-Depends: $depends, libsqlite3-0, libturbojpeg0, libqrencode4, libcrypt1, systemd | systemd-standalone-sysusers
+Depends: $depends, libcairo2, libpango-1.0-0, libpangocairo-1.0-0, libsqlite3-0, libturbojpeg0, libqrencode4, libcrypt1, systemd | systemd-standalone-sysusers
 Recommends: libpq5, libespeak-ng1, libasound2t64, fonts-noto-core, fonts-noto-cjk
 Suggests: libjs-chart.js
 Section: misc
@@ -118,6 +119,6 @@ EOF
 file=$out/kioskcards_${version}_$arch.deb
 dpkg-deb --root-owner-group -Zxz --build "$root" "$file" >/dev/null
 echo "deb-build: $file: $(du -k "$file" | cut -f1) KB, installed $installed KB"
-echo "deb-build: Depends: $depends, libsqlite3-0, libturbojpeg0, libqrencode4, libcrypt1, systemd | systemd-standalone-sysusers"
+echo "deb-build: Depends: $depends, libcairo2, libpango-1.0-0, libpangocairo-1.0-0, libsqlite3-0, libturbojpeg0, libqrencode4, libcrypt1, systemd | systemd-standalone-sysusers"
 lintian --fail-on error,warning --show-overrides "$file"
 echo "deb-build: lintian clean (overrides, each with its reason: deploy/debian/lintian-overrides)"

@@ -48,7 +48,25 @@ else
   echo "release-build: no libstdc++.a (Debian's libstdc++-dev); linking libstdc++.so" >&2
 fi
 
-exec swift build -c release --static-swift-stdlib --product KioskCards \
+# cairo and pango are called through CGraphics, which loads them with dlopen (docs/PERFORMANCE.md,
+# "Libraries loaded when used"), so the executable must not link them. SwiftPM links what
+# pkg-config's Libs say: the build finds first on PKG_CONFIG_PATH, ahead of pangocairo's own, a
+# pangocairo.pc of this folder with the same Cflags (as pkg-config prints them: with the sysroot when cross-building)
+# and no Libs. The check after the build names any of the libraries still linked.
+pc_dir=$(realpath -m "$scratch/pkgconfig-headers-only")
+mkdir -p "$pc_dir"
+printf 'Name: pangocairo\nDescription: pango and cairo headers; CGraphics loads the libraries\nVersion: %s\nCflags: %s\nLibs:\n' \
+  "$(pkg-config --modversion pangocairo)" "$(pkg-config --cflags pangocairo)" >"$pc_dir/pangocairo.pc"
+libdir=$(pkg-config --variable=libdir pangocairo)
+graphics_libs=()
+for flag in $(pkg-config --libs-only-l pangocairo); do
+  lib="${PKG_CONFIG_SYSROOT_DIR:-}$libdir/lib${flag#-l}.so"
+  [ -e "$lib" ] || lib=$libdir/lib${flag#-l}.so
+  graphics_libs+=("$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')")
+done
+
+export PKG_CONFIG_PATH="$pc_dir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+swift build -c release --static-swift-stdlib --product KioskCards \
   "${static_cxx[@]}" \
   -Xswiftc -Xfrontend -Xswiftc -function-sections \
   -Xswiftc -use-ld=lld \
@@ -56,3 +74,12 @@ exec swift build -c release --static-swift-stdlib --product KioskCards \
   -Xlinker -z -Xlinker pack-relative-relocs \
   -Xlinker --no-export-dynamic \
   "$@"
+
+binary=$(swift build -c release --static-swift-stdlib --product KioskCards "$@" --show-bin-path)/KioskCards
+needed=$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+for soname in "${graphics_libs[@]}"; do
+  if grep -qxF "$soname" <<<"$needed"; then
+    echo "release-build: $binary links $soname: a function of it is called without CGraphics (add it to Sources/CGraphics/CGraphics.c)" >&2
+    exit 1
+  fi
+done

@@ -1,3 +1,4 @@
+import CGraphics
 import CPangoCairo
 import CardModel
 import KioskSystem
@@ -45,7 +46,16 @@ package final class FontWarmUp: @unchecked Sendable {
         let k = pixelsPerPoint.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
         // The threads pango starts from this one inherit its mask: every signal blocked.
         do {
-            try HelperThread.detach { [self] in finish(Self.warm(pixelsPerPoint: k)) }
+            try HelperThread.detach { [self] in
+                // cairo's and pango's libraries load on a thread of their own while this one
+                // reads fontconfig's configuration: the two longest waits of the first text side
+                // by side (CGraphics). fontconfig's library first, or its dlopen would wait for
+                // theirs. pango's own FcInit then finds the configuration loaded.
+                kiosk_fontconfig_open()
+                try? HelperThread.detach { _ = kiosk_graphics_load() }
+                kiosk_fontconfig_init()
+                finish(Self.warm(pixelsPerPoint: k))
+            }
         } catch {
             finish(nil)
         }

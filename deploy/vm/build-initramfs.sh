@@ -232,11 +232,11 @@ install -m 644 "$VM_DIR/guest/preview.sh" "$app/lib/kiosk/preview.sh"
 if [ -x "$binary" ]; then
   cp "$binary" "$app/usr/bin/KioskCards"
   copy_ldd_closure "$app" "$binary"
-  # The libraries the app opens with dlopen when first used (speech, the fleet's PostgreSQL
-  # client, JPEG photos, QR codes, the staff PIN, the decisions' SQLite), which ldd does not
-  # list: each with its own closure.
-  for lib in libespeak-ng.so.1 libasound.so.2 libpq.so.5 libturbojpeg.so.0 libqrencode.so.4 libcrypt.so.1 \
-    libsqlite3.so.0; do
+  # The libraries the app opens with dlopen when first used (cairo and pango, speech, the
+  # fleet's PostgreSQL client, JPEG photos, QR codes, the staff PIN, the decisions' SQLite),
+  # which ldd does not list: each with its own closure.
+  for lib in libpangocairo-1.0.so.0 libespeak-ng.so.1 libasound.so.2 libpq.so.5 libturbojpeg.so.0 libqrencode.so.4 \
+    libcrypt.so.1 libsqlite3.so.0; do
     path=""
     for d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu; do
       [ -e "$VM_SYSROOT$d/$lib" ] && path=$d/$lib && break
