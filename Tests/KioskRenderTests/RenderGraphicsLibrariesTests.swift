@@ -39,4 +39,50 @@ import Testing
         let pixel = UnsafeRawPointer(data).load(as: UInt32.self)
         #expect(pixel == 0xFFFF_0000)
     }
+
+    /// The configuration `kiosk_fontconfig_init` loads (FcInit's, less the template folder's
+    /// descriptions) matches fonts as fontconfig's own `fc-match` does: Latin, bold, Arabic,
+    /// Japanese, Chinese, emoji, the kiosk's family list.
+    @Test(TestRequirement.fcMatch.trait) func fontconfigMatchesAsFcMatchDoes() throws {
+        kiosk_fontconfig_init()
+        let fontconfig = try #require(dlopen("libfontconfig.so.1", RTLD_NOW | RTLD_NOLOAD))
+        typealias Parse = @convention(c) (UnsafePointer<UInt8>?) -> OpaquePointer?
+        typealias Substitute = @convention(c) (OpaquePointer?, OpaquePointer?, Int32) -> Int32
+        typealias Default = @convention(c) (OpaquePointer?) -> Void
+        typealias Match =
+            @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutablePointer<Int32>?) -> OpaquePointer?
+        typealias GetString =
+            @convention(c) (
+                OpaquePointer?, UnsafePointer<CChar>?, Int32, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?
+            )
+            -> Int32
+        typealias Destroy = @convention(c) (OpaquePointer?) -> Void
+        func function<T>(_ name: String, _: T.Type) throws -> T {
+            unsafeBitCast(try #require(dlsym(fontconfig, name), "no \(name)"), to: T.self)
+        }
+        let parse = try function("FcNameParse", Parse.self)
+        let substitute = try function("FcConfigSubstitute", Substitute.self)
+        let defaults = try function("FcDefaultSubstitute", Default.self)
+        let match = try function("FcFontMatch", Match.self)
+        let getString = try function("FcPatternGetString", GetString.self)
+        let destroy = try function("FcPatternDestroy", Destroy.self)
+        for name in [
+            "sans-serif", "Noto Sans:weight=bold", "sans-serif:lang=ar", "sans-serif:lang=ja", "sans-serif:lang=zh-cn",
+            "emoji", "Noto Sans,Noto Sans Arabic,DejaVu Sans,sans-serif:lang=en",
+        ] {
+            let pattern = try #require(name.withCString { $0.withMemoryRebound(to: UInt8.self, capacity: 1, parse) })
+            defer { destroy(pattern) }
+            _ = substitute(nil, pattern, 0)  // FcMatchPattern
+            defaults(pattern)
+            var result: Int32 = 0
+            let font = try #require(match(nil, pattern, &result), "no font for \(name)")
+            defer { destroy(font) }
+            var file: UnsafeMutablePointer<UInt8>?
+            try #require(getString(font, "file", 0, &file) == 0)
+            let ours = String(cString: try #require(file))
+            let (status, theirs) = try TestProcess.run("/usr/bin/fc-match", ["-f", "%{file}", name])
+            #expect(status == 0)
+            #expect(ours == theirs, "\(name)")
+        }
+    }
 }

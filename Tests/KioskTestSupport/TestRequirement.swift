@@ -59,6 +59,10 @@ extension TestRequirement {
     package static let executable = TestRequirement(
         missing: StoreTestSupport.executableExists ? nil : "\(StoreTestSupport.executable) is not built: swift build")
 
+    /// fontconfig's own matcher, the oracle for the configuration `CGraphics` loads.
+    package static let fcMatch = TestRequirement(
+        missing: access("/usr/bin/fc-match", X_OK) == 0 ? nil : "no /usr/bin/fc-match: apt install fontconfig")
+
     /// zbar's command-line decoder, the QR tests' reader from outside the code under test.
     package static let zbarimg = TestRequirement(
         missing: access("/usr/bin/zbarimg", X_OK) == 0 ? nil : "no /usr/bin/zbarimg: apt install zbar-tools")

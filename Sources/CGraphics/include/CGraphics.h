@@ -21,9 +21,10 @@ const char *_Nullable kiosk_graphics_load(void);
 /// can read its configuration while cairo's and pango's libraries load. Safe from any thread.
 void kiosk_fontconfig_open(void);
 
-/// Loads fontconfig's configuration (FcInit), which the first text waits for: /etc/fonts's
-/// files parsed, the font caches mapped; opens the library first if needed. Does nothing when
-/// the library cannot be loaded (pango reports that when it needs fonts). Safe from any thread.
+/// Loads fontconfig's configuration as FcInit does, less the template folder it also parses
+/// for `fc-conflist` (CGraphics.c), and makes it the current one: /etc/fonts's files parsed,
+/// the font caches mapped, which the first text waits for. Opens the library first if needed;
+/// does nothing when it cannot be loaded (pango reports that when it needs fonts).
 void kiosk_fontconfig_init(void);
 
 #endif
