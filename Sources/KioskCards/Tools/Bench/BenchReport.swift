@@ -98,7 +98,9 @@ enum BenchReport {
             Swift.print(
                 "  start → first composed frame, \(size) 50 cards:      \(String(format2: value("first_frame_ms"))) ms "
                     + "(CPU time: process \(String(format2: value("first_frame_process_cpu_ms"))) ms, "
-                    + "drawing thread \(String(format2: value("first_frame_thread_cpu_ms"))) ms)"
+                    + "drawing thread \(String(format2: value("first_frame_thread_cpu_ms"))) ms; "
+                    + "medians of \(Bench.firstFrameProbes) starts, "
+                    + "\(String(format2: value("first_frame_min_ms")))–\(String(format2: value("first_frame_max_ms"))) ms)"
             )
             Swift.print(
                 "  peak RSS, same:                                          \(String(format2: value("peak_rss_mb"))) MB "
