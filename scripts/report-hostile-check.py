@@ -20,7 +20,7 @@ The same through the fleet: a throw-away PostgreSQL (when installed; a skip says
 role that syncs forged rows with `fleet sync --once`, and `report --postgres`. Exit 0 when all
 hold.
 """
-import http.server, importlib.util, json, os, sqlite3, subprocess, sys, threading, time
+import http.server, importlib.util, json, os, shutil, sqlite3, subprocess, sys, tempfile, threading, time
 
 here = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("report_browser_check", os.path.join(here, "report-browser-check.py"))
@@ -112,8 +112,10 @@ def fleet_page(binary, out, port, env):
     if bindir is None:
         print("report-hostile-check: SKIP report --postgres: no PostgreSQL server (apt-get install postgresql)")
         return None
-    root = os.path.join(os.path.abspath(out), "pg")
-    os.makedirs(root)
+    # A folder of its own in the temporary directory, not under `out`: the server runs as nobody,
+    # which need not be able to pass through the work tree (a .build made 0750 once stopped it).
+    root = tempfile.mkdtemp(prefix="kioskcards-hostile-pg-")
+    os.chmod(root, 0o755)
     as_server = []
     if os.geteuid() == 0:
         os.chown(root, 65534, 65534)
@@ -150,6 +152,7 @@ def fleet_page(binary, out, port, env):
     finally:
         subprocess.run(as_server + [f"{bindir}/pg_ctl", "-D", f"{root}/data", "-m", "immediate", "-w", "stop"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(root, ignore_errors=True)
 
 def forge(db_path, port):
     """Rewrites rows of a simulated store into the payloads, enough rows each to pass the
