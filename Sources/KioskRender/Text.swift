@@ -106,15 +106,16 @@ package enum Text {
     }
 
     /// Runs `body` with `cr`'s user space scaled to device pixels (its rotation and mirror
-    /// kept), passing the pixels per point it took away. Text is laid out at its size in pixels
-    /// on an unscaled space: pango measures a font's metrics by laying out a sample in the
-    /// font's pixel size on a context of its own, and on a scaled space it would scale that
-    /// size again, opening a second, larger font for every size.
+    /// kept), passing the pixels per point it took away, and gives `cr` back as it was (its
+    /// source colour too). Text is laid out at its size in pixels on an unscaled space: pango
+    /// measures a font's metrics by laying out a sample in the font's pixel size on a context of
+    /// its own, and on a scaled space it would scale that size again, opening a second, larger
+    /// font for every size.
     private static func inDevicePixels<R>(_ cr: OpaquePointer, _ body: (Double) -> R) -> R {
         var m = cairo_matrix_t()
         cairo_get_matrix(cr, &m)
-        let k = abs(m.xx * m.yy - m.xy * m.yx).squareRoot()
-        guard k.isFinite, k > 0, k != 1 else { return body(1) }
+        let scale = abs(m.xx * m.yy - m.xy * m.yx).squareRoot()
+        let k = scale.isFinite && scale > 0 ? scale : 1
         cairo_save(cr)
         defer { cairo_restore(cr) }
         cairo_scale(cr, 1 / k, 1 / k)
