@@ -18,7 +18,8 @@ static char kg_error[512];
 const char *kiosk_graphics_load(void) {
     if (__atomic_load_n(&kg_handle, __ATOMIC_ACQUIRE) != NULL) return NULL;
     // Concurrent calls both dlopen: the second waits for the loader's lock, then gets the same
-    // handle. Lazy binding: a function's symbol is looked up when first called.
+    // handle. RTLD_NOW: every symbol of the libraries bound here, on this thread, not at the
+    // first calls on the drawing and fonts' threads.
     void *handle = dlopen(kg_library, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         const char *reason = dlerror();
