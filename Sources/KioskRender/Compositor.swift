@@ -583,7 +583,7 @@ struct RowRun {
 
     /// The bands of every row of an ARGB32 image: each row's longest run of one value,
     /// joined with its neighbours while the colour matches and the common run stays at least
-    /// half as wide.
+    /// nine tenths as wide.
     static func measure(_ image: CairoImage) -> [RowRun] {
         let src = UnsafePointer(image.data.assumingMemoryBound(to: UInt32.self))
         let sw = image.stride / 4
