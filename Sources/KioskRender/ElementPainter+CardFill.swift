@@ -13,10 +13,10 @@ import KioskSystem
 /// that pixel. Pixman's general path over the whole card (a gradient fetched, combined and
 /// stored pixel by pixel) was about 13 M instructions of a 1080p card, most of a card image's
 /// drawing. `RenderCardFillTests` compares the fill with cairo's own at many sizes and
-/// scales and mirrored.
+/// scales, mirrored, and with a hole.
 extension ElementPainter {
     /// Fills the rounded rectangle (0, 0, `w`, `h`, `radius`) with `background`, then with
-    /// the vertical gradient `top` → `bottom` over it.
+    /// the vertical gradient `top` → `bottom` over it; nothing in `hole` (device pixels).
     func fillCard(_ cr: OpaquePointer, w: Double, h: Double, radius: Double, top: Color, bottom: Color) {
         let gradient = cairo_pattern_create_linear(0, 0, 0, h)!
         defer { cairo_pattern_destroy(gradient) }
@@ -30,15 +30,15 @@ extension ElementPainter {
             cairo_fill(cr)
         }
         let rows = fillsRowsDirectly ? Self.uniformRows(cr, w: w, h: h, radius: radius) : []
-        guard let target = cairo_get_target(cr), !rows.isEmpty else {
+        guard let target = cairo_get_target(cr), !rows.isEmpty || !hole.isEmpty else {
             fill()
             return
         }
-        let parts = rows
+        let parts = Self.split(rows, around: hole)
         let bounds = PixelRect(
             x: 0, y: 0, width: Int(cairo_image_surface_get_width(target)),
             height: Int(cairo_image_surface_get_height(target)))
-        let left = parts.map { PixelRect(x: $0.x + 1, y: $0.y, width: $0.width - 1, height: $0.height) }
+        let left = parts.map { PixelRect(x: $0.x + 1, y: $0.y, width: $0.width - 1, height: $0.height) } + [hole]
         for clip in Self.subtracting(left, from: bounds.intersection(Self.deviceBounds(cr, w: w, h: h))) {
             cairo_save(cr)
             var m = cairo_matrix_t()
@@ -50,6 +50,7 @@ extension ElementPainter {
             fill()
             cairo_restore(cr)
         }
+        guard !parts.isEmpty else { return }
         cairo_surface_flush(target)
         guard let data = cairo_image_surface_get_data(target) else { return }
         let stride = Int(cairo_image_surface_get_stride(target))
@@ -103,6 +104,13 @@ extension ElementPainter {
         let band = PixelRect(x: left, y: top, width: right - left, height: bottom - top)
             .intersection(PixelRect(x: 0, y: 0, width: width, height: height))
         return band.width >= 2 ? [band] : []
+    }
+
+    /// `bands` without `hole`: the rows through it split into the parts left and right of it,
+    /// so each part has a first column cairo draws (parts under two pixels wide are cairo's).
+    static func split(_ bands: [PixelRect], around hole: PixelRect) -> [PixelRect] {
+        guard !hole.isEmpty else { return bands }
+        return bands.flatMap { $0.around(hole) }.filter { $0.width >= 2 }
     }
 
     /// `area` without `rects`, as disjoint rectangles: bands of rows between the rectangles'

@@ -14,6 +14,8 @@ package struct ElementPainter {
     /// Fill the rows inside a card's outline without pixman's general path (`fillCard`: the
     /// same pixels; tests compare it with cairo's fill).
     var fillsRowsDirectly = true
+    /// Device pixels a card's fill leaves undrawn (`ElementSurface.render`'s hole).
+    var hole = PixelRect.empty
 
     package init(background: Color, images: ImageCache? = nil) {
         self.background = background

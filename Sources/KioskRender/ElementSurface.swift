@@ -47,18 +47,11 @@ package enum ElementSurface {
         _ kind: ElementKind, size: Size, shadowRadius: Double, pixelsPerPoint k: Double, painter: ElementPainter,
         masks: ShadowMasks = .shared
     ) -> ElementImage? {
-        let l = layout(for: size, shadowRadius: shadowRadius, pixelsPerPoint: k)
-        guard let image = CairoImage(width: l.width, height: l.height) else { return nil }
-        if shadowRadius > 0,
-            let mask = shadowAlpha(kind, size: size, radius: shadowRadius, k: k, layout: l, masks: masks)
-        {
-            paintShadow(mask, into: image)
-        }
-        image.draw { cr in
-            cairo_translate(cr, Double(l.originX), Double(l.originY))
-            cairo_scale(cr, k, k)
-            painter.paint(kind, size: size, cr: cr)
-        }
+        guard
+            let (image, l) = draw(
+                kind, size: size, shadowRadius: shadowRadius, pixelsPerPoint: k, painter: painter, masks: masks,
+                hole: .empty)
+        else { return nil }
         return ElementImage(image: image, anchorX: l.anchorX, anchorY: l.anchorY)
     }
 
@@ -67,29 +60,37 @@ package enum ElementSurface {
     /// the strips around it (`FramedImage`). nil when an image cannot be allocated.
     static func renderFramed(
         _ kind: ElementKind, size: Size, shadowRadius: Double, pixelsPerPoint k: Double, painter: ElementPainter,
-        masks: ShadowMasks = .shared, hole wanted: PixelRect
+        masks: ShadowMasks = .shared, hole: PixelRect
     ) -> FramedImage? {
+        guard
+            let (image, l) = draw(
+                kind, size: size, shadowRadius: shadowRadius, pixelsPerPoint: k, painter: painter, masks: masks,
+                hole: hole)
+        else { return nil }
+        return FramedImage(image, anchorX: l.anchorX, anchorY: l.anchorY, hole: hole)
+    }
+
+    /// The drawing of `render`, with `hole`'s pixels left undrawn where that saves work.
+    private static func draw(
+        _ kind: ElementKind, size: Size, shadowRadius: Double, pixelsPerPoint k: Double, painter: ElementPainter,
+        masks: ShadowMasks, hole wanted: PixelRect
+    ) -> (CairoImage, Layout)? {
         let l = layout(for: size, shadowRadius: shadowRadius, pixelsPerPoint: k)
-        let bounds = PixelRect(x: 0, y: 0, width: l.width, height: l.height)
-        let hole = wanted.intersection(bounds)
-        let mask =
-            shadowRadius > 0 ? shadowAlpha(kind, size: size, radius: shadowRadius, k: k, layout: l, masks: masks) : nil
-        // Each strip drawn on its own: the whole image's pixels there, without its middle's
-        // memory (a page fault per 4 kB written) and without a copy.
-        var pieces: [FramedImage.Piece] = []
-        for strip in bounds.around(hole) {
-            guard let image = CairoImage(width: strip.width, height: strip.height) else { return nil }
-            if let mask { paintShadow(mask, into: image, origin: (strip.x, strip.y)) }
-            image.draw { cr in
-                cairo_translate(cr, Double(l.originX - strip.x), Double(l.originY - strip.y))
-                cairo_scale(cr, k, k)
-                painter.paint(kind, size: size, cr: cr)
-            }
-            pieces.append(
-                FramedImage.Piece(image: ElementImage(image: image, anchorX: 0, anchorY: 0), x: strip.x, y: strip.y))
+        guard let image = CairoImage(width: l.width, height: l.height) else { return nil }
+        let hole = wanted.intersection(PixelRect(x: 0, y: 0, width: l.width, height: l.height))
+        if shadowRadius > 0,
+            let mask = shadowAlpha(kind, size: size, radius: shadowRadius, k: k, layout: l, masks: masks)
+        {
+            paintShadow(mask, into: image, hole: hole)
         }
-        return FramedImage(
-            pieces: pieces, width: l.width, height: l.height, anchorX: l.anchorX, anchorY: l.anchorY, hole: hole)
+        var painter = painter
+        painter.hole = hole
+        image.draw { cr in
+            cairo_translate(cr, Double(l.originX), Double(l.originY))
+            cairo_scale(cr, k, k)
+            painter.paint(kind, size: size, cr: cr)
+        }
+        return (image, l)
     }
 
     /// The shadow's alpha over the element's image (`layout`'s size, one byte a pixel, kept
@@ -136,37 +137,45 @@ package enum ElementSurface {
     /// Writes the shadow into a cleared image: black at `shadowOpacity` times the mask, as
     /// pixman composites a solid source through an A8 mask (the colour's 16-bit alpha cut to
     /// 8 bits, 84, times the mask byte, rounded: `(t + t >> 8) >> 8` with `t = a·m + 128`).
-    /// `origin`: where the image's top-left pixel lies in the mask (a strip of a framed image).
-    static func paintShadow(_ alpha: ShadowMask, into image: CairoImage, origin: (x: Int, y: Int) = (0, 0)) {
+    static func paintShadow(_ alpha: ShadowMask, into image: CairoImage, hole: PixelRect = .empty) {
         let a8 = UInt32((shadowOpacity * 65535).rounded()) >> 8
         var pixels = [UInt32](repeating: 0, count: 256)
         for m in 0..<256 {
             let t = a8 * UInt32(m) + 128
             pixels[m] = ((t + (t >> 8)) >> 8) << 24
         }
-        let (ox, oy, stride) = (origin.x, origin.y, image.stride)
-        let (x0, x1) = (ox, ox + image.width)
-        precondition(
-            ox >= 0 && oy >= 0 && x1 <= alpha.width && oy + image.height <= alpha.height,
-            "the image lies outside its shadow mask")
+        let (w, h, stride) = (alpha.width, alpha.height, image.stride)
+        precondition(image.width == w && image.height == h, "shadow mask and image differ in size")
         let data = image.data
         pixels.withUnsafeBufferPointer { lut in
             alpha.bytes.withUnsafeBufferPointer { a in
-                // Mask row y, columns x0..<x1: the image's row y − oy, pixels x − ox.
-                for y in oy..<(oy + image.height) {
-                    let row = (data + (y - oy) * stride).assumingMemoryBound(to: UInt32.self) - ox
-                    if y > oy && alpha.offsets[y] == alpha.offsets[y - 1] && alpha.solid[y] == alpha.solid[y - 1] {
-                        // A row of the mask shared with the one above: that row's pixels.
-                        (row + x0).update(from: row - stride / 4 + x0, count: x1 - x0)
-                        continue
-                    }
+                for y in 0..<h {
+                    let row = (data + y * stride).assumingMemoryBound(to: UInt32.self)
                     let (s, e) = (Int(alpha.solid[y].start), Int(alpha.solid[y].end))
                     let m = a.baseAddress! + alpha.offsets[y]
-                    for x in x0..<max(x0, min(x1, s)) { row[x] = lut[Int(m[x])] }
-                    if min(x1, e) > max(x0, s) {
-                        (row + max(x0, s)).update(repeating: lut[255], count: min(x1, e) - max(x0, s))
+                    // A row of the mask shared with the one above: that row's pixels.
+                    let inHole = !hole.isEmpty && y >= hole.y && y < hole.maxY
+                    let same =
+                        y > 0 && alpha.offsets[y] == alpha.offsets[y - 1] && alpha.solid[y] == alpha.solid[y - 1]
+                        && inHole == (!hole.isEmpty && y - 1 >= hole.y && y - 1 < hole.maxY)
+                    func paint(_ from: Int, _ to: Int) {
+                        guard to > from else { return }
+                        if same {
+                            (row + from).update(from: row - stride / 4 + from, count: to - from)
+                            return
+                        }
+                        for x in from..<max(from, min(to, s)) { row[x] = lut[Int(m[x])] }
+                        if min(to, e) > max(from, s) {
+                            (row + max(from, s)).update(repeating: lut[255], count: min(to, e) - max(from, s))
+                        }
+                        for x in max(from, e)..<max(to, e) { row[x] = lut[Int(m[x - e + s])] }
                     }
-                    for x in max(x0, e)..<max(x1, e) { row[x] = lut[Int(m[x - e + s])] }
+                    if inHole {
+                        paint(0, hole.x)
+                        paint(hole.maxX, w)
+                    } else {
+                        paint(0, w)
+                    }
                 }
             }
         }

@@ -43,7 +43,7 @@ final class FramedImage: @unchecked Sendable {
 
     /// The strips of `image` (its pixels outside `hole` drawn; those inside need not be) around
     /// `hole`. nil when one cannot be allocated.
-    convenience init?(_ image: CairoImage, anchorX: Double, anchorY: Double, hole: PixelRect) {
+    init?(_ image: CairoImage, anchorX: Double, anchorY: Double, hole: PixelRect) {
         let (w, h) = (image.width, image.height)
         let hole = hole.intersection(PixelRect(x: 0, y: 0, width: w, height: h))
         let strips = PixelRect(x: 0, y: 0, width: w, height: h).around(hole)
@@ -59,12 +59,6 @@ final class FramedImage: @unchecked Sendable {
             strip.markDirty()
             pieces.append(Piece(image: ElementImage(image: strip, anchorX: 0, anchorY: 0), x: s.x, y: s.y))
         }
-        self.init(pieces: pieces, width: w, height: h, anchorX: anchorX, anchorY: anchorY, hole: hole)
-    }
-
-    /// Strips already drawn (`ElementSurface.renderFramed`): `pieces`, the strips of a
-    /// `width`×`height` image around `hole` (inside it), as `PixelRect.around` gives them.
-    init(pieces: [Piece], width w: Int, height h: Int, anchorX: Double, anchorY: Double, hole: PixelRect) {
         (self.width, self.height, self.anchorX, self.anchorY) = (w, h, anchorX, anchorY)
         (self.hole, self.pieces) = (hole, pieces)
         extents = Self.extents(pieces, width: w, height: h, hole: hole)
