@@ -26,6 +26,8 @@ package final class FontWarmUp: @unchecked Sendable {
     private var taken = false
     /// The warmed font map (`PangoFontMap *`, one reference) until a thread takes it.
     private var fontMap: UnsafeMutableRawPointer?
+    /// The warm-up's thread, once it runs.
+    private var thread: pthread_t?
 
     init() {}
 
@@ -44,9 +46,14 @@ package final class FontWarmUp: @unchecked Sendable {
         }
         guard first else { return }
         let k = pixelsPerPoint.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
+        // A process that ends while the warm-up runs (`render` refusing its arguments) waits
+        // for it first: exit's destructors beside the thread's GObject, fontconfig and loader
+        // work aborted the process ("cannot register existing fundamental type 'gchar'").
+        atexit { FontWarmUp.process.waitUntilFinished() }
         // The threads pango starts from this one inherit its mask: every signal blocked.
         do {
             try HelperThread.detach { [self] in
+                lock.withLock { thread = pthread_self() }
                 // cairo's and pango's libraries load on a thread of their own while this one
                 // reads fontconfig's configuration: the two longest waits of the first text side
                 // by side (CGraphics). fontconfig's library first, or its dlopen would wait for
@@ -80,6 +87,16 @@ package final class FontWarmUp: @unchecked Sendable {
         pango_cairo_font_map_set_default(OpaquePointer(map))
         g_object_unref(map)
         return true
+    }
+
+    /// Returns once the warm-up has finished (at once if it never started, or on its own
+    /// thread, which may end the process when a library is missing).
+    func waitUntilFinished() {
+        lock.withLock {
+            guard started else { return }
+            if let thread, pthread_equal(thread, pthread_self()) != 0 { return }
+            while !finished { lock.wait() }
+        }
     }
 
     private func finish(_ map: UnsafeMutableRawPointer?) {
