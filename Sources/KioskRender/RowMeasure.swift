@@ -97,13 +97,9 @@ enum RowMeasure {
 extension RowRun {
     /// Each row's own band joined with its neighbours' while the colour matches and the common
     /// run stays at least nine tenths as wide (as `measure` does). A band narrowed further is
-    /// narrower on every row it spans: a stamp's clear inside joined down into the rows beside
-    /// its label kept less than half its width above them, where the sampler then walked the
-    /// rest four pixels at a time. Half as wide before: the stack drags' instructions per frame
-    /// 4.38 / 9.38 / 15.11 M at 800×480 / 1280×800 / 1920×1080 → 4.23 / 9.38 / 14.31 M, the
-    /// photo card's 5.01 / 11.35 / 18.85 M → 4.84 / 11.33 / 18.02 M (`bench --instructions
-    /// --scene stack-drag --no-probe --frames 60`, `--scene stack-drag-photo`; three quarters,
-    /// nineteen twentieths and the whole width did less).
+    /// narrower on every row it spans (a stamp's clear inside joined down into the rows beside
+    /// its label), and there the sampler walks four pixels at a time (docs/PERFORMANCE.md, the
+    /// turned card, has the figures).
     static func joined(_ own: [Band]) -> [RowRun] {
         let h = own.count
         func joined(_ band: Band, _ next: Band) -> Band? {
