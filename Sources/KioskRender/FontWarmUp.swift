@@ -89,13 +89,15 @@ package final class FontWarmUp: @unchecked Sendable {
         return true
     }
 
-    /// Returns once the warm-up has finished (at once if it never started, or on its own
-    /// thread, which may end the process when a library is missing).
+    /// Returns once the warm-up has finished, or after two seconds (at once if it never
+    /// started, or on its own thread). The bound: with cairo's libraries missing, this thread
+    /// and the warm-up's both end the process, and an exit may wait for the other's.
     func waitUntilFinished() {
         lock.withLock {
             guard started else { return }
             if let thread, pthread_equal(thread, pthread_self()) != 0 { return }
-            while !finished { lock.wait() }
+            let deadline = Condition.deadline(afterSeconds: 2)
+            while !finished { if !lock.wait(untilNanoseconds: deadline) { return } }
         }
     }
 
