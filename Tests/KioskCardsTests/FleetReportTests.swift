@@ -21,9 +21,9 @@ extension FleetTests {
 
     /// `report … --format json` in UTC, its exit status and parsed output (nil: not JSON).
     func reportJSON(_ arguments: [String], stderr: String = "/dev/null") throws -> (status: Int32, json: JSONNode?) {
-        setenv("TZ", "UTC", 1)
         let result = try #require(
-            StoreTestSupport.run(["report"] + arguments + ["--format", "json"], stderrPath: stderr))
+            StoreTestSupport.run(
+                ["report"] + arguments + ["--format", "json"], stderrPath: stderr, environment: ["TZ=UTC"]))
         return (result.status, try? JSONReader.parse(result.stdout))
     }
 

@@ -35,8 +35,8 @@ import Testing
     static let start = Int64(1_793_577_600_000)
 
     static func report(_ arguments: [String]) throws -> JSONNode {
-        setenv("TZ", "UTC", 1)
-        let result = try #require(StoreTestSupport.run(["report"] + arguments + ["--format", "json"]))
+        let result = try #require(
+            StoreTestSupport.run(["report"] + arguments + ["--format", "json"], environment: ["TZ=UTC"]))
         #expect(result.status == 0)
         return try JSONReader.parse(result.stdout)
     }

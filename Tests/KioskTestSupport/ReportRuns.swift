@@ -11,8 +11,8 @@ package enum ReportRuns {
     }
 
     package static func report(_ arguments: [String]) throws -> JSONNode {
-        setenv("TZ", "UTC", 1)
-        let result = try #require(StoreTestSupport.run(["report"] + arguments + ["--format", "json"]))
+        let result = try #require(
+            StoreTestSupport.run(["report"] + arguments + ["--format", "json"], environment: ["TZ=UTC"]))
         #expect(result.status == 0)
         return try JSONReader.parse(result.stdout)
     }

@@ -31,7 +31,11 @@ package enum StoreTestSupport {
         package var stdout: Int32
     }
 
-    package static func spawn(_ arguments: [String], stderrPath: String = "/dev/null") -> Child? {
+    /// `environment`: "NAME=value" entries that replace or add to this process's environment in
+    /// the child's (this process's own stays as it is: tests running at once read it).
+    package static func spawn(
+        _ arguments: [String], stderrPath: String = "/dev/null", environment: [String] = []
+    ) -> Child? {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { return nil }
         // Close-on-exec so children spawned by parallel tests do not hold our write end open.
@@ -44,8 +48,18 @@ package enum StoreTestSupport {
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
+        let names = Set(environment.map { $0.prefix { $0 != "=" } })
+        var inherited: [String] = []
+        var e = environ
+        while let p = e.pointee {
+            let entry = String(cString: p)
+            if !names.contains(entry.prefix { $0 != "=" }) { inherited.append(entry) }
+            e += 1
+        }
+        let envp = (inherited + environment).map { strdup($0) } + [nil]
+        defer { for p in envp { free(p) } }
         var pid = pid_t()
-        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let rc = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         close(fds[1])
         guard rc == 0 else {
             close(fds[0])
@@ -56,10 +70,10 @@ package enum StoreTestSupport {
 
     /// Runs the executable to completion; returns its exit status and stdout (stderr goes to
     /// `stderrPath`).
-    package static func run(_ arguments: [String], stderrPath: String = "/dev/null") -> (
+    package static func run(_ arguments: [String], stderrPath: String = "/dev/null", environment: [String] = []) -> (
         status: Int32, stdout: [UInt8]
     )? {
-        guard let child = spawn(arguments, stderrPath: stderrPath) else { return nil }
+        guard let child = spawn(arguments, stderrPath: stderrPath, environment: environment) else { return nil }
         var out: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 65536)
         while true {
