@@ -380,7 +380,7 @@ package enum Compositor {
         }
     }
 
-    @inline(__always) private static func fadeRow(
+    @inline(__always) static func fadeRow(
         _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>,
         from x0: Int, to x1: Int, opacity op: UInt64
     ) {
@@ -394,7 +394,7 @@ package enum Compositor {
 
     /// `fadeRow` four pixels at a time: the source faded, then blended (a transparent source
     /// pixel blends to `under` unchanged, as `fadeRow`'s shortcut gives).
-    @inline(__always) private static func fadeRowSIMD(
+    @inline(__always) static func fadeRowSIMD(
         _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>,
         from x0: Int, to x1: Int, opacity op: UInt64
     ) {
@@ -409,6 +409,21 @@ package enum Compositor {
             x &+= 4
         }
         fadeRow(row, dst: dst, under: under, from: x, to: x1, opacity: op)
+    }
+
+    /// `row[x]` faded by `op` (0…256) over `dst[x]`, in place, for x in x0..<x1: what `draw`
+    /// writes for an unturned image over a target.
+    @inline(__always) static func blendInPlace(
+        _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64,
+        kernel: Kernel
+    ) {
+        if op >= 256 {
+            blendRow(row, dst: dst, under: UnsafePointer(dst), from: x0, to: x1, simd: kernel == .simd)
+        } else if kernel == .simd {
+            fadeRowSIMD(row, dst: dst, under: UnsafePointer(dst), from: x0, to: x1, opacity: op)
+        } else {
+            fadeRow(row, dst: dst, under: UnsafePointer(dst), from: x0, to: x1, opacity: op)
+        }
     }
 
     /// The screen columns of row `y` whose sample point falls where all four bilinear taps

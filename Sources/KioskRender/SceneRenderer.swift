@@ -119,6 +119,8 @@ package final class SceneRenderer {
     var shownPlacements: [String: (SceneElement, [SceneRenderer.Moving])] = [:]
     /// Turned images' sample bounds, measured once per scene taken in (`sampleBounds(of:at:)`).
     var measuredBounds: [ObjectIdentifier: Compositor.SampleBounds] = [:]
+    /// The stamp shown blended into its card's image (`fuseStamps`); nil without one.
+    var stampedCard: StampedCard?
     /// Fill the band buffer with garbage before each band (tests: a pixel a compose leaves
     /// unwritten shows).
     var poisonsBands = false
@@ -410,6 +412,7 @@ package final class SceneRenderer {
             }
         }
         if shownPlacements.count > ids.count { shownPlacements = shownPlacements.filter { ids.contains($0.key) } }
+        fuseStamps()
         return damage
     }
 
@@ -437,6 +440,10 @@ package final class SceneRenderer {
     /// Leave pixels that a moving element drawn later covers opaquely undrawn (the same pixels;
     /// tests compare the renderer with and without it).
     var skipsHidden = true
+
+    /// Blend a stamp into its card's image and draw the two as one (`fuseStamps`); off, each is
+    /// sampled apart (tests compare the two).
+    var fusesStamps = true
 
     /// Draw a still card whose contents a card above covers bare, when its whole image is not
     /// cached (the same pixels; tests compare the renderer with and without it).
