@@ -48,7 +48,7 @@ extension SceneRenderer {
             stamps.shown = cacheKey(stamp).0
             return
         }
-        stampedCard = nil
+        dropStampedCard()
         guard let kept = stamps.shown else { return }
         stamps.shown = nil
         let cached = surfaces.entries.keys.filter { key in
@@ -64,70 +64,106 @@ extension SceneRenderer {
     }
 }
 
-/// A swipe stamp blended into a copy of its card's image, so a drag frame samples one turned
-/// image instead of two (`SceneRenderer.fuseStamps`). Kept while the same card and stamp show;
-/// when the stamp's opacity changes (its fade over the first 120 pt) only the pixels the stamp
-/// draws are written again.
+/// A swipe stamp blended into its card's own image, so a drag frame samples one turned image
+/// instead of two (`SceneRenderer.fuseStamps`). The card's pixels under the stamp's drawn ones and
+/// its measures are kept aside and put back (`restore`) before the image is used without the
+/// stamp: a copy would be a second card-sized image (2.32 MB at 1920×1080; the probe's peak 33.5
+/// MB against 31). When the stamp's opacity changes (its fade over the first 120 pt) only the
+/// stamp's drawn pixels are written again.
 final class StampedCard {
     let card: ElementImage
     let stamp: ElementImage
     /// Where the stamp's image lies in the card's (whole pixels).
     let dx: Int
     let dy: Int
-    /// The stamp's weight as `Compositor.draw` rounds an opacity (0…256).
-    private(set) var weight: Int
-    let image: ElementImage
+    /// The stamp's weight as `Compositor.draw` rounds an opacity (0…256), while applied.
+    private(set) var weight = -1
+    /// Whether the card's image holds the stamp now.
+    private(set) var applied = false
+    /// The card's columns of each row where the stamp draws (its extent less its clear run).
+    private let spans: [(y: Int, from: Int, to: Int)]
+    /// The card's own pixels there, span after span.
+    private let saved: UnsafeMutablePointer<UInt32>
+    private let savedCount: Int
+    private let own: (extents: [RowExtent], runs: [RowRun])
+    private let stamped: (extents: [RowExtent], runs: [RowRun])
 
-    /// The card's image with `stamp` at (dx, dy) blended in at `weight`; nil when no image can
-    /// be allocated. Its measures come from the two images' (no pass over the pixels): the
-    /// card's extents, and each band of the card's cut to where the stamp is clear.
-    init?(card: ElementImage, stamp: ElementImage, dx: Int, dy: Int, weight: Int, kernel: Compositor.Kernel) {
-        guard let buffer = CairoImage(width: card.image.width, height: card.image.height) else { return nil }
-        buffer.data.copyMemory(from: card.image.data, byteCount: card.image.byteCount)
-        (self.card, self.stamp, self.dx, self.dy, self.weight) = (card, stamp, dx, dy, weight)
-        image = ElementImage(
-            image: buffer, anchorX: card.anchorX, anchorY: card.anchorY, extents: Self.extents(card, stamp, dx, dy),
-            runs: Self.bands(card, stamp, dx, dy))
-        blend(kernel: kernel)
-    }
-
-    /// Draws the stamp again at `weight` over the card's own pixels.
-    func reweigh(_ weight: Int, kernel: Compositor.Kernel) {
-        guard weight != self.weight else { return }
-        self.weight = weight
-        blend(kernel: kernel)
-    }
-
-    /// The stamp's drawn columns of each of its rows (its extent, less the clear run inside
-    /// it), restored from the card and blended over.
-    private func blend(kernel: Compositor.Kernel) {
-        let out = image.image.data.assumingMemoryBound(to: UInt32.self)
-        let cw = image.image.stride / 4
-        let cardPixels = UnsafePointer(card.image.data.assumingMemoryBound(to: UInt32.self))
-        let stampPixels = UnsafePointer(stamp.image.data.assumingMemoryBound(to: UInt32.self))
-        let sw = stamp.image.stride / 4
-        let op = UInt64(weight)
+    /// The card's image with `stamp` at (dx, dy) (not applied yet).
+    init(card: ElementImage, stamp: ElementImage, dx: Int, dy: Int) {
+        (self.card, self.stamp, self.dx, self.dy) = (card, stamp, dx, dy)
+        var spans: [(y: Int, from: Int, to: Int)] = []
         for j in 0..<stamp.image.height {
             let e = stamp.rows[j]
             guard e.end > e.first else { continue }
-            let y = j + dy
-            let dst = out + y * cw
-            let from = cardPixels + y * cw
-            // Indexed by the card's columns.
-            let src = stampPixels + j * sw - dx
-            let (a, b) = (Int(e.first) + dx, Int(e.end) + dx)
-            var spans = [(a, b)]
-            let clear = stamp.runs[j].down
-            if clear.color == 0 {
-                let (p, q) = (max(a, Int(clear.first) + dx), min(b, Int(clear.last) + dx))
-                if q > p { spans = [(a, p), (q, b)] }
-            }
-            for (p, q) in spans where q > p {
-                (dst + p).update(from: from + p, count: q - p)
-                Compositor.blendInPlace(src, dst: dst, from: p, to: q, opacity: op, kernel: kernel)
+            let (a, b) = (Int(e.first), Int(e.end))
+            // The wider of the row's clear bands (the inside of the stamp's outline): its measures,
+            // no pass over its pixels.
+            let r = stamp.runs[j]
+            let clear = [r.down, r.up].filter { $0.color == 0 }.max { $0.last - $0.first < $1.last - $1.first }
+            if let clear, clear.last > clear.first {
+                spans.append((j + dy, a + dx, max(a, Int(clear.first)) + dx))
+                spans.append((j + dy, min(b, Int(clear.last)) + dx, b + dx))
+            } else {
+                spans.append((j + dy, a + dx, b + dx))
             }
         }
-        image.image.markDirty()
+        self.spans = spans.filter { $0.to > $0.from }
+        savedCount = self.spans.reduce(0) { $0 + $1.to - $1.from }
+        saved = .allocate(capacity: max(1, savedCount))
+        let h = card.image.height
+        let ownExtents = Array(UnsafeBufferPointer(start: card.rows, count: h))
+        own = (ownExtents, Array(UnsafeBufferPointer(start: card.runs, count: h)))
+        stamped = (Self.extents(card, stamp, dx, dy), Self.bands(card, stamp, dx, dy))
+        // The card's own pixels, kept before any blend.
+        forEachSpan { dst, _, kept, from, to in kept.update(from: dst + from, count: to - from) }
+    }
+
+    deinit {
+        restore()
+        saved.deallocate()
+    }
+
+    /// Calls `body` with each span's row of the card's image and of the stamp's (both indexed by
+    /// the card's columns), its part of `saved`, and its columns.
+    private func forEachSpan(
+        _ body: (UnsafeMutablePointer<UInt32>, UnsafePointer<UInt32>, UnsafeMutablePointer<UInt32>, Int, Int) -> Void
+    ) {
+        let pixels = card.image.data.assumingMemoryBound(to: UInt32.self)
+        let cw = card.image.stride / 4
+        let stampPixels = UnsafePointer(stamp.image.data.assumingMemoryBound(to: UInt32.self))
+        let sw = stamp.image.stride / 4
+        var kept = saved
+        for s in spans {
+            body(pixels + s.y * cw, stampPixels + (s.y - dy) * sw - dx, kept, s.from, s.to)
+            kept += s.to - s.from
+        }
+    }
+
+    /// Blends the stamp into the card's image at `weight` (over the card's own pixels) and gives
+    /// it the measures of the two together.
+    func apply(weight: Int, kernel: Compositor.Kernel) {
+        if applied && weight == self.weight { return }
+        let op = UInt64(weight)
+        forEachSpan { dst, src, kept, from, to in
+            if applied { (dst + from).update(from: kept, count: to - from) }
+            Compositor.blendInPlace(src, dst: dst, from: from, to: to, opacity: op, kernel: kernel)
+        }
+        if !applied {
+            card.rows.update(from: stamped.extents, count: stamped.extents.count)
+            card.runs.update(from: stamped.runs, count: stamped.runs.count)
+        }
+        card.image.markDirty()
+        (applied, self.weight) = (true, weight)
+    }
+
+    /// Puts the card's own pixels and measures back.
+    func restore() {
+        guard applied else { return }
+        forEachSpan { dst, _, kept, from, to in (dst + from).update(from: kept, count: to - from) }
+        card.rows.update(from: own.extents, count: own.extents.count)
+        card.runs.update(from: own.runs, count: own.runs.count)
+        card.image.markDirty()
+        applied = false
     }
 
     /// The card's row extents, widened to the stamp's where it reaches further; the card's
@@ -192,49 +228,53 @@ extension SceneRenderer {
     /// sampled apart by rounding at the stamp's own pixels (`RenderStampTests`).
     ///
     /// Only elements already placed at `takeIn` are fused; a pair a compose places later is
-    /// drawn as two layers.
+    /// drawn as two layers, the card's image as it is without the stamp.
     func fuseStamps() {
-        guard fusesStamps else {
-            stampedCard = nil
-            return
-        }
-        for i in moving.indices.dropFirst() {
+        var fused = false
+        for i in moving.indices.dropFirst() where fusesStamps {
             guard case .placed(let stampElement, let stampLayers) = moving[i],
                 case .stamp = stampElement.kind.unmirrored,
                 case .placed(let cardElement, let cardLayers) = moving[i - 1],
                 cardElement.frame == stampElement.frame, cardElement.transform == stampElement.transform,
                 cardElement.opacity >= 1, cardLayers.count == 1, stampLayers.count == 1,
                 let card = cardLayers[0].image, let stamp = stampLayers[0].image,
-                let fused = stamped(
+                stamped(
                     card, stamp, cardAt: cardLayers[0].placement, stampAt: stampLayers[0].placement,
                     opacity: stampLayers[0].opacity)
             else { continue }
             var layer = cardLayers[0]
-            layer.image = fused
             layer.box = layer.box.union(stampLayers[0].box)
             moving[i - 1] = .placed(cardElement, [layer])
             moving[i] = .none
+            fused = true
+            break
         }
+        if !fused { stampedCard?.restore() }
     }
 
-    /// `card` with `stamp` blended in at `opacity`: the kept one, drawn again at a new opacity,
-    /// or a new one. nil when the two placements are not one map up to a whole-pixel shift that
-    /// puts the stamp inside the card's image, or no image can be allocated.
+    /// Puts a stamped card's own pixels back and forgets it.
+    func dropStampedCard() {
+        stampedCard?.restore()
+        stampedCard = nil
+    }
+
+    /// Blends `stamp` into `card`'s image at `opacity` (`StampedCard`); false when the two
+    /// placements are not one map up to a whole-pixel shift that puts the stamp inside the card's
+    /// image.
     private func stamped(
         _ card: ElementImage, _ stamp: ElementImage, cardAt c: Placement, stampAt s: Placement, opacity: Double
-    ) -> ElementImage? {
+    ) -> Bool {
         let dx = card.anchorX - stamp.anchorX
         let dy = card.anchorY - stamp.anchorY
         guard c.offset == nil, s.offset == nil, c.a == s.a, c.b == s.b, c.d == s.d, c.e == s.e,
             dx == dx.rounded(), dy == dy.rounded(), dx >= 0, dy >= 0,
             Int(dx) + stamp.image.width <= card.image.width, Int(dy) + stamp.image.height <= card.image.height
-        else { return nil }
+        else { return false }
         let weight = Int(max(0, min(256, (opacity * 256).rounded())))
-        if let kept = stampedCard, kept.card === card, kept.stamp === stamp {
-            kept.reweigh(weight, kernel: kernel)
-            return kept.image
-        }
-        stampedCard = StampedCard(card: card, stamp: stamp, dx: Int(dx), dy: Int(dy), weight: weight, kernel: kernel)
-        return stampedCard?.image
+        if let kept = stampedCard, kept.card !== card || kept.stamp !== stamp { dropStampedCard() }
+        let kept = stampedCard ?? StampedCard(card: card, stamp: stamp, dx: Int(dx), dy: Int(dy))
+        stampedCard = kept
+        kept.apply(weight: weight, kernel: kernel)
+        return true
     }
 }

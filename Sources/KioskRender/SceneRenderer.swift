@@ -119,7 +119,8 @@ package final class SceneRenderer {
     var shownPlacements: [String: (SceneElement, [SceneRenderer.Moving])] = [:]
     /// Turned images' sample bounds, measured once per scene taken in (`sampleBounds(of:at:)`).
     var measuredBounds: [ObjectIdentifier: Compositor.SampleBounds] = [:]
-    /// The stamp shown blended into its card's image (`fuseStamps`); nil without one.
+    /// The stamp blended into its card's image (`fuseStamps`), applied while a drag shows it;
+    /// nil without one.
     var stampedCard: StampedCard?
     /// Fill the band buffer with garbage before each band (tests: a pixel a compose leaves
     /// unwritten shows).
@@ -391,7 +392,11 @@ package final class SceneRenderer {
         background = scene.background
         noteStamps(in: scene)
         let (still, reuse) = stillCount(scene, prior: prior)
-        if !reuse { rebuildLayer(scene, count: still, frameStart: frameStart) }
+        if !reuse {
+            // The layer draws the card's own image, not the stamp blended into it.
+            stampedCard?.restore()
+            rebuildLayer(scene, count: still, frameStart: frameStart)
+        }
         moving = []
         measuredBounds.removeAll(keepingCapacity: true)
         currentFrameStart = frameStart

@@ -142,42 +142,56 @@ import Testing
     }
 
     /// The card's image with the stamp blended in, checked against cairo's own OVER of the
-    /// stamp's image at the same opacity onto the card's (`cairo_paint_with_alpha`, which
+    /// stamp's image at the same opacity onto the card's own (`cairo_paint_with_alpha`, which
     /// rounds by 255 where the compositor shifts by 256: within 2 levels a channel, and the
-    /// card's pixels exactly where the stamp is clear). Drawn again at other opacities it is the
-    /// image a new blend gives, and its measures hold: every band's pixels are its colour,
-    /// every drawn pixel lies inside its row's extent, every pixel of an opaque run is opaque.
+    /// card's pixels exactly where the stamp is clear). Drawn again at another opacity it is the
+    /// image a first blend gives; restored, the card's own pixels and measures. Its measures hold:
+    /// every band's pixels are its colour, every drawn pixel lies inside its row's extent, every
+    /// pixel of an opaque run is opaque.
     @Test func aStampedCardIsTheCardWithItsStampOver() throws {
         let (renderer, _) = Self.heldDrag(fusing: true)
         let kept = try #require(renderer.stampedCard, "a held drag's stamp is drawn into its card")
+        #expect(kept.applied)
         let (card, stamp) = (kept.card, kept.stamp)
         let (cw, ch) = (card.image.width, card.image.height)
+        let cs = card.image.stride / 4
         let sw = stamp.image.stride / 4
+        let pixels = card.image.data.assumingMemoryBound(to: UInt32.self)
         let stampPixels = stamp.image.data.assumingMemoryBound(to: UInt32.self)
+        kept.restore()
+        let own = Array(UnsafeBufferPointer(start: pixels, count: cs * ch))
+        let ownBands = (0..<ch).map { card.runs[$0].down }
+        let ownExtents = (0..<ch).map { card.rows[$0] }
         for weight in [256, 77, 0, 200, 1, 256] {
-            kept.reweigh(weight, kernel: .simd)
+            kept.apply(weight: weight, kernel: .simd)
+            let got = Array(UnsafeBufferPointer(start: pixels, count: cs * ch))
+            kept.restore()
+            func differing(_ other: [UInt32]) -> Int { (0..<cs * ch).count { pixels[$0] != other[$0] } }
+            #expect(differing(own) == 0, "restored: pixels other than the card's own")
+            let bandsBack = (0..<ch).allSatisfy {
+                (card.runs[$0].down.first, card.runs[$0].down.end) == (ownBands[$0].first, ownBands[$0].end)
+            }
+            let extentsBack = (0..<ch).allSatisfy {
+                (card.rows[$0].first, card.rows[$0].end) == (ownExtents[$0].first, ownExtents[$0].end)
+            }
+            #expect(bandsBack && extentsBack, "restored: the card's own measures")
+            kept.apply(weight: weight, kernel: .scalar)
+            #expect(differing(got) == 0, "weight \(weight): pixels other than a first blend's")
             let reference = try #require(CairoImage(width: cw, height: ch))
-            reference.data.copyMemory(from: card.image.data, byteCount: card.image.byteCount)
+            own.withUnsafeBytes { reference.data.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
             reference.markDirty()
             reference.draw { cr in
                 cairo_set_source_surface(cr, stamp.image.surface, Double(kept.dx), Double(kept.dy))
                 cairo_paint_with_alpha(cr, Double(weight) / 256)
             }
-            let fresh = try #require(
-                StampedCard(card: card, stamp: stamp, dx: kept.dx, dy: kept.dy, weight: weight, kernel: .scalar))
-            let got = kept.image.image.data.assumingMemoryBound(to: UInt32.self)
             let want = reference.data.assumingMemoryBound(to: UInt32.self)
-            let own = card.image.data.assumingMemoryBound(to: UInt32.self)
-            let again = fresh.image.image.data.assumingMemoryBound(to: UInt32.self)
-            let cs = card.image.stride / 4
-            var (worst, clearDiffers, notAsNew) = (0, 0, 0)
+            var (worst, clearDiffers) = (0, 0)
             for y in 0..<ch {
                 for x in 0..<cw {
                     let (j, i) = (y - kept.dy, x - kept.dx)
                     let under = j >= 0 && j < stamp.image.height && i >= 0 && i < stamp.image.width
                     let clear = !under || stampPixels[j * sw + i] == 0
                     let p = got[y * cs + x]
-                    if p != again[y * cs + x] { notAsNew += 1 }
                     if clear && p != own[y * cs + x] { clearDiffers += 1 }
                     let q = want[y * cs + x]
                     for shift in [0, 8, 16, 24] {
@@ -187,14 +201,13 @@ import Testing
             }
             #expect(worst <= 2, "weight \(weight): \(worst) levels from cairo's OVER")
             #expect(clearDiffers == 0, "weight \(weight): \(clearDiffers) pixels changed where the stamp is clear")
-            #expect(notAsNew == 0, "weight \(weight): \(notAsNew) pixels differ from a new blend")
             // The measures' claims, pixel by pixel.
             var (badBands, badExtents, bandPixels) = (0, 0, 0)
             for y in 0..<ch {
-                let e = kept.image.rows[y]
+                let e = card.rows[y]
                 for x in 0..<cw where got[y * cs + x] != 0 && (x < Int(e.first) || x >= Int(e.end)) { badExtents += 1 }
                 for x in Int(e.opaqueFirst)..<Int(e.opaqueEnd) where got[y * cs + x] >> 24 != 255 { badExtents += 1 }
-                let r = kept.image.runs[y]
+                let r = card.runs[y]
                 for (band, rows) in [(r.down, y...max(y, Int(r.down.end))), (r.up, min(y, Int(r.up.end))...y)] {
                     guard band.last > band.first else { continue }
                     for yy in rows {
@@ -209,6 +222,44 @@ import Testing
             #expect(badBands == 0, "weight \(weight): \(badBands) of \(bandPixels) band pixels")
             #expect(bandPixels > cw * ch, "the card's gradient keeps its bands")
         }
+    }
+
+    /// After the drag is released and the card has settled, the frame is a new renderer's of the
+    /// same scene, byte for byte: no stamp is left in the card's image.
+    @Test func aReleasedCardKeepsNoStamp() throws {
+        let (w, h, s) = (Self.width, Self.height, Self.scale)
+        var deck = Self.deck()
+        let rest = deck.scene(at: DeckScenes.start)
+        let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s)
+        let buffer = PixelBuffer(width: w, height: h)
+        renderer.render(rest, into: buffer)
+        var t = DeckScenes.start
+        let origin = DeckScenes.origin(of: rest, size: Self.size)
+        let scenes = Self.drag(&deck, from: origin, offsets: [0, 20, 50, 90, 100, 60, 30], at: &t, lift: true)
+        for scene in scenes { renderer.render(scene, into: buffer) }
+        #expect(renderer.stampedCard == nil)
+        var last = scenes[scenes.count - 1]
+        for _ in 0..<90 {
+            t = t.advanced(bySeconds: 1.0 / 60)
+            last = deck.scene(at: t)
+            renderer.render(last, into: buffer)
+        }
+        // Held again and moved straight up (no stamp): the card's image as held is the one the
+        // stamp was blended into.
+        var again: Scene = last
+        for (i, dy) in [0.0, -20, -40, -60].enumerated() {
+            t = t.advanced(bySeconds: 1.0 / 60)
+            let contact = TouchContact(id: 1, position: origin + Point(x: 0, y: dy), phase: i == 0 ? .began : .moved)
+            deck.handle(TouchFrame(time: t, contacts: [contact]))
+            again = deck.scene(at: t)
+            renderer.render(again, into: buffer)
+        }
+        #expect(!again.elements.contains { $0.id.hasPrefix("label:") })
+        let reference = PixelBuffer(width: w, height: h)
+        let fresh = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s)
+        fresh.render(again, into: reference)
+        let d = RenderFixtures.difference(buffer, reference, threshold: 0)
+        #expect(d.maxChannel == 0, "\(d.pixelsOver) pixels differ from a new renderer's frame")
     }
 
     /// A held drag's last frame, drawn with the stamp blended into its card and with the two
@@ -228,6 +279,8 @@ import Testing
         let b = PixelBuffer(width: w, height: h)
         fused.render(last, into: a)
         apart.render(last, into: b)
+        // cairo is given the card's own image.
+        kept.restore()
         var found: Placement?
         for m in fused.moving {
             if case .placed(let e, let layers) = m, case .card = e.kind.unmirrored { found = layers.first?.placement }
