@@ -380,7 +380,7 @@ package enum Compositor {
         }
     }
 
-    @inline(__always) static func fadeRow(
+    @inline(__always) private static func fadeRow(
         _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>,
         from x0: Int, to x1: Int, opacity op: UInt64
     ) {
@@ -394,7 +394,7 @@ package enum Compositor {
 
     /// `fadeRow` four pixels at a time: the source faded, then blended (a transparent source
     /// pixel blends to `under` unchanged, as `fadeRow`'s shortcut gives).
-    @inline(__always) static func fadeRowSIMD(
+    @inline(__always) private static func fadeRowSIMD(
         _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, under: UnsafePointer<UInt32>,
         from x0: Int, to x1: Int, opacity op: UInt64
     ) {
@@ -413,7 +413,7 @@ package enum Compositor {
 
     /// `row[x]` faded by `op` (0…256) over `dst[x]`, in place, for x in x0..<x1: what `draw`
     /// writes for an unturned image over a target.
-    @inline(__always) static func blendInPlace(
+    @inline(never) static func blendInPlace(
         _ row: UnsafePointer<UInt32>, dst: UnsafeMutablePointer<UInt32>, from x0: Int, to x1: Int, opacity op: UInt64,
         kernel: Kernel
     ) {
