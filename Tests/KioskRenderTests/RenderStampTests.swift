@@ -166,7 +166,7 @@ import Testing
             kept.apply(weight: weight, kernel: .simd)
             let got = Array(UnsafeBufferPointer(start: pixels, count: cs * ch))
             kept.restore()
-            func differing(_ other: [UInt32]) -> Int { (0..<cs * ch).count { pixels[$0] != other[$0] } }
+            func differing(_ other: [UInt32]) -> Int { (0..<cs * ch).filter { pixels[$0] != other[$0] }.count }
             #expect(differing(own) == 0, "restored: pixels other than the card's own")
             let bandsBack = (0..<ch).allSatisfy {
                 (card.runs[$0].down.first, card.runs[$0].down.end) == (ownBands[$0].first, ownBands[$0].end)
