@@ -320,20 +320,6 @@ final class ElementImage: @unchecked Sendable {
         runs.initialize(from: measured.runs, count: image.height)
     }
 
-    /// An image whose measures are known: every drawn pixel of a row inside its extent, every
-    /// opaque-run pixel opaque, every band's pixels its colour (a run may be shorter than the
-    /// longest there is).
-    init(image: CairoImage, anchorX: Double, anchorY: Double, extents: [RowExtent], runs bands: [RowRun]) {
-        precondition(extents.count == image.height && bands.count == image.height, "one measure a row")
-        self.image = image
-        self.anchorX = anchorX
-        self.anchorY = anchorY
-        rows = .allocate(capacity: image.height)
-        rows.initialize(from: extents, count: image.height)
-        runs = .allocate(capacity: image.height)
-        runs.initialize(from: bands, count: image.height)
-    }
-
     deinit {
         rows.deallocate()
         runs.deallocate()
