@@ -32,6 +32,17 @@ import Testing
         }
     }
 
+    /// The deck at rest, drawn by a new renderer without a preparation thread into a buffer.
+    static func atRest(fusing: Bool = true) -> (StackDeck, Scene, SceneRenderer, PixelBuffer) {
+        var deck = Self.deck()
+        let rest = deck.scene(at: DeckScenes.start)
+        let renderer = SceneRenderer(pixelWidth: Self.width, pixelHeight: Self.height, scale: Self.scale)
+        renderer.fusesStamps = fusing
+        let buffer = PixelBuffer(width: Self.width, height: Self.height)
+        renderer.render(rest, into: buffer)
+        return (deck, rest, renderer, buffer)
+    }
+
     static func stampKinds(_ renderer: SceneRenderer) -> [DismissDirection] {
         renderer.cacheContents.compactMap { entry -> DismissDirection? in
             if case .stamp(_, _, let side) = entry.key.kind { side } else { nil }
@@ -98,12 +109,8 @@ import Testing
     /// last) stays, so the next drag to the right draws nothing new. Without a preparation thread,
     /// so every stamp is drawn as it is needed.
     @Test func releaseKeepsOnlyTheStampShownLast() throws {
-        let (w, h, s) = (Self.width, Self.height, Self.scale)
-        var deck = Self.deck()
-        let rest = deck.scene(at: DeckScenes.start)
-        let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s)
-        let buffer = PixelBuffer(width: w, height: h)
-        renderer.render(rest, into: buffer)
+        let (atRest, rest, renderer, buffer) = Self.atRest()
+        var deck = atRest
         for e in deck.elementsToPrepare(in: rest) { renderer.prepare(e, background: rest.background) }
         var t = DeckScenes.start
         let origin = DeckScenes.origin(of: rest, size: Self.size)
@@ -127,13 +134,8 @@ import Testing
     /// A drag to the right held past the stamp's fade: the renderer that drew it (no
     /// preparation thread) and each frame's scene.
     static func heldDrag(fusing: Bool) -> (SceneRenderer, [Scene]) {
-        let (w, h, s) = (Self.width, Self.height, Self.scale)
-        var deck = Self.deck()
-        let rest = deck.scene(at: DeckScenes.start)
-        let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s)
-        renderer.fusesStamps = fusing
-        let buffer = PixelBuffer(width: w, height: h)
-        renderer.render(rest, into: buffer)
+        let (atRest, rest, renderer, buffer) = Self.atRest(fusing: fusing)
+        var deck = atRest
         var t = DeckScenes.start
         let origin = DeckScenes.origin(of: rest, size: Self.size)
         let scenes = Self.drag(&deck, from: origin, offsets: [0, 20, 50, 90, 130, 160], at: &t, lift: false)
@@ -228,11 +230,8 @@ import Testing
     /// same scene, byte for byte: no stamp is left in the card's image.
     @Test func aReleasedCardKeepsNoStamp() throws {
         let (w, h, s) = (Self.width, Self.height, Self.scale)
-        var deck = Self.deck()
-        let rest = deck.scene(at: DeckScenes.start)
-        let renderer = SceneRenderer(pixelWidth: w, pixelHeight: h, scale: s)
-        let buffer = PixelBuffer(width: w, height: h)
-        renderer.render(rest, into: buffer)
+        let (atRest, rest, renderer, buffer) = Self.atRest()
+        var deck = atRest
         var t = DeckScenes.start
         let origin = DeckScenes.origin(of: rest, size: Self.size)
         let scenes = Self.drag(&deck, from: origin, offsets: [0, 20, 50, 90, 100, 60, 30], at: &t, lift: true)
