@@ -112,7 +112,7 @@ unit_arm64() {
   build_chroot_run env "QEMU_LD_PREFIX=$ARM64_MOUNT/sysroot" swift test --skip-build "${sdk[@]}" \
     --list-tests >"$listed" 2>/dev/null || true
   echo "not run under qemu-user: $(grep -E "$QEMU_NATIVE_ONLY" "$listed" | grep -vcE "$QEMU_FLEET" || true)" \
-    "of $(grep -c . "$listed" || true) tests, the fleet's and the report's SQL suites, the soak and the replay's memory bound"
+    "of $(grep -c . "$listed" || true) tests, the fleet's and the report's SQL suites, the soak, the replay's memory bound and the store's SIGKILL rounds"
   echo "   (architecture-neutral; they run natively in scripts/test.sh's unit tests)"
   rm -f "$listed"
   UNIT_DROP="$QEMU_NATIVE_ONLY" unit_tests env "QEMU_LD_PREFIX=$ARM64_MOUNT/sysroot" \
