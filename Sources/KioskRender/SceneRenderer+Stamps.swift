@@ -99,8 +99,9 @@ final class StampedCard {
             // The wider of the row's clear bands (the inside of the stamp's outline): its measures,
             // no pass over its pixels.
             let r = stamp.runs[j]
-            let clear = [r.down, r.up].filter { $0.color == 0 }.max { $0.last - $0.first < $1.last - $1.first }
-            if let clear, clear.last > clear.first {
+            let upWider = r.up.last - r.up.first > r.down.last - r.down.first
+            let clear = r.down.color != 0 || (r.up.color == 0 && upWider) ? r.up : r.down
+            if clear.color == 0, clear.last > clear.first {
                 spans.append((j + dy, a + dx, max(a, Int(clear.first)) + dx))
                 spans.append((j + dy, min(b, Int(clear.last)) + dx, b + dx))
             } else {
