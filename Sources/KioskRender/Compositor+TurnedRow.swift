@@ -146,18 +146,6 @@ extension Compositor {
                 let (uStart, vStart) = (u, v)
                 u = u3 &+ du
                 v = v3 &+ dv
-                let taps = p00 | p10 | p01 | p11
-                if all(taps .== 0) {
-                    // Four transparent samples (a card's clear margin, a stamp's inside), faded or
-                    // not: what is under them shows unchanged.
-                    if row != UnsafePointer(dst) {
-                        UnsafeMutableRawPointer(dst + x).storeBytes(
-                            of: UnsafeRawPointer(row + x).loadUnaligned(as: SIMD4<UInt32>.self), as: SIMD4<UInt32>.self)
-                    }
-                    x &+= 4
-                    lookForBand = true
-                    continue
-                }
                 var s: SIMD4<UInt32>
                 // Each pixel's left taps equal its right ones (inside a row of flat pixels).
                 let level = (p00 .== p10) .& (p01 .== p11)
@@ -165,6 +153,17 @@ extension Compositor {
                 // A band can begin where the last pixel's taps are alike.
                 lookForBand = alike[3]
                 if all(alike) {
+                    if all(p00 .== 0) {
+                        // Four transparent samples (a card's clear margin, a stamp's inside),
+                        // faded or not: what is under them shows unchanged.
+                        if row != UnsafePointer(dst) {
+                            UnsafeMutableRawPointer(dst + x).storeBytes(
+                                of: UnsafeRawPointer(row + x).loadUnaligned(as: SIMD4<UInt32>.self),
+                                as: SIMD4<UInt32>.self)
+                        }
+                        x &+= 4
+                        continue
+                    }
                     // Four flat pixels (a card's inside): each one's taps are alike, and
                     // (c·Σ wᵢ) >> 8 = c.
                     s = p00
@@ -183,7 +182,7 @@ extension Compositor {
                     let w00 = full &- fxx &- fyy &+ w11
                     let w10 = fxx &- w11
                     let w01 = fyy &- w11
-                    if all(taps & 0x00FF_FFFF .== 0) {
+                    if all((p00 | p10 | p01 | p11) & 0x00FF_FFFF .== 0) {
                         // Shadow only (premultiplied black): the alpha alone is weighed, in the
                         // low 16-bit half of each lane (the high half is 0·w).
                         let a =
