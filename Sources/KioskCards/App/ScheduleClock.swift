@@ -28,10 +28,13 @@ enum ScheduleClock {
     static func look(at schedule: Schedule?, now: Instant) -> KioskInput {
         guard let schedule else { return .schedule(open: true, window: nil, lookAgainAt: nil) }
         let civil = LocalTime.now()
+        let nowMs = WallClock.nowMilliseconds()
         var wait = recheckSeconds
-        if let civil, let next = schedule.nextChange(after: civil), let at = LocalTime.epochSeconds(next) {
+        if let civil, let next = schedule.nextChange(after: civil),
+            let at = LocalTime.epochSeconds(next, notBefore: nowMs / 1000)
+        {
             // A quarter second past the boundary, so the look lands on the new side of it.
-            wait = min(wait, max(0.5, Double(at) - Double(WallClock.nowMilliseconds()) / 1000 + 0.25))
+            wait = min(wait, max(0.5, Double(at) - Double(nowMs) / 1000 + 0.25))
         }
         return .schedule(
             open: civil.map { schedule.state(at: $0) != .closed } ?? true,
@@ -44,7 +47,8 @@ enum ScheduleClock {
     static func closedUntil(_ schedule: Schedule?) -> (closed: Bool?, opensAtMs: Int64?) {
         guard let schedule, let civil = LocalTime.now() else { return (nil, nil) }
         guard schedule.state(at: civil) == .closed else { return (false, nil) }
-        let opens = schedule.nextChange(after: civil).flatMap { LocalTime.epochSeconds($0) }
+        let now = WallClock.nowMilliseconds() / 1000
+        let opens = schedule.nextChange(after: civil).flatMap { LocalTime.epochSeconds($0, notBefore: now) }
         return (true, opens.map { $0 * 1000 })
     }
 }

@@ -9,7 +9,11 @@ enum CheckDeckCommand {
     struct Options {
         var files: [String] = []
         var language: String?
+        /// The moment a deck's schedule is judged at (Unix ms); nil: now.
+        var atMs: Int64?
     }
+
+    static let timeHelp = "2026-03-29, 2026-03-29T01:00Z, 2026-03-29T03:00+02:00, or an age such as 2h"
 
     static let table = OptionTable<Options>(
         command: "check-deck", summary: "check deck files; print every problem with its line and field",
@@ -22,6 +26,8 @@ enum CheckDeckCommand {
             what is cut on the smallest panel is cut on all of them), and so is a text without
             a translation into a language the deck offers (docs/LANGUAGES.md), and with
             --language a deck that does not offer the kiosk's language; warnings keep status 0.
+            A deck with a schedule gets a line saying whether it is open now (or at --at TIME)
+            and when that changes, in the system's time zone (TZ, else /etc/localtime) and UTC.
             """,
         options: [
             CommandOption(
@@ -31,7 +37,16 @@ enum CheckDeckCommand {
                 guard DeckFile.isLanguageTag(v) else { return DeckFile.languageTagExpected }
                 o.language = v
                 return nil
-            }
+            },
+            CommandOption(
+                name: "at", value: "TIME", help: "judge a deck's schedule at TIME instead of now: \(timeHelp)"
+            ) { o, v in
+                guard let ms = WallClock.parse(v, now: WallClock.nowMilliseconds()) else {
+                    return "a time: \(timeHelp)"
+                }
+                o.atMs = ms
+                return nil
+            },
         ],
         positional: CommandPositional(name: "FILE", help: "a deck file (JSON)", count: .oneOrMore) { o, v in
             o.files.append(v)
@@ -68,6 +83,11 @@ enum CheckDeckCommand {
                     continue
                 }
                 outcome.summaries.append("\(file): valid — \(deck.summary)")
+                if let schedule = deck.schedule {
+                    outcome.summaries.append(
+                        "\(file): "
+                            + scheduleLine(schedule, atSeconds: (options.atMs ?? WallClock.nowMilliseconds()) / 1000))
+                }
                 outcome.warnings += deck.warnings.map { $0.formatted(file: file) }
                 outcome.warnings += cutTexts(deck, file: file)
                 let kioskDeck = deck.kioskDeck()
@@ -84,6 +104,30 @@ enum CheckDeckCommand {
             }
         }
         return outcome
+    }
+
+    /// Where `schedule` stands at Unix time `t`, on the system's local clock: "schedule at
+    /// 2026-03-29 03:00 CEST (2026-03-29T01:00:00.000Z): open (window 2); closes 2026-03-29
+    /// 08:00 CEST (…Z)", with the moment the state changes as the app takes it (`ScheduleClock`).
+    static func scheduleLine(_ schedule: Schedule, atSeconds t: Int64) -> String {
+        func both(_ s: Int64) -> String {
+            "\(LocalTime.describe(epochSeconds: s)) (\(WallClock.iso8601(milliseconds: s * 1000)))"
+        }
+        guard let civil = LocalTime.civil(epochSeconds: t) else {
+            return "schedule: the local time of \(WallClock.iso8601(milliseconds: t * 1000)) is unknown; check TZ"
+        }
+        let state: String
+        switch schedule.state(at: civil) {
+        case .open(let window): state = "open (window \(window))"
+        case .closed: state = "closed"
+        }
+        let change: String
+        if let next = schedule.nextChange(after: civil), let at = LocalTime.epochSeconds(next, notBefore: t) {
+            change = (state == "closed" ? "opens " : "closes ") + both(at)
+        } else {
+            change = "no change in the coming 8 days"
+        }
+        return "schedule at \(both(t)): \(state); \(change)"
     }
 
     /// Errors for every link whose QR code, at 25 mm with whole-pixel modules, would not fit
