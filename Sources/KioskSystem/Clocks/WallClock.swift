@@ -40,6 +40,9 @@ package enum WallClock {
         return Int64(seconds) * 1000
     }
 
+    /// The forms `parse` takes, for a command's help and its refusal of a value.
+    package static let timeForms = "2024-05-01, 2024-05-01T12:00Z, 2024-05-01T14:00+02:00, or an age such as 24h or 7d"
+
     /// Parses a `--since` value into epoch milliseconds:
     /// "2024-05-01" (midnight UTC), "2024-05-01T12:00", "2024-05-01T12:00:30.5Z",
     /// "2024-05-01T14:00+02:00", or an age before `now`: "90m", "24h", "7d".

@@ -13,8 +13,6 @@ enum CheckDeckCommand {
         var atMs: Int64?
     }
 
-    static let timeHelp = "2026-03-29, 2026-03-29T01:00Z, 2026-03-29T03:00+02:00, or an age such as 2h"
-
     static let table = OptionTable<Options>(
         command: "check-deck", summary: "check deck files; print every problem with its line and field",
         details: """
@@ -39,10 +37,11 @@ enum CheckDeckCommand {
                 return nil
             },
             CommandOption(
-                name: "at", value: "TIME", help: "judge a deck's schedule at TIME instead of now: \(timeHelp)"
+                name: "at", value: "TIME",
+                help: "judge a deck's schedule at TIME instead of now: \(WallClock.timeForms)"
             ) { o, v in
                 guard let ms = WallClock.parse(v, now: WallClock.nowMilliseconds()) else {
-                    return "a time: \(timeHelp)"
+                    return "a time: \(WallClock.timeForms)"
                 }
                 o.atMs = ms
                 return nil

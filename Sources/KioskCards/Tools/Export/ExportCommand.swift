@@ -59,13 +59,9 @@ enum ExportCommand {
                 ) { $0.format = $1 },
                 CommandOption(
                     name: "since", value: "TIME",
-                    help:
-                        "only decisions at or after TIME: 2024-05-01, 2024-05-01T12:00Z, 2024-05-01T14:00+02:00, or an age: 90m, 24h, 7d"
+                    help: "only decisions at or after TIME: \(WallClock.timeForms)"
                 ) { o, v in
-                    guard let ms = WallClock.parse(v, now: now) else {
-                        return
-                            "a time: 2024-05-01, 2024-05-01T12:00Z, 2024-05-01T14:00+02:00, or an age such as 24h or 7d"
-                    }
+                    guard let ms = WallClock.parse(v, now: now) else { return "a time: \(WallClock.timeForms)" }
                     o.sinceMs = ms
                     return nil
                 },

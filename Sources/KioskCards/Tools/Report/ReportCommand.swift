@@ -25,7 +25,7 @@ enum ReportCommand {
     }
 
     static func table(now: Int64) -> OptionTable<Options> {
-        let timeHelp = "2024-05-01, 2024-05-01T12:00Z, 2024-05-01T14:00+02:00, or an age such as 24h or 7d"
+        let timeHelp = WallClock.timeForms
         return OptionTable(
             command: "report", summary: "what visitors decided: an HTML page with charts, or JSON",
             details: """

@@ -66,9 +66,7 @@ enum SimulateCommand {
                     help:
                         "when the simulated period starts (default 2026-11-02T00:00Z): 2024-05-01, an ISO time, or an age (7d)"
                 ) { o, v in
-                    guard let ms = WallClock.parse(v, now: now) else {
-                        return "a time: 2024-05-01, 2024-05-01T12:00Z, or an age such as 7d"
-                    }
+                    guard let ms = WallClock.parse(v, now: now) else { return "a time: \(WallClock.timeForms)" }
                     o.startMs = ms
                     return nil
                 },
