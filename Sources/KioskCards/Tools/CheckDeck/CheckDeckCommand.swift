@@ -115,18 +115,19 @@ enum CheckDeckCommand {
         guard let civil = LocalTime.civil(epochSeconds: t) else {
             return "schedule: the local time of \(WallClock.iso8601(milliseconds: t * 1000)) is unknown; check TZ"
         }
-        let state: String
-        switch schedule.state(at: civil) {
-        case .open(let window): state = "open (window \(window))"
-        case .closed: state = "closed"
+        let state = schedule.state(at: civil)
+        let stateText: String
+        switch state {
+        case .open(let window): stateText = "open (window \(window))"
+        case .closed: stateText = "closed"
         }
         let change: String
         if let next = schedule.nextChange(after: civil), let at = LocalTime.epochSeconds(next, notBefore: t) {
-            change = (state == "closed" ? "opens " : "closes ") + both(at)
+            change = (state == .closed ? "opens " : "closes ") + both(at)
         } else {
             change = "no change in the coming 8 days"
         }
-        return "schedule at \(both(t)): \(state); \(change)"
+        return "schedule at \(both(t)): \(stateText); \(change)"
     }
 
     /// Errors for every link whose QR code, at 25 mm with whole-pixel modules, would not fit
